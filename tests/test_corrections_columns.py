@@ -345,7 +345,7 @@ def test_a_transitive_rule_cuts_its_other_atom_by_the_delta(monkeypatch):
 
 
 def test_given_relations_with_rows_hidden_through_a_session(monkeypatch):
-    """Retractions hide a given relation's rows (sorted_given.Hidden, never
+    """Retractions hide a given relation's rows (sorted_given.Overlay, never
     copied by a retraction here) through a session: names the model never
     saw, dates, a hole inside a fact, a retraction that empties a relation,
     an amend, an addition to a hidden relation, and the given relation
@@ -379,7 +379,7 @@ def test_given_relations_with_rows_hidden_through_a_session(monkeypatch):
         model = r.retract(change) if kind == "retract" else r.add(change) if kind == "add" else r.amend(*change)
         assert model.to_text() == scratch(program, "\n".join(left)), kind
         assert model.stats["maintained_on"] == "columns"
-    assert any(isinstance(x.after, sorted_given.Hidden) for x in hidden if x is not None)  # (the path under test was taken)
+    assert any(isinstance(x.after, sorted_given.Overlay) for x in hidden if x is not None)  # (the path under test was taken)
     assert r.model.facts("p") == [] and r.model.query("p(X)") == []
 
 
@@ -397,7 +397,7 @@ def test_reading_a_retraction_leaves_a_hidden_relation_hidden(monkeypatch):
     r = chronolog.Reasoner(program, "\n".join(facts), engine="columns")
     r.retract(["p(a1)@[2,3]", "p(a4)@[0,10]"])
     hidden = r.evaluator._tables["p"]
-    assert isinstance(hidden, sorted_given.Hidden)
+    assert isinstance(hidden, sorted_given.Overlay)
     assert retraction_frames(r, ["p(a2)@[5,6]", "e(a3)@1"], "retract()") is not None
     assert r.evaluator._tables["p"] is hidden
     left = [f for f in facts if f != "p(a4)@[0,10]" and f != "p(a1)@[0,10]"] + ["p(a1)@[0,2)", "p(a1)@(3,10]"]
@@ -421,10 +421,10 @@ def test_a_time_off_the_grid_of_a_date_timeline_is_said_as_a_date():
 
 def test_given_facts_of_derived_predicates_hidden_across_updates():
     """A derived predicate's given facts lose retracted pieces by hiding
-    the rows met (sorted_given.Hidden), kept so across updates: later
+    the rows met (sorted_given.Overlay), kept so across updates: later
     retractions, re-derivations and additions read them through it; the
     model after each update is reasoning's from scratch on the rows."""
-    from chronolog.engine.columns.sorted_given import Hidden
+    from chronolog.engine.columns.sorted_given import Overlay
 
     program = "m(X,Z) :- m(X,Y), s(Y,Z).\nm(X,Y) :- w(X,Y).\nu(X) :- m(X,c3).\nflag :- u(X).\nn(X) :- u(X)."
     given = [f"m(a{i},c{i % 4})@[{i},{i + 20}]" for i in range(200)] + [f"w(a{i},c{i % 3})@[{i + 5},{i + 9}]" for i in range(40)]
@@ -445,7 +445,7 @@ def test_given_facts_of_derived_predicates_hidden_across_updates():
                 left.remove(f)
         assert m.to_text() == scratch(program, "\n".join(left)), i
         assert m.stats["maintained_on"] == "columns"
-        assert isinstance(r.evaluator.given_frames["m"], Hidden)  # (not copied: the path this test is of)
+        assert isinstance(r.evaluator.given_frames["m"], Overlay)  # (not copied: the path this test is of)
     back = [g for g in whole if g not in left][:5]
     m = r.add(back)
     assert m.to_text() == scratch(program, "\n".join(left + back))

@@ -1,10 +1,10 @@
 """A stratum's relations changed through an Overlay
-(engine/columns/maintenance.py): the atoms replaced are kept beside the
-relation and spliced in once, at the stratum's end.  Whatever is read
-through the overlay must be what the spliced relation holds.  The oracle
-counts time points per atom (a frame of code intervals ``[s, e)`` is a set
-of (atom, point) pairs), nobody's interval arithmetic; the splice is
-sorted_given.swap_rows, which the maintenance does at the end."""
+(engine/columns/sorted_given.py, as engine/columns/maintenance.py uses it):
+the atoms replaced are kept beside the relation and spliced in once, at
+the stratum's end.  Whatever is read through the overlay must be what the
+spliced relation holds.  The oracle counts time points per atom (a frame
+of code intervals ``[s, e)`` is a set of (atom, point) pairs), nobody's
+interval arithmetic."""
 
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ from hypothesis import given, settings, strategies as st
 import chronolog
 from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
-from chronolog.engine.columns.maintenance import Overlay
 from chronolog.engine.columns.relation import _frame, term_columns
-from chronolog.engine.columns.sorted_given import swap_rows
+from chronolog.engine.columns.sorted_given import Overlay
 
 NAMES = term_columns(2)
 
@@ -46,30 +45,37 @@ pieces = st.lists(piece, max_size=40)
 
 @settings(max_examples=examples(200), deadline=None)
 @given(base=pieces, changes=st.lists(st.tuples(st.lists(atom, min_size=1, max_size=6), pieces), max_size=4),
-       asked=st.lists(atom, max_size=8))
-def test_an_overlay_reads_as_the_spliced_relation(base, changes, asked):
+       asked=st.lists(atom, max_size=8), shuffled=st.booleans())
+def test_an_overlay_reads_as_the_spliced_relation(base, changes, asked, shuffled):
+    """Read by atoms, by values of either column or both, and whole (in
+    key order where the relation is, by masks where it is in no order)."""
     base = frame_of(base)
-    held = Overlay(NAMES, None)
-    truth = points(base)
+    if shuffled:  # (out of key order: the masks' path)
+        base = base.reverse()
+    held = Overlay.over(base, NAMES)
+    assert (held.order is None) == (shuffled and len(set(base.select(NAMES).iter_rows())) > 1)
+    truth, changed = points(base), set()
     for atoms, rows in changes:
         keys = keys_frame(atoms)
         mine = frame_of([r for r in rows if r[0] in set(atoms)])  # (rows of those atoms only, as a merge gives)
-        held.replace(keys, mine)
+        held = held.replaced(keys, mine)
         truth = {p for p in truth if p[0] not in set(atoms)} | points(mine)
+        changed.update(atoms)
         # the rows now of some atoms, and of the rows matching a value on either column or both
         wanted = keys_frame(asked)
-        assert points(held.rows_now(base, wanted)) == {p for p in truth if p[0] in set(asked)}
         for cols in (["0"], ["1"], ["0", "1"]):
             by = wanted.select(cols).unique()
             values = set(by.iter_rows())
-            got = held.matching(base, by, cols)
+            got = held.rows(by, cols)
             assert points(got) == {p for p in truth if tuple(p[0][int(c)] for c in cols) in values}
             assert got.height == len(set(got.iter_rows()))  # (each row once: the relation's or a held atom's)
-    if held.keys is not None:
-        was, spliced = swap_rows(base, held.keys, held.rows, NAMES)
-        assert points(spliced) == truth
-        gone = set(held.keys.iter_rows())
-        assert points(was) == {p for p in points(base) if p[0] in gone}  # (the held atoms' rows before: maintenance.Touched)
+            if held.order is not None:
+                assert got.rows() == sorted(got.rows())  # (in key order)
+    spliced = held.frame()
+    assert points(spliced) == truth and spliced.height == held.height == len(set(spliced.iter_rows()))
+    if held.order is not None:
+        assert spliced.rows() == sorted(spliced.rows())
+    assert points(held.hidden_rows()) == {p for p in points(base) if p[0] in changed}  # (the held atoms' rows before: maintenance.Touched)
 
 
 def test_a_recursive_relation_is_spliced_once_an_update(monkeypatch):

@@ -14,8 +14,8 @@ from hypothesis import assume, given, settings, strategies as st
 from budget import examples
 from chronolog.engine.columns.coalesce import coalesce_arrays
 from chronolog.engine.columns.relation import _frame, term_columns
-from chronolog.engine.columns.maintenance import split
-from chronolog.engine.columns.sorted_given import add, atoms_missing, packed, put_rows, rows_in_order, rows_matching, take_back
+from chronolog.engine.columns.maintenance import semi, split
+from chronolog.engine.columns.sorted_given import Overlay, add, atoms_missing, packed, take_back
 from chronolog.engine.columns.sorted_given import _order_key
 
 
@@ -143,18 +143,19 @@ def as_set(df) -> set:
 def test_the_semi_join_and_the_split_by_the_sorted_key(given_rows, key_atoms, arity, width, shuffled):
     """maintenance.py's semi-join (keys on the leading ``width`` term
     columns) and split (keys on the atom), against a filter of Python
-    tuples; a relation out of key order is not for this path (None)."""
+    tuples; of a relation in key order, by its sorted codes and in key
+    order (a relation out of it: by masks)."""
     df = given_frame(given_rows, arity, shuffled)
     names = term_columns(arity)
     in_order = (np.diff(packed([df[c].to_numpy() for c in names], df.height)) >= 0).all()
     cols = names[: min(width, arity)]
     keys = pl.DataFrame([k[: len(cols)] for k in key_atoms], schema={c: pl.Int64 for c in cols}, orient="row").unique()
     wanted = {k for k in keys.iter_rows()}
-    got = rows_matching(df, keys, cols, names)
-    if not in_order:
-        assert got is None
-        return
+    got = semi(df, keys, cols, None)
     assert as_set(got) == {r for r in as_set(df) if r[: len(cols)] in wanted}
+    assert got.height == len(as_set(got))
+    if not in_order:
+        return
     assert_kept(got, arity)
     atom_keys = pl.DataFrame([k[:arity] for k in key_atoms], schema={c: pl.Int64 for c in names}, orient="row").unique()
     hit, rest = split(df, atom_keys, names, None)
@@ -168,33 +169,29 @@ def test_the_semi_join_and_the_split_by_the_sorted_key(given_rows, key_atoms, ar
 @settings(max_examples=examples(300), deadline=None)
 @given(facts, st.lists(atoms, max_size=6), facts, st.integers(1, 2), st.booleans())
 def test_the_rows_of_some_atoms_replaced_in_one_splice(given_rows, key_atoms, new_rows, arity, shuffled):
-    """maintenance.py's read_out and put_back on a relation in key order:
-    the rows of some atoms read without a split (rows_in_order), then
-    replaced by other rows of those atoms (put_rows), against a filter of
-    Python tuples; every row once, in key order, the remembered key right;
-    a relation out of key order is not for this path (None).  put_rows
-    given where rows_in_order found the rows gives the same relation."""
+    """maintenance.py's read_out and put_back: the rows of some atoms read
+    without a split (an Overlay with them hidden), then replaced by other
+    rows of those atoms (one splice), against a filter of Python tuples;
+    every row once, and of a relation in key order, in key order with the
+    remembered key right (one out of it: by masks)."""
     df = given_frame(given_rows, arity, shuffled)
     names = term_columns(arity)
     in_order = (np.diff(packed([df[c].to_numpy() for c in names], df.height)) >= 0).all()
     keys = pl.DataFrame([k[:arity] for k in key_atoms], schema={c: pl.Int64 for c in names}, orient="row").unique()
     chosen = set(keys.iter_rows())
     back = frame_of([(a[:arity], s, e) for a, s, e in new_rows if a[:arity] in chosen], arity)
-    read, got = rows_in_order(df, keys, names), put_rows(df, keys, back, names)
-    if not in_order:
-        assert read is None and got is None
-        return
-    hit, found = read
-    assert as_set(hit) == {r for r in as_set(df) if r[:arity] in chosen}
-    assert_kept(hit, arity)
+    held = Overlay.over(df, names).without(keys)
+    assert (held.order is not None) == in_order
+    hit, got = held.hidden_rows(), held.plus(back).frame()
+    assert sorted(rows(hit)) == sorted(r for r in rows(df) if r[:arity] in chosen)
     assert sorted(rows(got)) == sorted([r for r in rows(df) if r[:arity] not in chosen] + rows(back))
+    if not in_order:
+        return
+    assert_kept(hit, arity)
     assert_kept(got, arity)
-    again = put_rows(df, keys, back, names, found)
-    assert rows(again) == rows(got)
-    assert_kept(again, arity)
     first = got.select(names[:1]).unique().head(3)
-    again = rows_matching(got, first, names[:1], names)  # (by the remembered key)
-    assert as_set(again) == {r for r in as_set(got) if r[:1] in set(first.iter_rows())}
+    again = semi(got, first, names[:1], None)  # (by the remembered key)
+    assert rows(again) == [r for r in rows(got) if r[:1] in set(first.iter_rows())]
 
 
 @settings(max_examples=examples(300), deadline=None)
@@ -215,10 +212,10 @@ def test_maintenance_minus_against_the_points(given_rows, hole_rows, arity, shuf
 @given(facts, st.lists(facts, min_size=1, max_size=4), st.integers(0, 2), st.booleans(), st.sampled_from([0.0, 0.25, float("inf")]))
 def test_retractions_one_after_another_with_rows_hidden(given_rows, hole_steps, arity, shuffled, share):
     """Retractions of a given relation one after another with its rows
-    hidden (take_back(after="hidden"): a Hidden relation, compacted past
+    hidden (take_back(after="hidden"): an Overlay, compacted past
     ``share``), each against the points; each step's pieces and old rows
     met are frames as the relations are kept, and the relation read whole
-    (Hidden.frame) equals the one copied at each step (after="frame")."""
+    (Overlay.frame) equals the one copied at each step (after="frame")."""
     from unittest.mock import patch
 
     from chronolog.engine.columns import sorted_given
@@ -254,12 +251,12 @@ def test_a_hidden_relation_keeps_its_pieces_beside_until_read():
     from unittest.mock import patch
 
     from chronolog.engine.columns import sorted_given
-    from chronolog.engine.columns.sorted_given import Hidden
+    from chronolog.engine.columns.sorted_given import Overlay
 
     df = frame_of([((1,), 0, 20), ((2,), 0, 10), ((3,), 5, 6)], 1)
     with patch.object(sorted_given, "HIDDEN_SHARE", float("inf")):
         first = take_back(df, frame_of([((1,), 5, 7)], 1), ["0"], after="hidden")
-        assert isinstance(first.after, Hidden) and first.after.height == 4
+        assert isinstance(first.after, Overlay) and first.after.height == 4
         assert rows(first.after.frame()) == [(1, 0, 5), (1, 7, 20), (2, 0, 10), (3, 5, 6)]
         second = take_back(first.after, frame_of([((1,), 3, 9), ((3,), 0, 9)], 1), ["0"], after="hidden")
         assert second.relation is first.after
@@ -268,16 +265,16 @@ def test_a_hidden_relation_keeps_its_pieces_beside_until_read():
         assert rows(second.after.frame()) == [(1, 0, 3), (1, 9, 20), (2, 0, 10)]
         last = take_back(second.after, frame_of([((1,), 0, 30), ((2,), 0, 30)], 1), ["0"], after="hidden")
         assert last.after.height == 0 and rows(last.after.frame()) == []
-    assert not isinstance(take_back(df, frame_of([((1,), 5, 7)], 1), ["0"], after="hidden").after, Hidden)  # (past HIDDEN_SHARE: one of three rows)
+    assert not isinstance(take_back(df, frame_of([((1,), 5, 7)], 1), ["0"], after="hidden").after, Overlay)  # (past HIDDEN_SHARE: one of three rows)
 
 
 @settings(max_examples=examples(300), deadline=None)
 @given(facts, st.lists(facts, min_size=1, max_size=3), st.lists(atoms, max_size=6), st.integers(1, 2), st.sampled_from(["0", "1", "01"]))
 def test_a_hidden_relation_cut_down_as_the_copied_one(given_rows, hole_steps, key_atoms, arity, by):
     """maintenance.semi (a rule's atom cut down to the rows sharing the
-    driving atom's values) of a Hidden relation, probed by its sorted codes
-    (rows_matching) or read whole, gives the rows the copied relation gives,
-    in key order."""
+    driving atom's values) of an Overlay, probed by its sorted codes
+    or filtered by masks, gives the rows the copied relation gives, in key
+    order."""
     from unittest.mock import patch
 
     from chronolog.engine.columns import sorted_given
@@ -296,9 +293,7 @@ def test_a_hidden_relation_cut_down_as_the_copied_one(given_rows, hole_steps, ke
     wanted = {tuple(k) for k in keys.iter_rows()}
     expected = [r for r in rows(whole) if tuple(r[int(c)] for c in cols) in wanted]
     got = semi(rel, keys, cols, None)
-    assert sorted(rows(got)) == sorted(expected)
-    if cols == names[: len(cols)]:  # (by the sorted codes: in key order)
-        assert rows(rows_matching(rel, keys, cols, names)) == expected
+    assert rows(got) == expected  # (in key order, by the sorted codes or by masks)
 
 
 @settings(max_examples=examples(300), deadline=None)
@@ -307,16 +302,16 @@ def test_a_semi_join_of_a_hidden_relation_on_its_last_column(given_rows, hole_ro
     """maintenance.semi of a relation with hidden rows (two retractions
     taken back: rows hidden, pieces beside) on its last term column (with
     two, not the key's first): its rows filtered as they are, not made one
-    frame (Hidden.rows_where), give the points left whose column is a key."""
+    frame (Overlay.rows), give the points left whose column is a key."""
     from chronolog.engine.columns.maintenance import semi
-    from chronolog.engine.columns.sorted_given import Hidden
+    from chronolog.engine.columns.sorted_given import Overlay
 
     names = term_columns(arity)
     df, left = given_frame(given_rows, arity, False), points(given_frame(given_rows, arity, False), arity)
     for holes in (hole_rows, more_holes):
         holes = frame_of([(a[:arity], s, e) for a, s, e in holes], arity)
         df, left = take_back(df, holes, names, after="hidden").after, left - points(holes, arity)
-    assume(isinstance(df, Hidden))
+    assume(isinstance(df, Overlay))
     col = names[-1]
     keys = pl.DataFrame({col: sorted({a[arity - 1] for a in key_atoms})}, schema={col: pl.Int64})
     cut = semi(df, keys, [col], None)

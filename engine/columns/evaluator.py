@@ -252,7 +252,7 @@ class HybridEvaluator(Evaluator):
         """Give ``pred``'s values codes (encoding its frame if none did yet;
         a ColumnRelation codes what it is given: point_relation.py).  A
         frame held is coded already, and a given relation with retracted
-        rows hidden stays so (sorted_given.Hidden: :meth:`table` would copy
+        rows hidden stays so (sorted_given.Overlay: :meth:`table` would copy
         it, at each retraction's reading)."""
         from .point_relation import ColumnRelation
 
@@ -385,7 +385,7 @@ class HybridEvaluator(Evaluator):
         if refusal(self) is not None:
             return None
         from .coalesce import coalesce
-        from .maintenance import CONFLATION, AtomsLater, atoms_of, hits
+        from .maintenance import CONFLATION, AtomsLater, atoms_of, semi
         from .retraction import conclusions_only
         from .sorted_given import atoms_missing, take_back
 
@@ -414,7 +414,7 @@ class HybridEvaluator(Evaluator):
                 else:
                     # (split matches atoms, repeated or not: a frame's own term columns, without a query for its distinct ones)
                     keys = frame.select(names) if names else atoms_of(frame, names)
-                    hit = hits(m.given_frame(pred), keys, names, self.values)
+                    hit = semi(m.given_frame(pred), keys, names, self.values)
                     if conclusions_only(frame, hit, model, names, self.values):
                         return None
                     pieces = coalesce(overlap(hit, frame, names, self.values), names)
@@ -527,7 +527,7 @@ class HybridEvaluator(Evaluator):
 
     def probed(self, pred: str):
         """:meth:`table`, but a given relation with retracted rows hidden as
-        it is (sorted_given.Hidden: probed by its codes, not copied)."""
+        it is (sorted_given.Overlay: probed by its codes, not copied)."""
         df = self._tables.get(pred)
         return df if _hidden(df) else self.table(pred)
 
@@ -827,10 +827,10 @@ def _by_atoms(rel) -> bool:
 
 def _hidden(df) -> bool:
     """Whether ``df`` is a given relation with retracted rows hidden
-    (sorted_given.Hidden): only a retraction imports sorted_given.py, so a
+    (sorted_given.Overlay): only a retraction imports sorted_given.py, so a
     plain run neither imports it to ask (with numpy's frames under it:
     ~150 KB of bytecode of a 10-fact run) nor holds one."""
     import sys
 
     module = sys.modules.get(__package__ + ".sorted_given")
-    return module is not None and isinstance(df, module.Hidden)
+    return module is not None and isinstance(df, module.Overlay)

@@ -32,7 +32,6 @@ columns from its given facts; the report says which and why.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
 
 from chronolog.language import ast
 from chronolog.planner import physical as ph
@@ -47,7 +46,7 @@ from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames
 from .native import array
 from .scan import DELTA
-from .sorted_given import Hidden, as_frame, put_rows, rows_in_order, rows_matching, swap_rows
+from .sorted_given import Overlay, as_frame
 from .value_columns import is_values, same_kinds
 
 
@@ -87,7 +86,7 @@ class ColumnMaintenance:
         self.given: dict = {}  # derived pred -> frame of its given facts after the update
         self.report: list = []
         self.arities: dict = {}  # pred -> arity, of predicates an update names first
-        self._rest: dict = {}  # pred -> the rows :meth:`local` left out
+        self._rest: dict = {}  # pred -> (atoms read out, the relation with their rows hidden: an Overlay)
         self._split: dict = {}  # pred -> the Retraction of its given facts that given_pieces found (sorted_given.py)
         self._touched: dict = {}  # pred -> Touched: the rows of the atoms taken out, before and now
         self._held: dict = {}  # pred -> its over-deleted atoms' rows, out of the relation until re-derived (no recursion)
@@ -106,7 +105,7 @@ class ColumnMaintenance:
         predicate the plan does not know and no fact gave before), its
         held atoms spliced in first (:class:`Overlay`)."""
         held = self.held.get(pred)
-        if held is not None and held.keys is not None:
+        if held is not None and held.changed:
             self._splice(pred, held)
         return self.base(pred)
 
@@ -141,16 +140,12 @@ class ColumnMaintenance:
 
     def read_out(self, pred: str, keys):
         """``pred``'s rows of the atoms ``keys``; :meth:`put_back` puts the
-        atoms' new rows in their place.  A relation in key order is only
-        read, not split (put_back then splices the atoms' new rows in: one
-        copy of the relation, not three)."""
-        df = self.current(pred)
-        got = rows_in_order(df, keys, self.names(pred))
-        if got is None:
-            hit, self._rest[pred] = split(df, keys, self.names(pred), self.ev.values)
-        else:
-            hit, found = got
-            self._rest[pred] = _ReadOut(keys, df, found)
+        atoms' new rows in their place.  The relation is only read, its
+        atoms' rows hidden (an :class:`Overlay`: put_back then splices the
+        atoms' new rows in, one copy of the relation, not three)."""
+        held = Overlay.over(self.current(pred), self.names(pred), self.ev.values).without(keys)
+        hit = held.hidden_rows()
+        self._rest[pred] = keys, held
         self.touched(pred).took(keys, hit)
         return hit
 
@@ -161,15 +156,11 @@ class ColumnMaintenance:
         return got
 
     def put_back(self, pred: str, rows) -> None:
-        rest = self._rest.pop(pred)
+        keys, held = self._rest.pop(pred)
         self.touched(pred).put_back(rows)
-        if isinstance(rest, _ReadOut):  # (the atoms' rows are still in the relation)
-            df = self.current(pred)
-            found = rest.found if df is rest.relation else None  # (the relation read out, unchanged: not probed again)
-            if (got := put_rows(df, rest.keys, rows, self.names(pred), found)) is not None:
-                return self._set(pred, got)
-            rest = split(self.current(pred), rest.keys, self.names(pred), self.ev.values)[1]
-        self._set(pred, with_rows(rest, rows, self.names(pred), self.ev.values))
+        if held.base is not self.current(pred):  # (changed since read out: its atoms hidden again)
+            held = Overlay.over(self.current(pred), self.names(pred), self.ev.values).without(keys)
+        self._set(pred, held.plus(rows).frame())
 
     def _set(self, pred: str, df) -> None:
         """``pred``'s relation is now ``df`` (its old one kept in ``before``)."""
@@ -179,7 +170,7 @@ class ColumnMaintenance:
 
     def _as_is(self, pred: str):
         """:meth:`current`, a given relation with hidden rows left so (not
-        copied unless read: sorted_given.Hidden)."""
+        copied unless read: sorted_given.Overlay)."""
         df = self.ev._tables.get(pred)
         return df if df is not None and df.width == self.arity(pred) + 2 else self.current(pred)
 
@@ -278,7 +269,7 @@ class ColumnMaintenance:
         keys = atoms_of(self.concat(pred, parts) if names else parts[0], names)
         held, taken = self.held.get(pred), self._held.pop(pred, None)
         if held is not None:
-            old = held.rows_now(self.base(pred), keys)
+            old = held.rows(keys, names)
         else:  # (a stratum without recursion: its re-derived atoms are among those taken out)
             old = taken if taken is not None else self.read_out(pred, keys)
         # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
@@ -286,7 +277,7 @@ class ColumnMaintenance:
         merged, new = merge_new(frames[0], frames[1:], names)
         if held is not None:
             if new.height:
-                held.replace(keys, merged)
+                self.held[pred] = held.replaced(keys, merged)
         elif new.height:
             self.put_back(pred, merged)
         elif taken is not None:
@@ -297,16 +288,13 @@ class ColumnMaintenance:
 
     def _splice(self, pred, held) -> None:
         """The rows of ``pred``'s held atoms put in the relation (one splice)."""
-        keys, rows = held.keys, held.rows
-        held.keys = held.rows = None
-        got = swap_rows(self.current(pred), keys, rows, self.names(pred))
-        if got is None:  # (not in key order, or not codes)
-            self.read_out(pred, keys)
-            return self.put_back(pred, rows)
-        was, after = got
-        self.touched(pred).took(keys, was)
-        self.touched(pred).put_back(rows)
+        names = self.names(pred)
+        was, rows, after = held.hidden_rows(), held.extra, held.frame()
+        touched = self.touched(pred)
+        touched.took(atoms_of(self.concat(pred, [was, rows]), names), was)
+        touched.put_back(rows)
         self._set(pred, after)
+        self.held[pred] = Overlay.over(after, names, self.ev.values)
 
     def _commit(self) -> None:
         """The changed relations as the store's deferred rows; the given facts
@@ -400,7 +388,7 @@ class ColumnMaintenance:
 
     def given_frame(self, pred):
         """The given facts of a derived predicate as a frame, or a hidden
-        one after a retraction (sorted_given.Hidden: probed, not copied),
+        one after a retraction (sorted_given.Overlay: probed, not copied),
         encoded from the rows once a session, then kept up to date with them."""
         got = self.given.get(pred)
         if got is None:
@@ -429,7 +417,7 @@ class ColumnMaintenance:
             self._rederive(stratum, touched)  # (merged into the held-out atoms: the rows they have now)
             pending = dict(new_in)
         else:
-            self.held = {p: Overlay(self.names(p), self.ev.values) for p in stratum.preds}
+            self.held = {p: Overlay.over(self.base(p), self.names(p), self.ev.values) for p in stratum.preds}
             over = self._over_delete(stratum, gone_in, seeds)
             touched = {}
             for p, pieces in over.items():
@@ -437,7 +425,7 @@ class ColumnMaintenance:
                 pieces = coalesce(pieces, names)
                 keys = touched[p] = atoms_of(pieces, names)
                 held = self.held[p]  # (its rules read it so: the over-deleted pieces hidden)
-                held.replace(keys, minus(held.rows_now(self.base(p), keys), pieces, names, self.ev.values))
+                self.held[p] = held.replaced(keys, minus(held.rows(keys, names), pieces, names, self.ev.values))
             pending = {**new_in, **self._rederive(stratum, touched)}
         for p in list(self._held):  # (nothing came back for these)
             self.put_back(p, self._held.pop(p))
@@ -449,8 +437,8 @@ class ColumnMaintenance:
             names = self.names(p)
             keys = atoms_of(new, names)
             touched[p] = keys if p not in touched else self.concat_keys(p, touched[p], keys)
-        for p, held in self.held.items():
-            if held.keys is not None:
+        for p, held in list(self.held.items()):
+            if held.changed:
                 self._splice(p, held)
         self.held = {}
         return touched
@@ -483,7 +471,7 @@ class ColumnMaintenance:
         got = met_in_order(self.current(pred), other, names)
         if got is not None:
             return got
-        return overlap_and_rows(hits(self.current(pred), atoms_of(other, names), names, self.ev.values), other, names, self.ev.values)
+        return overlap_and_rows(semi(self.current(pred), atoms_of(other, names), names, self.ev.values), other, names, self.ev.values)
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
         """:meth:`_over_delete` of a stratum without recursion: one round
@@ -743,14 +731,6 @@ class KeptPipelines:
         return got[1]
 
 
-class _ReadOut(NamedTuple):
-    """A relation's atoms :meth:`ColumnMaintenance.read_out` read, left in it."""
-
-    keys: object
-    relation: object  # the relation they were read from
-    found: tuple  # where their rows are in it (sorted_given.rows_in_order)
-
-
 class AtomsLater(Mapping):
     """``{terms: maximal intervals}`` of a coalesced frame, made rows the
     first time they are read (a retraction's pieces: the rows' bookkeeping
@@ -777,86 +757,21 @@ class AtomsLater(Mapping):
         return self.df.height > 0
 
 
-class Overlay:
-    """The atoms of a relation whose rows a stratum's maintenance changed,
-    with their rows now, kept beside the relation until the stratum ends
-    (or a step reads the relation whole) and spliced in then, once: its
-    over-deletion, re-derivation and insertion each spliced the relation
-    before, a copy of it each (memberOf's 258,460 rows on LUBM 1M: ~3.5 ms
-    a copy).  The rows of given atoms, or matching given keys, are read
-    through it: the relation's rows of the atoms not held, and the held
-    atoms' rows."""
-
-    def __init__(self, names: list, values):
-        self.names, self.values = names, values
-        self.keys = None  # the atoms held (a frame of the term columns), or None
-        self.rows = None  # their rows now
-        self._last = None  # (keys, (held, fresh)): a merge asks for both of the same keys
-
-    def rows_now(self, base, keys):
-        """The rows now of the atoms ``keys`` of the relation ``base``: the
-        held ones' from here, the others' from the relation (a re-derivation's
-        atoms are all held: the relation is not read)."""
-        if self.keys is None:
-            return hits(base, keys, self.names, self.values)
-        held, fresh = self._held_and_fresh(keys)
-        mine = hits(self.rows, held, self.names, self.values) if held.height else self.rows.clear()
-        return with_rows(mine, hits(base, fresh, self.names, self.values), self.names, self.values) if fresh.height else mine
-
-    def matching(self, base, keys, cols: list):
-        """The rows now of the relation ``base`` whose ``cols`` match a row
-        of ``keys``: its rows of atoms not held, and the held atoms' rows."""
-        got = semi(base, keys, cols, self.values)
-        if self.keys is None:
-            return got
-        return with_rows(self._split(got, self.keys)[1], semi(self.rows, keys, cols, self.values), self.names, self.values)
-
-    def replace(self, keys, rows, fresh: bool = False) -> None:
-        """The atoms ``keys`` have the rows ``rows`` now (``fresh``: none
-        of them is held yet)."""
-        if self.keys is None or keys is self.keys:  # (every atom held: no split)
-            self.keys, self.rows = keys, rows
-            return
-        held, fresh = (keys.clear(), keys) if fresh else self._held_and_fresh(keys)
-        self._last = None
-        if fresh.height:  # (distinct atoms, unsorted: only member tests read them)
-            self.keys = with_rows(self.keys, fresh, self.names, self.values)
-        others = self._split(self.rows, keys)[1] if held.height else self.rows
-        self.rows = with_rows(others, rows, self.names, self.values)
-
-    def _held_and_fresh(self, keys):
-        """``(held, fresh)``: the atoms of ``keys`` held, and the others."""
-        if self._last is None or self._last[0] is not keys:
-            self._last = (keys, self._split(keys, self.keys))
-        return self._last[1]
-
-    def _split(self, df, keys):
-        """``(hit, rest)``: the rows of ``df`` whose atom is a row of ``keys``,
-        and the others; frames of codes by a sort of both (code_frames.member:
-        split's presence table is as long as the largest code, ~1 MB to clear
-        on LUBM 1M, for frames of a few hundred rows)."""
-        if not self.names:  # (one atom)
-            return (df, df.clear()) if keys.height else (df.clear(), df)
-        if code_frames.codes_only(df, keys, cols=self.names):
-            inside = code_frames.member(df, keys, self.names)
-            return code_frames.kept_rows(df, inside), code_frames.kept_rows(df, ~inside)
-        return split(df, keys, self.names, self.values)
-
-
 class Touched:
     """The atoms an update has taken out of a relation so far
     (:meth:`ColumnMaintenance.read_out`), with their rows before the update
-    (``was``) and now (``now``, an :class:`Overlay` of them).  A stratum's
-    change (``gone``, ``new``) is its relations before and after compared
-    on the atoms it touched; the rows are at hand as they pass, where
-    semi-joins of the whole relations before and after cost ~2.4 ms an
-    update of 1% of LUBM 1M.  Frames with value columns are not kept
-    (``off``: the caller reads the relations whole)."""
+    (``was``) and now (``now``: while one group of atoms was taken, their
+    rows; past it an :class:`Overlay` over no rows).  A stratum's change
+    (``gone``, ``new``) is its relations before and after compared on the
+    atoms it touched; the rows are at hand as they pass, where semi-joins
+    of the whole relations before and after cost ~2.4 ms an update of 1%
+    of LUBM 1M.  Frames with value columns are not kept (``off``: the
+    caller reads the relations whole)."""
 
     def __init__(self, names: list):
         self.names = names
-        self.was = None
-        self.now = Overlay(names, None)
+        self.was = self.seen = self.now = None  # (``seen``: the atoms taken so far)
+        self._keys = None  # the atoms of ``now`` while they are one group
         self._pending = None  # the atoms of the last take, until put back
         self.off = not names  # (a predicate without terms: one atom, read whole)
 
@@ -870,15 +785,17 @@ class Touched:
             self.off = True
             return
         self._pending = keys
-        if self.was is not None:  # (of a later take, the atoms not seen yet)
-            fresh = code_frames.kept_rows(keys, ~code_frames.member(keys, self.now.keys, self.names))
+        if self.was is None:
+            self.was, self.seen = hit, keys
+        else:  # (of a later take, the atoms not seen yet)
+            fresh = code_frames.kept_rows(keys, ~code_frames.member(keys, self.seen, self.names))
             if not fresh.height:
                 return
             if fresh.height < keys.height:
                 hit = code_frames.kept_rows(hit, code_frames.member(hit, fresh, self.names))
             keys = fresh
-        self.was = hit if self.was is None else self.was.vstack(hit)
-        self.now.replace(keys, hit, fresh=True)
+            self.was, self.seen = self.was.vstack(hit), self.seen.vstack(keys)
+        self._now(keys, hit)
 
     def put_back(self, rows) -> None:
         """The atoms of the last take are now ``rows``."""
@@ -888,11 +805,20 @@ class Touched:
         if keys is None or not code_frames.codes_only(rows):
             self.off = True
             return
-        self.now.replace(keys, rows if rows.columns == self.was.columns else rows.select(self.was.columns))
+        self._now(keys, rows if rows.columns == self.was.columns else rows.select(self.was.columns))
+
+    def _now(self, keys, rows) -> None:
+        """The atoms ``keys`` have the rows ``rows`` now."""
+        if self.now is None or keys is self._keys:  # (one group of atoms so far: its rows are these)
+            self.now, self._keys = rows, keys
+            return
+        if self._keys is not None:
+            self.now, self._keys = Overlay.over(self.was.clear(), self.names).replaced(self._keys, self.now), None
+        self.now = self.now.replaced(keys, rows)
 
     def frames(self):
         """``(was, now)``, or None where they were not kept."""
-        return None if self.off or self.was is None else (self.was, self.now.rows)
+        return None if self.off or self.was is None else (self.was, as_frame(self.now))
 
 
 class _Tables:
@@ -934,7 +860,7 @@ class _Tables:
     def _probed(self, pred):
         """The relation an atom reads (cut down, overridden, as it was, or
         now), a given relation with hidden rows left so (:func:`semi` probes
-        it; :meth:`table` reads it whole: sorted_given.Hidden)."""
+        it; :meth:`table` reads it whole: sorted_given.Overlay)."""
         got = self._cut.get(pred)
         if got is None:
             got = self._overrides.get(pred)
@@ -1000,7 +926,7 @@ class _Tables:
         if lit.pred not in self._cut and lit.pred not in self._overrides and self._old(lit.pred) is None:
             held = self._upkeep.held.get(lit.pred)
         if held is not None:  # (the relation's rows and the held atoms' rows now, no splice)
-            self._cut[lit.pred] = held.matching(self._upkeep.base(lit.pred), keys, list(pairs))
+            self._cut[lit.pred] = held.rows(keys, list(pairs))
         else:
             self._cut[lit.pred] = semi(self._probed(lit.pred), keys, list(pairs), self._ev.values)
         self.no_rows = not self._cut[lit.pred].height
@@ -1067,39 +993,20 @@ def atoms_of(df, names: list):
 
 def split(df, keys, names: list, values):
     """``(hit, rest)``: the rows of ``df`` whose atom is a row of ``keys``
-    (term columns ``names``) and the others (no sort: the relation stays
+    (term columns ``names``) and the others: an :class:`Overlay` of ``df``
+    with those atoms' rows hidden, read both ways (the relation stays
     maximal, its atoms' rows together)."""
-    if not names:
-        return (df, df.clear()) if keys.height else (df.clear(), df)
-    if not df.height or not keys.height:
-        return df.clear(), df
-    mask = _matching(df, keys, names, values)  # (the membership once, then two gathers by it)
-    if not mask.any():
-        return df.clear(), df
-    return _rows_where(df, mask), _rows_where(df, ~mask)
-
-
-def hits(df, keys, names: list, values):
-    """The rows of ``df`` whose atom is a row of ``keys``: :func:`split`'s
-    first half without the pass that makes the second."""
-    if not names:
-        return df if keys.height else df.clear()
-    return semi(df, keys, names, values)
+    held = Overlay.over(df, names, values).without(keys)
+    return held.hidden_rows(), held.frame()
 
 
 def semi(df, keys, cols: list, values):
     """The rows of ``df`` whose ``cols`` match a row of ``keys``."""
     if not df.height or not keys.height:
         return df.clear()
-    got = rows_matching(df, keys, cols, [c for c in df.columns if c not in ("s", "e")])
-    if got is not None:  # (the relation in key order: its own index)
-        return got
-    if isinstance(df, Hidden) and code_frames.codes_only(df.base[0]):
-        mask = code_frames.matches(df.base[0], keys, cols)
-        if mask is not None:  # (its rows filtered as they are: no frame of the whole relation)
-            return df.rows_where(mask)
-    df = as_frame(df)
-    return _rows_where(df, _matching(df, keys, cols, values))
+    if not isinstance(df, Overlay):  # (a relation in key order: its own index)
+        df = Overlay.over(df, [c for c in df.columns if c not in ("s", "e")], values)
+    return df.rows(keys, cols)
 
 
 def _rows_where(df, mask):
@@ -1201,21 +1108,16 @@ def met_in_order(df, other, names: list):
     ``searchsorted`` of the packed codes, in place of a semi-join of the
     relation and a pairing of the rows it kept (a round of a recursive
     over-deletion, ~0.3 ms less).  None when it is not for this path."""
-    import numpy as np
+    from .sorted_given import _arrays, _order_key, meeting_pairs, packed  # (the relation's own index: sorted_given.py)
 
-    from .sorted_given import _order_key, _probe, _ranges  # (the relation's own index: sorted_given.py)
-
-    if not names or _order_key(df, names) is None:
+    key = _order_key(df, names) if names else None
+    theirs = None if key is None else _arrays(other, names)
+    other_key = None if theirs is None else packed(theirs[0], other.height)
+    if other_key is None:
         return None
-    probe = _probe(df, other, names)
-    if probe is None:
-        return None
-    _, cols, s, e, _, (_, os_, oe), lo, count = probe
-    row = _ranges(lo, count)
-    other_row = np.repeat(np.arange(len(lo)), count)
-    ps, pe = np.maximum(s[row], os_[other_row]), np.minimum(e[row], oe[other_row])
-    meet = ps < pe
-    return _pieces_and_rows(cols, s, e, row[meet], ps[meet], pe[meet])
+    cols, s, e = _arrays(df, names)
+    _, row, ps, pe = meeting_pairs(key, s, e, (other_key, *theirs[1:]))
+    return _pieces_and_rows(cols, s, e, row, ps, pe)
 
 
 def _pieces_and_rows(cols, s, e, rows, ps, pe):

@@ -176,11 +176,11 @@ def lookup(values: list, terms, absent_ints: bool = True):
 def conclusions_only(holes, given, model, names: list, values) -> bool:
     """Whether an atom's ``holes`` meet none of its ``given`` intervals but
     meet the ``model``: a retraction of what only the rules derive."""
-    from .maintenance import hits, overlapping, split
+    from .maintenance import overlapping, semi, split
 
     ok = overlapping(holes, given, names, values)
     doubt = split(holes, ok.select(names), names, values)[1] if ok.height and names else holes.clear() if ok.height else holes
     if not doubt.height:
         return False
-    near = hits(model, doubt.select(names) if names else doubt, names, values)  # (the doubted atoms' rows: a small frame)
+    near = semi(model, doubt.select(names) if names else doubt, names, values)  # (the doubted atoms' rows: a small frame)
     return bool(overlapping(doubt, near, names, values).height)

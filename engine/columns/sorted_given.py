@@ -5,15 +5,19 @@ A frame of given facts is kept in the order of its atoms' packed term codes
 given.py builds it (coalesce_arrays sorts by the atom, then the start).
 The frame is then its own index: the rows of the atoms a retraction or an
 addition names are found by ``searchsorted`` of their keys, a few thousand
-probes instead of a polars semi-join over each relation.  A retraction
-from the relation of a predicate no rule derives hides the rows it meets
-(RDFox's tombstones) and keeps what is left of them beside
-(:class:`Hidden`): later retractions and the rules' semi-joins probe it so,
-and it is copied into one frame (a ``take`` of each column; a polars column
-takes a numpy array without a copy) only when a step reads it whole or a
-quarter of it is hidden.  An addition splices the merged rows in (a copy of
-each column).  A frame another step left out of that order is sorted again
-first (a few sorted runs: a stable sort merges them in one pass).
+probes instead of a polars semi-join over each relation.  A relation
+changed is held as an :class:`Overlay`: its frame, the rows of the atoms
+changed hidden (RDFox's tombstones), and those atoms' rows now beside,
+in key order too.  A retraction from the relation of a predicate no rule
+derives hides the rows it meets and keeps what is left of their atoms
+beside; later retractions and the rules' semi-joins probe it so, and it is
+copied into one frame (one splice: which rows stay and where those beside
+go found once for every column; a polars column takes a numpy array
+without a copy) only when a step reads it whole or a quarter of it is
+hidden.  A recursive stratum's maintenance holds its relations' changes
+so.  An addition splices the merged rows in (a copy of each column).  A
+frame another step left out of that order is sorted again first (a few
+sorted runs: a stable sort merges them in one pass).
 
 Only frames of at most two term columns of codes take this path (the packed
 key is one int64); value columns and wider atoms take polars'
@@ -83,167 +87,356 @@ def _in_key_order(df, names: list):
 def take_back(df, holes, names: list, after: str = "frame"):
     """:class:`Retraction` of the coalesced ``holes`` (a frame of the same
     term columns ``names``) from the coalesced relation ``df`` (a frame or
-    a :class:`Hidden` one); None when either is not for this path (see the
-    module's docstring).  The relation after is a frame, or with ``after=
-    "hidden"`` a :class:`Hidden` one until HIDDEN_SHARE of its rows are
-    hidden or beside, or with ``after=None`` not made (None: the pieces
-    and the rows met only)."""
+    an :class:`Overlay` of one); None when either is not for this path (see
+    the module's docstring).  The relation after is a frame, or with
+    ``after="hidden"`` an :class:`Overlay` until HIDDEN_SHARE of its rows
+    are hidden or beside, or with ``after=None`` not made (None: the
+    pieces and the rows met only)."""
     import numpy as np
 
+    from .coalesce import distinct
     from .relation import _frame
 
-    hidden = isinstance(df, Hidden)
-    probe = _probe(df, holes, names)
-    if probe is None:
+    if isinstance(df, Overlay):
+        rel = df if df.order is not None else None
+    else:
+        mine = _in_key_order(df, names)
+        rel = None if mine is None else Overlay(mine[0], names, order=mine[1:])
+    theirs = _arrays(holes, names)
+    hole_key = None if rel is None or theirs is None else packed(theirs[0], len(theirs[1]))
+    if hole_key is None:
         return None
-    mine, (other_key, hs, he), lo, count = probe[:5], *probe[5:]
-    _, cols, s, e, key = mine
-    relation = df if hidden else mine[0]
-    dead, beside = (df.dead, df.beside) if hidden else (np.zeros(len(s), dtype=bool), (np.zeros(0, dtype=np.int64),) * 3)
-    # every pair of a hole and a row of its atom whose intervals meet: a row
-    # shown, or a piece beside standing in for its hidden row; ``at``: the
-    # row it is or stands in for, ``who``: that row's number, or past the
-    # rows its piece's
-    hole, at = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
-    if hidden:
-        shown = ~dead[at]
-        hole, at = hole[shown], at[shown]
-    who, cs, ce = at, s[at], e[at]
-    if len(beside[0]):
-        orig, bs, be = beside
-        b_key = key[orig]
-        b_lo = b_key.searchsorted(other_key, "left")
-        b_count = b_key.searchsorted(other_key, "right") - b_lo
-        b_row = _ranges(b_lo, b_count)
-        hole = np.concatenate([hole, np.repeat(np.arange(len(b_lo)), b_count)])
-        at, who = np.concatenate([at, orig[b_row]]), np.concatenate([who, len(s) + b_row])
-        cs, ce = np.concatenate([cs, bs[b_row]]), np.concatenate([ce, be[b_row]])
-        order = np.lexsort((cs, at, hole))  # (by hole, then in key order)
-        hole, at, who, cs, ce = hole[order], at[order], who[order], cs[order], ce[order]
-    ps, pe = np.maximum(cs, hs[hole]), np.minimum(ce, he[hole])
-    meet = ps < pe
-    hole, at, who, cs, ce, ps, pe = hole[meet], at[meet], who[meet], cs[meet], ce[meet], ps[meet], pe[meet]
+    relation = df if isinstance(df, Overlay) else rel.base
+    # the rows now of the holes' atoms (a relation in key order of its own:
+    # shown and beside), each pair of a hole and a row of them that meet
+    shown, near = rel.probed(hole_key)
+    cols, s, e, key = rel.arrays_at(shown, near)
+    hole, row, ps, pe = meeting_pairs(key, s, e, (hole_key, theirs[1], theirs[2]))
     met = int(np.count_nonzero(hole[1:] != hole[:-1])) + 1 if len(hole) else 0  # (by hole: the holes met, each once)
     # (holes in key order, each hole's rows in key order: the pieces are too,
     # and maximal: the rows and the holes are)
-    pieces = _frame([c[at] for c in cols], ps, pe)
-    # the rows met, once each: ``t_*`` (in the order of ``who``: usually
-    # so already, the holes disjoint and in key order, and an atom's rows by
-    # their starts; without pieces beside, the order of ``who`` is key order)
-    by = np.arange(len(who)) if (who[1:] >= who[:-1]).all() else np.argsort(who, kind="stable")
-    first = np.ones(len(by), dtype=bool)
-    first[1:] = who[by][1:] != who[by][:-1]
-    one = by[first]
-    t_who, t_at, t_s, t_e = who[one], at[one], cs[one], ce[one]
-    k = np.lexsort((t_s, t_at)) if len(beside[0]) else slice(None)  # (in key order)
-    touched = _frame([c[t_at[k]] for c in cols], t_s[k], t_e[k])
-    if not len(t_who) or after is None:
-        return Retraction(relation, pieces, touched, relation if len(t_who) == 0 else None, met)
-    left, left_s, left_e = left_over(t_who.searchsorted(who), ps, pe, t_s, t_e)
-    dead = dead.copy() if hidden else dead
-    dead[t_who[t_who < len(s)]] = True
-    kept = np.ones(len(beside[0]), dtype=bool)
-    kept[t_who[t_who >= len(s)] - len(s)] = False
-    orig, bs, be = (np.concatenate([b[kept], x]) for b, x in zip(beside, (t_at[left], left_s, left_e)))
-    order = np.lexsort((bs, orig))
-    rest = Hidden(mine, dead, (orig[order], bs[order], be[order]))
+    pieces = _frame([c[row] for c in cols], ps, pe)
+    hit = distinct(row)  # (the rows met, once each, in key order)
+    touched = _frame([c[hit] for c in cols], s[hit], e[hit])
+    if not len(hit) or after is None:
+        return Retraction(relation, pieces, touched, relation if not len(hit) else None, met)
+    # the atoms met have their rows not met and what is left of those met
+    left, left_s, left_e = left_over(hit.searchsorted(row), ps, pe, s[hit], e[hit])
+    atoms = key[hit]
+    atoms = atoms[np.concatenate(([True], atoms[1:] != atoms[:-1]))]
+    kept = _among(atoms, key)
+    kept[hit] = False
+    others = np.flatnonzero(kept)
+    rows, ns, ne = np.concatenate([others, hit[left]]), np.concatenate([s[others], left_s]), np.concatenate([e[others], left_e])
+    order = np.lexsort((ns, key[rows]))
+    rows = rows[order]
+    shown = shown[_among(atoms, rel.order[3][shown])]  # (the base rows of the atoms met: not probed again)
+    rest = rel._without(atoms, shown)._plus([c[rows] for c in cols], ns[order], ne[order], key[rows])
     return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame(), met)
 
 
-# A hidden relation is copied (made a frame) once its hidden rows and the
-# pieces beside them pass this share of its rows: until then each update
-# copies only the relations its rules read whole; past it the hidden rows
-# would hold memory (and the pieces beside grow each update's merge of them).
+def meeting_pairs(key, s, e, other):
+    """``(theirs, row, ps, pe)``: each pair of a row of ``other`` (``(key,
+    s, e)`` arrays) and a row of its atom in a relation in key order
+    (``key``, ``s``, ``e``) whose intervals meet, and the piece they share
+    (``[ps, pe)``); by ``other``'s rows, then the relation's."""
+    import numpy as np
+
+    other_key, os_, oe = other
+    lo = key.searchsorted(other_key, "left")
+    count = key.searchsorted(other_key, "right") - lo
+    theirs, row = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
+    ps, pe = np.maximum(s[row], os_[theirs]), np.minimum(e[row], oe[theirs])
+    meet = ps < pe
+    return theirs[meet], row[meet], ps[meet], pe[meet]
+
+
+# A relation with rows hidden is copied (made a frame) once its hidden rows
+# and the rows beside them pass this share of its rows: until then each
+# update copies only the relations its rules read whole; past it the hidden
+# rows would hold memory (and the rows beside grow each update's merge of
+# them).
 HIDDEN_SHARE = 0.25
 
 
-class Hidden:
-    """A given relation after retractions, not copied: its frame in key
-    order (``base``: ``(frame, term columns, s, e, key)``), the rows a
-    retraction met hidden (``dead``, RDFox's tombstones) and what is left of
-    them beside (``beside``: per piece the row it stands in for, whose
-    terms it has, and its interval, by row then start).  An update's rules
-    mostly probe a given relation for a few atoms (maintenance.semi by
-    :func:`rows_matching`), which a hidden one answers as it is; a copy of
-    each relation a retraction met was 6-7 ms of a 1% retraction of LUBM
-    1M.  :meth:`frame` makes the relation one frame when a step reads it
-    whole (HybridEvaluator.table)."""
+class Overlay:
+    """A relation whose changed atoms' rows are held beside it, not copied:
+    ``base``, the relation (a frame); its rows hidden (RDFox's tombstones:
+    :attr:`gone`, their numbers in order, or :attr:`dead`, a mask, each
+    made from the other when first asked); beside them the rows now of the
+    atoms whose rows are hidden (:attr:`extra`).  An atom's rows are all in
+    the base, shown, or all beside (so the two merge by the atom alone).
+    Where the base is in key order (``order``: its term columns, s, e and
+    packed key as numpy arrays) the rows beside are too (``beside``: the
+    same arrays), and reads probe both by ``searchsorted`` and gather in
+    key order; elsewhere (value columns, three term columns and more, a
+    relation in no order) by masks, the rows beside after.
 
-    def __init__(self, base, dead, beside):
+    Every change of a relation on columns takes it: a retraction from a
+    given relation hides the rows it meets and keeps what is left of their
+    atoms beside (:func:`take_back`: a copy of each relation a retraction
+    met was 6-7 ms of a 1% retraction of LUBM 1M); a recursive stratum's
+    maintenance holds its relations' changed atoms beside them until the
+    stratum ends (maintenance.py: its over-deletion, re-derivation and
+    insertion each spliced the relation before, a copy of memberOf's
+    258,460 rows each, ~3.5 ms); atoms read out and put back, and added
+    ones, are a splice of one.  An update's rules mostly probe a relation
+    for a few atoms (:meth:`rows`), which it answers as it is; :meth:`frame`
+    makes it one frame (one splice) when a step reads it whole."""
+
+    def __init__(self, base, names: list, values=None, order=None, gone=None, dead=None, beside=None, extra=None):
         import numpy as np
 
-        self.base, self.dead, self.beside = base, dead, beside
+        self.base, self.names, self.values, self.order = base, names, values, order
+        self._gone, self._dead = gone, dead
+        if order is not None and beside is None:
+            beside = [a[:0] for a in (*order[0], *order[1:])]
+        self.beside = beside  # (key order: the rows beside as term columns, s, e, key)
+        self._extra = extra if order is None else None
+        self._hidden = len(gone) if gone is not None else int(np.count_nonzero(dead)) if dead is not None else 0
         self._frame = None
-        self._hidden = int(np.count_nonzero(dead))
+
+    @classmethod
+    def over(cls, df, names: list, values=None):
+        """``df`` with nothing changed yet."""
+        key = _order_key(df, names)
+        if key is None:
+            return cls(df, names, values)
+        cols, s, e = _arrays(df, names)
+        return cls(df, names, values, (cols, s, e, key))
+
+    @property
+    def gone(self):
+        """The base's rows hidden, their numbers in order."""
+        import numpy as np
+
+        if self._gone is None:
+            self._gone = np.flatnonzero(self._dead) if self._dead is not None else np.zeros(0, dtype=np.int64)
+        return self._gone
+
+    @property
+    def dead(self):
+        """Per base row, whether it is hidden."""
+        import numpy as np
+
+        if self._dead is None:
+            self._dead = np.zeros(self.base.height, dtype=bool)
+            self._dead[self.gone] = True
+        return self._dead
+
+    @property
+    def extra(self):
+        """The rows beside, a frame of the relation's columns."""
+        if self._extra is None:
+            if self.order is None:
+                self._extra = self.base.clear()
+            else:
+                *cols, s, e, _ = self.beside
+                self._extra = _like(self.base, self.names, cols, s, e)
+        return self._extra
+
+    def _beside_count(self) -> int:
+        return len(self.beside[-1]) if self.order is not None else self.extra.height
 
     @property
     def width(self) -> int:
-        return self.base[0].width
+        return self.base.width
 
     @property
     def columns(self) -> list:
-        return self.base[0].columns
+        return self.base.columns
 
     def clear(self):
         """An empty frame of the relation's columns."""
-        return self.base[0].clear()
+        return self.base.clear()
 
     @property
     def height(self) -> int:
-        return len(self.dead) - self._hidden + len(self.beside[0])
+        return self.base.height - self._hidden + self._beside_count()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self._hidden or self._beside_count())
 
     def hidden_share(self) -> float:
-        return (self._hidden + len(self.beside[0])) / max(1, len(self.dead))
-
-    def rows_where(self, keep):
-        """The relation's rows that the numpy mask ``keep`` over its base
-        frame's rows marks: those shown, and the pieces beside of the rows
-        it marks; a filter without :meth:`frame`'s copy of the whole
-        relation (a rule's cut on a column not the key's first: LUBM rec's
-        1% update made two given relations of 25,000 and 50,000 rows one
-        frame each)."""
-        import numpy as np
-
-        from .relation import _frame
-
-        return _frame(*self.gathered(np.flatnonzero(keep & ~self.dead), keep[self.beside[0]])[:3])
+        return (self._hidden + self._beside_count()) / max(1, self.base.height)
 
     def frame(self):
-        """The relation as one frame in key order (made once); a one-column
-        key is the column itself."""
-        import numpy as np
-
-        from .relation import _frame
-
+        """The relation as one frame (made once): in key order where the
+        base is, by one splice of the rows beside into the rows shown."""
         if self._frame is None:
-            cols, s, e, rows = self.gathered(np.flatnonzero(~self.dead), slice(None))
-            key = self.base[4]
-            self._frame = _remember(_frame(cols, s, e), key.take(rows) if len(cols) > 1 else packed(cols, len(s)))
+            if not self.changed:
+                self._frame = self.base
+            elif self.order is None:
+                from .maintenance import _rows_where, with_rows
+
+                self._frame = with_rows(_rows_where(self.base, ~self.dead), self.extra, self.names, self.values)
+            else:
+                cols, s, e, key = self.order
+                *b_cols, bs, be, b_key = self.beside
+                at = key.searchsorted(b_key)
+                at -= self.gone.searchsorted(at)  # (where its atom's rows were, or would be, once the hidden ones are cut out)
+                self._frame = _splice(cols, s, e, self.gone, at, (b_cols, bs, be), (key, b_key))
         return self._frame
 
-    def gathered(self, shown, near):
-        """``(term columns, s, e, rows)`` of the base rows ``shown`` (sorted,
-        none hidden) and the pieces beside ``near`` (an index or a mask of
-        them), each piece in its row's place (so in key order where
-        ``shown`` is), by one gather (``take``) of each column: ``rows``,
-        the base row each output row is or stands in for.  What every
-        reading of the relation (whole, by a mask, by probed keys) takes."""
+    def hidden_rows(self):
+        """The base's rows hidden: the changed atoms' rows before."""
+        if self.order is None:
+            from .maintenance import _rows_where
+
+            return _rows_where(self.base, self.dead)
+        cols, s, e, _ = self.order
+        at = self.gone
+        return _like(self.base, self.names, [c[at] for c in cols], s[at], e[at])
+
+    def probed(self, probe, prefix: bool = False):
+        """``(rows, near)``: the base rows shown and the rows beside whose
+        key is a probe of ``probe`` (packed keys; ``prefix``: the first
+        codes of two-code keys), each in key order (a relation in key order)."""
+        from .coalesce import distinct
+
+        if len(probe) > 1 and not (probe[1:] > probe[:-1]).all():
+            probe = distinct(probe)
+        rows = _rows_probed(self.order[3], probe, prefix)
+        if self._hidden:
+            rows = rows[~self.dead[rows]]
+        b_key = self.beside[-1]
+        return rows, _rows_probed(b_key, probe, prefix) if len(b_key) else b_key[:0]
+
+    def arrays_at(self, rows, near):
+        """``(term columns, s, e, key)`` of the base rows ``rows`` and the
+        rows beside ``near`` (each in key order), merged in key order."""
+        cols, s, e, key = self.order
+        out = [*(c[rows] for c in cols), s[rows], e[rows], key[rows]]
+        if len(near):
+            theirs = [a[near] for a in self.beside]
+            out = spliced(out, near[:0], out[-1].searchsorted(theirs[-1]), theirs)
+        return out[:-3], out[-3], out[-2], out[-1]
+
+    def rows(self, keys, cols: list):
+        """The rows now whose columns ``cols`` are a row of ``keys`` (the
+        semi-join of a rule's atom): by ``searchsorted`` where the base is
+        in key order and ``cols`` lead the key (its first term column, or
+        both), else by masks of the base and of the rows beside (not made
+        one frame: LUBM rec's 1% update made two given relations of 25,000
+        and 50,000 rows one frame each so)."""
         import numpy as np
 
-        _, cols, s, e, _ = self.base
-        orig, bs, be = self.beside
-        at = orig[near]
-        place = shown.searchsorted(at)  # (the first row shown past the hidden one: beside is by row, then start)
-        rows = np.insert(shown, place, at)  # (a piece takes its row's terms)
-        cols, s, e = [c.take(rows) for c in cols], s.take(rows), e.take(rows)
-        where = place + np.arange(len(at))
-        s[where], e[where] = bs[near], be[near]
-        return cols, s, e, rows
+        if not keys.height or not self.height:
+            return self.clear()
+        if not cols:
+            return self.frame()
+        probe = self._packed(keys, cols) if cols == self.names[: len(cols)] else None
+        if probe is not None:
+            return _like(self.base, self.names, *self.arrays_at(*self.probed(probe, len(cols) < len(self.names)))[:3])
+        shown = self._mask(self.base, keys, cols)
+        if self._hidden:
+            shown = shown & ~self.dead
+        near = self._mask(self.extra, keys, cols) if self._beside_count() else np.zeros(0, dtype=bool)
+        if self.order is not None:
+            return _like(self.base, self.names, *self.arrays_at(np.flatnonzero(shown), np.flatnonzero(near))[:3])
+        from .maintenance import _rows_where, with_rows
+
+        got = _rows_where(self.base, shown)
+        return with_rows(got, _rows_where(self.extra, near), self.names, self.values) if len(near) else got
+
+    def _packed(self, df, cols: list):
+        """The packed keys of ``df``'s columns ``cols`` (None where the
+        base is in no key order or they are not codes)."""
+        from .native import array, int64_without_nulls
+
+        if self.order is None or not int64_without_nulls(df, cols):
+            return None
+        return packed([array(df, c) for c in cols], df.height)
+
+    def _mask(self, df, keys, cols: list):
+        """Per row of ``df`` (the base or the rows beside), whether its
+        ``cols`` are a row of ``keys`` (numpy): the rows beside, a few, by a
+        sort of both (code_frames.member: a presence table is as long as
+        the largest code, ~1 MB to clear on LUBM 1M)."""
+        import numpy as np
+
+        from . import code_frames
+        from .maintenance import _matching
+
+        if not df.height or not cols:
+            return np.full(df.height, bool(keys.height))
+        if df is not self.base and code_frames.codes_only(df, keys, cols=cols):
+            return code_frames.member(df, keys, cols)
+        return _matching(df, keys, cols, self.values)
+
+    def replaced(self, keys, rows):
+        """This relation with the atoms ``keys`` (a frame of its term
+        columns) having the rows ``rows`` (rows of those atoms) now."""
+        return self.without(keys).plus(rows)
+
+    def without(self, keys):
+        """This relation with the rows of the atoms ``keys`` (a frame of
+        its term columns) hidden, those beside too."""
+        from .coalesce import distinct
+
+        probe = self._packed(keys, self.names)
+        if probe is not None:
+            return self._without(distinct(probe))
+        dead = self._mask(self.base, keys, self.names)
+        if self._hidden:
+            dead = dead | self.dead
+        extra = self.extra
+        if extra.height:
+            from .maintenance import _rows_where
+
+            extra = _rows_where(extra, ~self._mask(extra, keys, self.names))
+        return Overlay(self.base, self.names, self.values, None, dead=dead, extra=extra)
+
+    def _without(self, atoms, rows=None):
+        """:meth:`without` in key order: ``atoms``, packed keys (sorted,
+        distinct); ``rows``, their base rows shown where known."""
+        rows = _rows_probed(self.order[3], atoms) if rows is None else rows
+        gone = dead = None
+        if not self._hidden:
+            gone = rows
+        else:
+            dead = self.dead.copy()
+            dead[rows] = True
+        beside, b_key = self.beside, self.beside[-1]
+        if len(b_key) and len(atoms):
+            drop = _among(atoms, b_key)
+            if drop.any():
+                beside = [a[~drop] for a in beside]
+        return Overlay(self.base, self.names, self.values, self.order, gone, dead, beside)
+
+    def plus(self, rows):
+        """This relation with ``rows`` beside (rows of atoms with none shown
+        nor beside: :meth:`without` hid them)."""
+        import numpy as np
+
+        theirs = _arrays(rows, self.names) if self.order is not None else None
+        key = None if theirs is None else packed(theirs[0], rows.height)
+        if key is not None:
+            order = np.lexsort((theirs[1], key))  # (an atom's rows by their starts: merge_new's are so already)
+            return self._plus([c[order] for c in theirs[0]], theirs[1][order], theirs[2][order], key[order])
+        from .maintenance import with_rows
+
+        extra = with_rows(self.extra, rows, self.names, self.values)
+        return Overlay(self.base, self.names, self.values, None, dead=self.dead, extra=extra)
+
+    def _plus(self, cols: list, s, e, key):
+        """:meth:`plus` in key order: the rows as arrays in key order."""
+        beside = self.beside
+        beside = spliced(beside, key[:0], beside[-1].searchsorted(key), [*cols, s, e, key])
+        return Overlay(self.base, self.names, self.values, self.order, self._gone, self._dead, beside)
+
+
+def _among(atoms, key):
+    """Per item of ``key``, whether it is one of the sorted ``atoms`` (not empty)."""
+    import numpy as np
+
+    return atoms[np.minimum(atoms.searchsorted(key), len(atoms) - 1)] == key
 
 
 def as_frame(df):
-    """``df`` as a frame (a :class:`Hidden` relation made one)."""
-    return df.frame() if isinstance(df, Hidden) else df
+    """``df`` as a frame (an :class:`Overlay` made one)."""
+    return df.frame() if isinstance(df, Overlay) else df
 
 
 def atoms_missing(df, rows, names: list):
@@ -265,40 +458,20 @@ def atoms_missing(df, rows, names: list):
     return _like(df, names, [c[missing] for c in cols], s[missing], e[missing])  # (gathered in numpy: a polars gather is a query)
 
 
-def _probe(df, other, names: list):
-    """``(df in key order, its columns, s, e, key, (other's key, s, e), lo,
-    count)``: for each row of ``other``, where its atom's rows start in
-    ``df`` and how many there are (searchsorted of the packed keys; a
-    :class:`Hidden` relation's base frame, its hidden rows among them);
-    None when either frame is not for this path."""
-    mine = df.base if isinstance(df, Hidden) else _in_key_order(df, names)
-    theirs = _arrays(other, names)
-    other_key = None if mine is None or theirs is None else packed(theirs[0], len(theirs[1]))
-    if other_key is None:
-        return None
-    key = mine[4]
-    lo = key.searchsorted(other_key, "left")
-    return (*mine, (other_key, theirs[1], theirs[2]), lo, key.searchsorted(other_key, "right") - lo)
-
-
 def add(df, added, names: list):
     """:class:`Addition` of the coalesced frame ``added`` to the coalesced
     relation ``df`` (term columns ``names``): only the rows of the atoms it
-    names are merged (coalesce.merge_new); None when either is not for
-    this path."""
-    from .coalesce import merge_new
-    from .relation import _frame
+    names are merged (coalesce.merge_new), spliced in place of theirs;
+    None when either is not for this path."""
+    from .coalesce import distinct, merge_new
 
     mine, theirs = _in_key_order(df, names), _arrays(added, names)
     probe = None if mine is None or theirs is None else packed(theirs[0], added.height)
     if probe is None:
         return None
-    df, cols, s, e, key = mine
-    old_rows = _rows_probed(key, probe)  # (every row of the atoms added)
-    found = (*mine, old_rows)
-    old = _frame([c[old_rows] for c in cols], s[old_rows], e[old_rows])
-    merged, new = merge_new(old, [added], names)
-    return Addition(new, _replaced(found, merged, names) if new.height else df)
+    held = Overlay(mine[0], names, order=mine[1:])._without(distinct(probe))  # (every row of the atoms added)
+    merged, new = merge_new(held.hidden_rows(), [added], names)
+    return Addition(new, held.plus(merged).frame() if new.height else mine[0])
 
 
 def _ranges(lo, count):
@@ -336,11 +509,12 @@ def _splice(cols, s, e, removed, at, extra, key=None):
     from .relation import _frame
 
     arrays, extras = [*cols, s, e], [*extra[0], extra[1], extra[2]]
-    if key is not None:
+    own = key is not None and len(cols) != 1  # (a one-column key is the column itself)
+    if own:
         arrays, extras = [*arrays, key[0]], [*extras, key[1]]
     out = spliced(arrays, removed, at, extras)
     df = _frame(out[: len(cols)], out[len(cols)], out[len(cols) + 1])
-    return df if key is None else _remember(df, out[-1])
+    return df if key is None else _remember(df, out[-1] if own else out[0])
 
 
 def spliced(arrays: list, removed, at, extras: list) -> list:
@@ -370,105 +544,6 @@ def spliced(arrays: list, removed, at, extras: list) -> list:
         o[new_at] = b
         out.append(o)
     return out
-
-
-def rows_matching(df, keys, cols: list, names: list):
-    """The rows of the relation ``df`` (term columns ``names``) whose term
-    columns ``cols`` are a row of ``keys``, by ``searchsorted`` when ``df``
-    is in key order and ``cols`` lead its key (its first term column, or
-    both): maintenance.py's semi-join without a pass over the relation; a
-    :class:`Hidden` relation is probed as it is (its rows shown and the
-    pieces beside them), not copied.  None when it is not for this path
-    (the caller filters with polars)."""
-    import polars as pl
-
-    if not cols or cols != names[: len(cols)]:
-        return None
-    if any(keys[c].dtype != pl.Int64 or keys[c].null_count() for c in cols):
-        return None
-    hidden = isinstance(df, Hidden)
-    key = df.base[4] if hidden else _order_key(df, names)
-    probe = packed([keys[c].to_numpy() for c in cols], keys.height)
-    if key is None or probe is None:
-        return None
-    prefix = len(cols) < len(names)
-    rows = _rows_probed(key, probe, prefix)
-    if not hidden:
-        tcols, s, e = _arrays(df, names)
-        return _like(df, names, [c[rows] for c in tcols], s[rows], e[rows])
-    near = _rows_probed(key[df.beside[0]], probe, prefix)  # (the pieces beside of the rows probed)
-    return _like(df, names, *df.gathered(rows[~df.dead[rows]], near)[:3])
-
-
-def _keyed_rows(df, keys, names: list):
-    """``(term columns, s, e, key, rows)`` of the relation ``df`` in key
-    order, ``rows`` those of the atoms ``keys`` (a frame of its term
-    columns), by ``searchsorted``; None when ``df`` is not in key order or
-    ``keys`` are not codes."""
-    key = _order_key(df, names)
-    if key is None or any(keys[c].dtype != df[c].dtype or keys[c].null_count() for c in names):
-        return None
-    probe = packed([keys[c].to_numpy() for c in names], keys.height)
-    if probe is None:
-        return None
-    cols, s, e = _arrays(df, names)
-    return cols, s, e, key, _rows_probed(key, probe)
-
-
-def rows_in_order(df, keys, names: list):
-    """``(rows, found)``: the rows of the relation ``df`` of the atoms
-    ``keys`` (a frame of its term columns) when ``df`` is in key order (no
-    copy of the rest: :func:`put_rows` puts their new rows in their place,
-    given ``found``, where they are, so as not to probe for them again);
-    else None."""
-    found = _keyed_rows(df, keys, names) if names else None
-    if found is None:
-        return None
-    cols, s, e, _, rows = found
-    return _like(df, names, [c[rows] for c in cols], s[rows], e[rows]), found
-
-
-def put_rows(df, keys, rows, names: list, found=None):
-    """The relation ``df`` (in key order) with the rows of the atoms
-    ``keys`` (a frame of its term columns) replaced by ``rows`` (rows of
-    those atoms, coalesced) in one splice, where a split of the relation
-    and a put back copied each column twice more; None when it is not for
-    this path.  ``found``: :func:`rows_in_order`'s, of this ``df``."""
-    got = swap_rows(df, keys, rows, names, found)
-    return None if got is None else got[1]
-
-
-def swap_rows(df, keys, rows, names: list, found=None):
-    """``(was, after)``: :func:`put_rows`'s relation after, and the rows
-    of the atoms it replaced (one probe for both: a stratum's change is
-    its atoms' rows before and after, maintenance.Touched)."""
-    if not names or df.columns != [*names, "s", "e"]:
-        return None
-    theirs = _arrays(rows, names)
-    if theirs is None or packed(theirs[0], rows.height) is None:
-        return None
-    found = found or _keyed_rows(df, keys, names)
-    if found is None:
-        return None
-    cols, s, e, _, old_rows = found
-    return _like(df, names, [c[old_rows] for c in cols], s[old_rows], e[old_rows]), _replaced((df, *found), rows, names)
-
-
-def _replaced(found, rows, names: list):
-    """The relation of ``found`` (``(relation in key order, term columns,
-    s, e, key, rows)``) with its rows of
-    the atoms replaced by ``rows`` (rows of those atoms, coalesced, of codes;
-    in any order), in key order, its key remembered: one :func:`_splice`."""
-    import numpy as np
-
-    _, cols, s, e, key, old_rows = found
-    r_cols, r_s, r_e = _arrays(rows, names)
-    r_key = packed(r_cols, len(r_s))
-    order = np.lexsort((r_s, r_key))  # (an atom's rows by their starts: merge_new's are so already)
-    r_key = r_key[order]
-    at = key.searchsorted(r_key, "left")
-    at -= old_rows.searchsorted(at)  # (where its atom's rows were, or would be, once those are cut out)
-    return _splice(cols, s, e, old_rows, at, ([c[order] for c in r_cols], r_s[order], r_e[order]), (key, r_key))
 
 
 def _like(df, names: list, cols: list, s, e):

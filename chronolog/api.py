@@ -790,8 +790,9 @@ class Reasoner:
         self._repetitions: list = []  # every given fact that repeats forever, (pred, terms, Repeating)
         self._add_repeating_given([(f.pred, f.terms, f.interval, f.every) for f in prog.facts if f.every is not None]
                                   + _repeating_rows(extra), given)
-        self.terminating = (hz is None or self._open_horizon is not None) and (
-            bool(self.plan.infinite_strata()) or bool(self._repeating_given))
+        # the whole run on rows, where the model repeats, when the plan's
+        # placement says so (Plan.repeats_forever, which it reads)
+        self.terminating = bool(self._repeats(hz))
         derived = self.plan.derived_predicates()
         if columns and self.terminating:
             for fc in columns:  # rows after all: the row-only paths read them
@@ -854,10 +855,10 @@ class Reasoner:
             return
         self._repetitions.extend(reps)
         if self.horizon is not None and self._open_horizon is None:
-            reach, (lo, hi) = program_reach(self.plan.rules), self.horizon[:2]
-            around = [(lo - reach - abs(rep.period) - 1, hi + reach + abs(rep.period) + 1) for _, _, rep in reps]
-            if all(rep.endless_toward(*ends) is None for (_, _, rep), ends in zip(reps, around)):
-                for (pred, terms, rep), ends in zip(reps, around):
+            if not self.plan.repeats_forever(self.horizon, [rep.period for _, _, rep in reps]):
+                reach, (lo, hi) = program_reach(self.plan.rules), self.horizon[:2]
+                for pred, terms, rep in reps:  # (finitely many instances there: the placement says so)
+                    ends = (lo - reach - abs(rep.period) - 1, hi + reach + abs(rep.period) + 1)
                     given.setdefault(pred, []).extend((terms, x) for x in rep.instances(*ends))
                 return
             # infinitely many instances: the model is found where it repeats,
@@ -865,6 +866,16 @@ class Reasoner:
             self._open_horizon, reps = self.horizon, self._repetitions
         for pred, terms, rep in reps:
             self._repeating_given.setdefault(pred, {}).setdefault(terms, []).append(rep)
+
+    def _repeats(self, hz) -> str:
+        """Why the plan's placement of this run finds the model where it
+        repeats ("": it does not; Plan.repeats_forever), told the periods of
+        the given facts that repeat forever (``hz`` None: no horizon, not
+        the program's @temporal, which a run's horizon replaces)."""
+        from chronolog.language.timeline import NEG_INF, POS_INF
+
+        return self.plan.repeats_forever(hz if hz is not None else (NEG_INF, POS_INF),
+                                         [rep.period for _, _, rep in self._repetitions])
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
         if self.engine == "rows" or self._rows_alone(store):
@@ -932,9 +943,10 @@ class Reasoner:
         for pred, r in new_given.items():
             self._given.add_rows(pred, r)
             rows.setdefault(pred, []).extend(r)
-        if not self.terminating and self._repeating_given:  # the model now repeats forever
-            self.terminating = True
-            self._rows = self._given
+        if not self.terminating and self._repetitions:  # the placement again, with them
+            if self._repeats(self.horizon):  # the model now repeats forever
+                self.terminating = True
+                self._rows = self._given
 
     def add(self, facts) -> "Model":
         """Add facts (any form :func:`reason` accepts) and update the model."""

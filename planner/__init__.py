@@ -90,6 +90,35 @@ class Plan:
         none) does not bound it: rounds over them may not end."""
         return self.infinite_strata() if horizon is None else self.open_toward(horizon)
 
+    def repeats_forever(self, horizon, repeating=None) -> str:
+        """Why a run with ``horizon`` (``(lo, hi, ...)`` or None) finds its
+        model where it repeats, every stratum on rows (engine/termination.py,
+        chronolog/api.py), or "" (the strata run as placed,
+        planner/backend_choice.py, whose placement reads this): with no
+        horizon (or one of the whole line), a recursion that moves time or a
+        given fact that repeats forever; with one open where a recursion
+        moves time, that recursion; with one open the way a given fact
+        repeats, that fact (infinitely many instances there).
+        ``repeating``: the periods of the given facts that repeat forever
+        with a gap between their instances (None: the program's own)."""
+        from chronolog.language.timeline import NEG_INF, POS_INF, instances_meet
+
+        if repeating is None:
+            repeating = [f.every for f in self.program.facts if f.every is not None and not instances_meet(f.interval, f.every)]
+        if horizon is not None and (horizon[0], horizon[1]) == (NEG_INF, POS_INF):
+            horizon = None  # (it confines nothing)
+        if horizon is None:
+            if self.infinite_strata():
+                return "a recursion moves time and there is no horizon"
+            return "a given fact repeats forever and there is no horizon" if repeating else ""
+        if self.open_toward(horizon):
+            return "a recursion moves time and the horizon is open that way"
+        # (the rows unroll such a fact over the horizon and as far around it
+        # as the rules read, a finite reach: endless only where the horizon is)
+        if any(p > 0 and horizon[1] == POS_INF or p < 0 and horizon[0] == NEG_INF for p in repeating):
+            return "a given fact repeats forever and the horizon is open that way"
+        return ""
+
     def open_toward(self, horizon) -> list:
         """The strata whose recursion moves time toward an infinite end of
         ``horizon`` (which then bounds nothing there); none when both ends

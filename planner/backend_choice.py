@@ -20,11 +20,11 @@ from fractions import Fraction
 from typing import Optional
 
 from chronolog.language import ast
-from chronolog.language.timeline import POS_INF, instances_meet
+from chronolog.language.builtins import FOLDS
+from chronolog.language.timeline import POS_INF
 
 from . import physical as ph
 from . import input_size as size  # (the thresholds, read when used: tests lower them)
-from .recurrence import recurrence
 
 ROWS, COLUMNS, BY_SIZE = "rows", "columns", "columns or rows by input size"
 
@@ -41,10 +41,12 @@ ONE_TASK_BYTES = 4 << 20
 # "false" here: linear on Spark too
 DOUBLING_CONF = "spark.chronolog.closureByDoubling"
 
-# the aggregates each backend computes (engine/columns/aggregate.py,
-# connectors/spark_rounds/aggregate.py); the rows compute every one
-COLUMN_AGGREGATES = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mmax"}
-SPARK_AGGREGATES = {"sum", "msum", "count", "mcount", "avg", "min", "mmin", "max", "mmax", "prod", "mprod", "munion"}
+# the aggregates each backend computes, by their folds (language/builtins.py's
+# FOLDS): the columns all but prod and munion (engine/columns/aggregate.py's
+# COMPUTED), Spark's rounds every fold (connectors/spark_rounds/aggregate.py),
+# as the rows do
+COLUMN_AGGREGATES = {func for func, fold in FOLDS.items() if fold in ("sum", "count", "avg", "min", "max")}
+SPARK_AGGREGATES = set(FOLDS)
 ROUND_DIGITS = 37  # round(X, D) on Spark for a constant |D| <= 37: its decimals hold the result exactly
 
 
@@ -106,74 +108,124 @@ class SparkChoice:
         return self.why
 
 
-@record(frozen=True)
 class Placement:
-    strata: tuple  # StratumChoice, in the plan's order
-    spark: SparkChoice
+    """Where every stratum of a plan runs, decided once, at plan time:
+    ``chronolog plan`` prints it and the run follows it (the columnar
+    executor asks :meth:`backend` per stratum; chronolog/api.py finds the
+    model where it repeats when :attr:`repeats` says so).  What only the
+    Spark path and the printed plan need (``strata``, ``spark``) is made
+    when first read: a run asks for its strata's backends alone."""
+
+    def __init__(self, plan, engine: str = "auto", horizon=None, repeating=None):
+        self.plan, self.engine = plan, engine
+        self.horizon = horizon if horizon is not None else plan.temporal
+        self.repeats = plan.repeats_forever(self.horizon, repeating)  # why the whole run is on rows ("": as placed)
+        self._recurrences = None
+        self._embedded: dict = {}  # stratum index -> (backend, why) of embedded_backend
+        self._batched = None  # stratum index -> its batch's size: batched_however_small
+        self._strata = None
+        self._spark = None
+
+    @property
+    def recurrences(self) -> bool:
+        """Whether a stratum is a recurrence the columns sweep (:func:`has_recurrence`):
+        it lowers the size from which auto runs every stratum on columns."""
+        if self._recurrences is None:
+            self._recurrences = has_recurrence(self.plan)
+        return self._recurrences
+
+    def backend(self, index: int) -> str:
+        """Where stratum ``index`` runs: :data:`ROWS`, :data:`COLUMNS` or
+        :data:`BY_SIZE` (the run applies :func:`.input_size.by_size`)."""
+        return self._placed(index)[0]
+
+    def in_batch(self, index: int) -> bool:
+        """Whether stratum ``index`` runs on columns as a member of a batch of
+        :data:`.input_size.MANY_STRATA` or more strata of one shape, whatever
+        the input's size (engine auto)."""
+        return not self.repeats and index in self.batched()
+
+    def batched(self) -> dict:
+        if self._batched is None:
+            self._batched = batched_however_small(self.plan, self._by_size) if self.engine == "auto" else {}
+        return self._batched
+
+    def _by_size(self, index: int) -> bool:
+        return self._embedded_of(index)[0] == BY_SIZE
+
+    def _embedded_of(self, index: int) -> tuple:
+        got = self._embedded.get(index)
+        if got is None:
+            got = self._embedded[index] = embedded_backend(self.plan.physical.stratum(index), self.engine,
+                                                           self.recurrences, ast.is_lars(self.plan.program))
+        return got
+
+    def _placed(self, index: int) -> tuple:
+        """``(backend, why)`` of stratum ``index``, the batches and a model
+        that repeats forever taken into account."""
+        backend, why = self._embedded_of(index)
+        if self.repeats:
+            if backend == ROWS:
+                return backend, why
+            placed = why if backend == BY_SIZE else f"{backend} ({why})"
+            return ROWS, (f"{self.repeats}: the model is found where it repeats, on rows; "
+                          f"with a closed horizon (--horizon, horizon=): {placed}")
+        n = self.batched().get(index)
+        if n is not None:
+            return COLUMNS, (f"one of a batch of {n:,} strata of one shape: one columnar rule, whatever the input's "
+                             f"size ({size.MANY_STRATA}+ strata)")
+        return backend, why
+
+    @property
+    def strata(self) -> tuple:
+        """Every stratum's :class:`StratumChoice`, in the plan's order."""
+        if self._strata is None:
+            out = []
+            for st in self.plan.physical.strata:
+                backend, why = self._placed(st.index)
+                out.append(choose_stratum(st, backend, why, self.horizon))
+            self._strata = tuple(out)
+        return self._strata
+
+    @property
+    def spark(self) -> "SparkChoice":
+        if self._spark is None:
+            self._spark = _spark(self.plan, self.strata)
+        return self._spark
 
     def stratum(self, index: int) -> StratumChoice:
         return next(s for s in self.strata if s.index == index)
 
 
-def choose(plan, engine: str = "auto", horizon=None) -> Placement:
+def choose(plan, engine: str = "auto", horizon=None, repeating=None) -> Placement:
     """The placement of every stratum of ``plan`` (a planner Plan) with
     ``engine`` (auto, rows or columns: ``--engine``) and ``horizon`` (the
-    run's, ``(lo, hi, ...)``; None: the program's ``@temporal``, if any)."""
-    physical = plan.physical
-    recurrences = has_recurrence(plan)
-    rows_only = ast.is_lars(plan.program)  # (a LARS program's files and tables are read as rows: language/lars.py)
-    hz = horizon if horizon is not None else plan.temporal
-    strata = tuple(choose_stratum(st, engine, recurrences, hz, rows_only) for st in physical.strata)
-    if engine == "auto":
-        many = batched_however_small(plan, strata)
-        strata = tuple(_in_batch(s, many[s.index]) if s.index in many else s for s in strata)
-    repeats = repeats_forever(plan, hz)
-    if repeats:
-        strata = tuple(s if s.backend == ROWS else _on_rows(s, repeats) for s in strata)
-    return Placement(strata, _spark(plan, strata))
+    run's, ``(lo, hi, ...)``; None: the program's ``@temporal``, if any);
+    ``repeating``: the periods of the given facts that repeat forever (None:
+    the program's own, as ``chronolog plan`` knows them)."""
+    return Placement(plan, engine, horizon, repeating)
 
 
-def repeats_forever(plan, hz) -> str:
-    """Why a run of ``plan`` with the horizon ``hz`` (none, or one open
-    where its recursion moves time) finds its model where it repeats,
-    every stratum on rows (engine/termination.py, chronolog/api.py), or ""
-    (the strata run as placed)."""
-    if hz is not None and not plan.open_toward(hz):
-        return ""
-    if plan.infinite_strata():
-        return "a recursion moves time" + (" and the horizon is open that way" if hz is not None else " and there is no horizon")
-    if hz is None and any(f.every is not None and not instances_meet(f.interval, f.every) for f in plan.program.facts):
-        return "a given fact repeats forever and there is no horizon"
-    return ""
-
-
-def _on_rows(choice: StratumChoice, why: str) -> StratumChoice:
-    placed = choice.why if choice.backend == BY_SIZE else f"{choice.backend} ({choice.why})"
-    why = f"{why}: the model is found where it repeats, on rows; with a closed horizon (--horizon, horizon=): {placed}"
-    return StratumChoice(choice.index, ROWS, why, choice.columns_refusal, choice.spark_refusal, (),
-                         choice.spark_fallbacks, choice.spark_form)
-
-
-def batched_however_small(plan, strata) -> dict:
+def batched_however_small(plan, by_size) -> dict:
     """``{stratum index: its batch's size}`` of the strata auto runs on
     columns however small the input: the members of a batch of
     :data:`.input_size.MANY_STRATA` or more strata of one shape
-    (planner/same_shape.py) that the plan leaves to the input's size and
-    whose reads are derived where the batch runs, the smaller batches
-    before it running member by member at their places on small inputs
-    (as engine/columns/evaluator.py's ``_run_batch`` decides)."""
+    (planner/same_shape.py) that the plan leaves to the input's size
+    (``by_size(index)``) and whose reads are derived where the batch runs,
+    the smaller batches before it running member by member at their places
+    on small inputs (engine/columns/evaluator.py runs a batch where its
+    first member runs)."""
     from .same_shape import batches
 
     found = batches(plan)
     if not any(len(b.members) >= size.MANY_STRATA for b in found.values()):
         return {}
-    by_size = {s.index for s in strata if s.backend == BY_SIZE}
     derived = plan.derived_predicates()
     by_index = {st.index: st for st in plan.strata}
     done, out = set(), {}
     for st in plan.strata:
         b = found.get(st.index)
-        if (st.index not in out and b is not None and len(b.members) >= size.MANY_STRATA and b.members[0] in by_size
+        if (st.index not in out and b is not None and len(b.members) >= size.MANY_STRATA and by_size(b.members[0])
                 and not any(p in derived and p not in done for i in b.members for p in by_index[i].reads)):
             out.update((i, len(b.members)) for i in b.members)
             done.update(b.heads)
@@ -181,17 +233,13 @@ def batched_however_small(plan, strata) -> dict:
     return out
 
 
-def _in_batch(choice: StratumChoice, n: int) -> StratumChoice:
-    why = f"one of a batch of {n:,} strata of one shape: one columnar rule, whatever the input's size ({size.MANY_STRATA}+ strata)"
-    return StratumChoice(choice.index, COLUMNS, why, choice.columns_refusal, choice.spark_refusal, choice.fallbacks,
-                         choice.spark_fallbacks, choice.spark_form)
-
-
 # ------------------------------------------------------------------ embedded: rows or columns
 def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
     """Why the columnar executor cannot run stratum ``st`` (None: it can)."""
     ir = st.stratum
     if ir is not None and ir.shifting_rules:
+        from .recurrence import recurrence
+
         return None if recurrence(ir) is not None else "recursive through time"
     if ir is not None and ir.inventing_rules:
         return "creates values in a recursion"
@@ -224,7 +272,11 @@ def _is_recurrence(st: ph.StratumPlan) -> bool:
 
 
 def _ir_recurrence(ir) -> bool:
-    return ir is not None and bool(ir.shifting_rules) and recurrence(ir) is not None
+    if ir is None or not ir.shifting_rules:
+        return False
+    from .recurrence import recurrence
+
+    return recurrence(ir) is not None
 
 
 def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False, rows_only: bool = False) -> tuple:
@@ -252,9 +304,8 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool
                      f"{size.AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
 
 
-def choose_stratum(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False, horizon=None,
-                   rows_only: bool = False) -> StratumChoice:
-    backend, why = embedded_backend(st, engine, recurrences, rows_only)
+def choose_stratum(st: ph.StratumPlan, backend: str, why: str, horizon=None) -> StratumChoice:
+    """Stratum ``st`` placed on ``backend`` for ``why`` (:meth:`Placement._placed`)."""
     fallbacks = () if backend == ROWS else _column_fallbacks(st)
     return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st, horizon), fallbacks,
                          _spark_fallbacks(st, horizon), spark_form(st))

@@ -101,7 +101,7 @@ def test_a_batch_of_many_strata_runs_on_columns_however_small_the_input():
     """Under auto, MANY_STRATA strata of one shape over a few facts run as
     one rule on columns (each on rows cost ~0.26 ms), with the rows'
     answers; fewer stay on rows."""
-    from chronolog.engine.columns.evaluator import MANY_STRATA
+    from chronolog.planner.input_size import MANY_STRATA
 
     for k, where in ((MANY_STRATA, {"columns"}), (MANY_STRATA - 1, {"rows"})):
         facts = "".join(f"r{j}(n{j % 7},{j})@[{j % 10},{j % 10 + 2}].\n" for j in range(k))

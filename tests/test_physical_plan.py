@@ -263,6 +263,11 @@ _EMA = ("ema(X, V) :- price(X, V), not <->(0,inf) price(X, _).\n"
     "p(X) :- shift(X).\nq(X) :- <->[0,1] p(X).\nshift(a)@[0,2) every 7.\n",  # a given fact that repeats
     "p(X) :- shift(X).\nq(X) :- <->[0,1] p(X).\nshift(a)@[0,8) every 7.\n",  # ... one that holds for good from 0
     "p(X) :- shift(X).\nshift(a)@[0,8) every 7.\n@temporal(0, 30).\n",
+    _EMA + "@temporal(-inf, inf).\n",  # a horizon of the whole line bounds nothing: as none
+    # a given fact repeating forever toward the horizon's open end: infinitely many instances there
+    "p(X) :- shift(X).\nq(X) :- <->[0,1] p(X).\nshift(a)@[0,2) every 7.\n@temporal(0, inf).\n",
+    "p(X) :- shift(X).\nshift(a)@[0,2) every -7.\n@temporal(-inf, 0).\n",
+    "p(X) :- shift(X).\nshift(a)@[0,2) every -7.\n@temporal(0, inf).\n",  # ... repeating the other way: unrolled
     "r(X) :- <->[1,1] r(X), s(X).\nr(a)@0.\ns(a)@[0,5].\n@temporal(0, 8).\n",
     "a(X) :- p(X) <S>[0,2] a(X).\na(X) :- q(X).\np(a)@[0,4].\nq(a)@1.\n",
     "m(X, S) :- r(X, V), S = sum(V).\nn(X) :- m(X, S), not q(X).\nr(a, 1)@[0,2].\nr(b, 2)@[1,3].\nq(b)@2.\n",

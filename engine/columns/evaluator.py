@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from chronolog.planner import input_size
 from chronolog.planner import physical as ph
-from chronolog.planner.input_size import MANY_STRATA  # (a batch of this many strata runs on columns however small)
 from chronolog.planner.normalize import TOP
 
 from .. import seminaive
@@ -42,6 +41,7 @@ class HybridEvaluator(Evaluator):
     ):
         super().__init__(plan, LazyStore(store), horizon, strategy, explain=explain, base=base, max_rounds=max_rounds)
         self.engine = engine
+        self._placement = None  # where each stratum runs (planner/backend_choice.py), made when first asked
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
         self.rows_since = None  # why updates run on rows (set by the first that does)
         self.given_frames: dict = {}  # derived pred -> frame of its given facts (maintenance.py)
@@ -73,18 +73,32 @@ class HybridEvaluator(Evaluator):
             defer(pred, partial(_given_atoms, pred, made, self._beside[pred]))
 
     # ------------------------------------------------------------ choice
-    def _use_columns(self, stratum, batched: bool = False) -> bool:
-        """Whether ``stratum`` runs on columns; ``batched``: as a member of a
-        batch of MANY_STRATA or more, which runs on columns whatever the
-        input's size where the plan allows columns."""
-        if self.explain or (self._under_every_threshold and not batched):  # (explanations are recorded by the rows)
+    def _use_columns(self, stratum) -> bool:
+        """Whether ``stratum`` runs on columns: where the plan's placement
+        puts it (planner/backend_choice.py), the input's size deciding
+        where it says "by size" (here alone: planner/input_size.by_size)."""
+        if self.explain:  # (explanations are recorded by the rows)
             return False
-        from chronolog.planner.backend_choice import BY_SIZE, COLUMNS, embedded_backend
+        if self._under_every_threshold:
+            # auto, and every "by size" says rows: only a member of a batch of
+            # MANY_STRATA (backend_choice.batched_however_small) may run on
+            # columns; without one the placement is not even made (a small run)
+            return self._many_strata and self.placement.in_batch(stratum.index)
+        from chronolog.planner.backend_choice import BY_SIZE, COLUMNS
 
-        backend, _ = embedded_backend(self.plan.physical.stratum(stratum.index), self.engine, self._recurrences)
+        backend = self.placement.backend(stratum.index)
         if backend == BY_SIZE:
-            return batched or input_size.by_size(self._given_size, self._file_size, self._table_size, self._recurrences)
+            return input_size.by_size(self._given_size, self._file_size, self._table_size, self.placement.recurrences)
         return backend == COLUMNS
+
+    @property
+    def placement(self):
+        """The plan's placement of this run's strata (backend_choice.choose)."""
+        if self._placement is None:
+            from chronolog.planner.backend_choice import choose
+
+            self._placement = choose(self.plan, self.engine, self.horizon)
+        return self._placement
 
     def run(self) -> None:
         import time
@@ -115,11 +129,11 @@ class HybridEvaluator(Evaluator):
         self._under_every_threshold = self.engine == "auto" and not input_size.by_size(
             self._given_size, self._file_size, self._table_size, recurrences=True
         )
-        self._recurrences = False
-        if not self._under_every_threshold:
-            from chronolog.planner.backend_choice import has_recurrence
-
-            self._recurrences = has_recurrence(self.plan)
+        self._placement = None  # (made for this run's plan and horizon when first asked)
+        # whether a batch of MANY_STRATA strata of one shape may run on columns
+        # under every threshold (else a small run makes no placement)
+        self._many_strata = self._under_every_threshold and any(
+            len(b.members) >= input_size.MANY_STRATA for b in self._batches().values())
         released: dict = {}  # stratum index -> the predicates it reads last
         for p, i in _last_reads(self.plan).items():
             released.setdefault(i, []).append(p)
@@ -639,14 +653,12 @@ class HybridEvaluator(Evaluator):
         if self.explain:
             return False
         batch = self._batches().get(stratum.index)
-        if batch is None or (self._under_every_threshold and len(batch.members) < MANY_STRATA):
+        if batch is None or not self._use_columns(stratum):  # (one shape: the first member's place is the batch's)
             return False
         by_index = {s.index: s for s in self.plan.strata}
         members = [by_index[i] for i in batch.members]
         derived = self.plan.derived_predicates()
         if any(p in derived and p not in done for s in members for p in s.reads):
-            return False
-        if not self._use_columns(members[0], batched=len(members) >= MANY_STRATA):  # (one shape: one choice for all)
             return False
         from chronolog.language import allocators
 

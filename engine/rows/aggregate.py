@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from chronolog.language.builtins import BuiltinTypeError, is_number, shown
+from chronolog.language.builtins import FOLDS, BuiltinTypeError, is_number, shown
 from chronolog.language.errors import DataError
 from chronolog.language.text import make_set, term_sort_key
 from chronolog.language.timeline import NEG_INF, POS_INF, coalesce, normalize
@@ -114,15 +114,9 @@ def _union(values):
     return make_set(out)
 
 
-_FOLD = {
-    "sum": _sum, "msum": _sum,
-    "prod": _prod, "mprod": _prod,
-    "count": len, "mcount": len,
-    "min": min, "mmin": min,
-    "max": max, "mmax": max,
-    "avg": _avg,
-    "munion": _union,
-}
+# each aggregate's fold (language/builtins.py's FOLDS: a monotonic form folds as its plain one)
+_FOLD = {func: {"sum": _sum, "prod": _prod, "count": len, "min": min, "max": max, "avg": _avg, "munion": _union}[fold]
+         for func, fold in FOLDS.items()}
 
 
 def aggregate_value(func: str, values: list):

@@ -132,7 +132,7 @@ class HybridEvaluator(Evaluator):
         self._placement = None  # (made for this run's plan and horizon when first asked)
         # whether a batch of MANY_STRATA strata of one shape may run on columns
         # under every threshold (else a small run makes no placement)
-        self._many_strata = self._under_every_threshold and any(
+        self._many_strata = self._under_every_threshold and not self.explain and any(
             len(b.members) >= input_size.MANY_STRATA for b in self._batches().values())
         released: dict = {}  # stratum index -> the predicates it reads last
         for p, i in _last_reads(self.plan).items():

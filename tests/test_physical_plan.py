@@ -299,3 +299,20 @@ def test_the_plan_names_the_backend_each_stratum_runs_on(src, engine):
             assert said == "columns" and ran[choice.index] == "rows"
         else:
             assert ran[choice.index] == said, (choice.index, choice.why)
+
+
+@pytest.mark.parametrize("placed, ran", [("rows", "rows"), ("columns or rows by input size", "rows"), ("columns", "columns")])
+def test_the_columnar_executor_runs_each_stratum_where_the_placement_puts_it(monkeypatch, placed, ran):
+    """The run asks the plan's placement and decides nothing of its own:
+    told every stratum's backend under --engine columns, it runs each there,
+    a few facts deciding "by size" for rows, with the same model."""
+    import chronolog
+    from chronolog.planner import backend_choice as bc
+
+    assert placed in (bc.ROWS, bc.BY_SIZE, bc.COLUMNS)
+    src = "a(X) :- p(X), not q(X).\nb(X, S) :- r(X, V), S = sum(V).\np(a)@[0,4].\nq(a)@[1,2].\nr(a, 1)@[0,2].\nr(a, 2)@[1,3].\n"
+    expected = chronolog.reason(src, engine="rows").lines()
+    monkeypatch.setattr(bc.Placement, "backend", lambda self, index: placed)
+    model = chronolog.reason(src, engine="columns")
+    assert set(model.stats["executors"].values()) == {ran}
+    assert model.lines() == expected

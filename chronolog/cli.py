@@ -118,6 +118,39 @@ def main(argv=None):
     """Entry point: user errors are handled in the commands (a closed pipe
     ends quietly, as click ends it); an internal error prints one line asking
     for a report instead of a traceback (``CHRONOLOG_DEBUG=1`` shows it)."""
+    try:
+        _main(argv)
+    except SystemExit as e:
+        if argv is None:
+            _leave_before_preload(e.code)
+        raise
+    if argv is None:
+        _leave_before_preload(0)
+
+
+def _leave_before_preload(code) -> None:
+    """End the process at once, streams flushed, while the background import
+    of numpy and polars (chronolog/preload.py) is still under way: the
+    interpreter's shutdown can crash (SIGSEGV) in a daemon thread inside an
+    extension module's initialisation, as an early error's exit did in about
+    one run in six.  The command's own process only (``argv`` None): a
+    caller of ``main([...])`` in its own process keeps its interpreter."""
+    preload = sys.modules.get("chronolog.preload")
+    thread = getattr(preload, "_thread", None)
+    if thread is None or not thread.is_alive():
+        return
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code or 0)
+
+
+def _main(argv) -> None:
     from chronolog import lazy_modules
     from chronolog.language import allocators
 

@@ -129,3 +129,26 @@ def test_the_data_source_writes_an_output_as_the_model_prints_it(spark, tmp_path
     back = cs.reason(spark, _echo(read), read, arrow=True)
     for p in ("s", "m", "u"):
         assert _facts(back[f"{p}2"], f"{p}2") == again.facts(f"{p}2"), p
+
+
+def test_a_key_of_term_text_meets_the_equal_terms_of_typed_columns(spark):
+    """Keyed on a column of term text (an output read back), the text
+    ``1`` and ``float(1.5)`` meet the long 1 and the double 1.5 of another
+    input, as the engine finds them equal: no SQL key follows term text's
+    equality, so every row goes to one task (they met only where two
+    texts' hashes shared a partition)."""
+    import pyarrow as pa
+
+    from chronolog import spark as cs
+
+    model = chronolog.reason(RULES + FACTS + '@output("m").')
+    out = cs.reason(spark, RULES + FACTS + '@output("m").')
+    n = pa.table({"c0": pa.array([1, 2], pa.int64()), "start": [0, 0], "end": [9, 9]})
+    f = pa.table({"c0": pa.array([1.5, 0.0]), "start": [0, 0], "end": [9, 9]})
+    join = 'a(X) :- m(K, X), n(X).  b(X) :- m(K, X), f(X). @output("a"). @output("b").'
+    want = chronolog.reason(join, {"m": model.to_arrow("m"), "n": n, "f": f})
+    stats = {}
+    got = cs.reason(spark, join, {"m": out["m"], "n": n, "f": f}, distributed=True, key={"m": 1, "n": 0, "f": 0},
+                    partitions=8, arrow=True, stats=stats)
+    assert stats["path"] == "keyed"
+    assert [_facts(got[p], p) for p in "ab"] == [want.facts(p) for p in "ab"] != [[], []]

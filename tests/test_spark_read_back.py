@@ -48,6 +48,7 @@ def _same_table(got, want, pred):
     assert got.schema.types == want.schema.types, pred
     assert got.schema.metadata == want.schema.metadata, pred
     assert _facts(got, pred) == _facts(want, pred), pred
+    assert sorted(map(repr, got.to_pylist())) == sorted(map(repr, want.to_pylist())), pred  # (0.0, not -0.0)
 
 
 PATHS = {"driver": {}, "keyed": {"distributed": True, "key": {p: 0 for p in "pvwtd"}}, "one task": {"distributed": True}}

@@ -57,14 +57,20 @@ def schema_for(names, kinds, timestamps: bool = False):
 
 def spark_schema(schema):
     """A Spark StructType for an Arrow schema, a term text column's mark
-    (:data:`KIND_KEY`) in its field's metadata."""
+    (:data:`KIND_KEY` on its field, or the table's of ``Model.to_arrow``,
+    engine/arrow.py) in its field's metadata."""
+    import json
+
     from pyspark.sql.pandas.types import from_arrow_schema
 
+    from chronolog.engine.arrow import TERM_TEXT
+
     out = from_arrow_schema(schema)
+    text = set(json.loads((schema.metadata or {}).get(TERM_TEXT, b"[]")))
     for f, a in zip(out.fields, schema):
         mark = (a.metadata or {}).get(KIND_KEY.encode())
-        if mark:
-            f.metadata = {KIND_KEY: mark.decode()}
+        if mark or a.name in text:
+            f.metadata = {KIND_KEY: mark.decode() if mark else "mixed"}
     return out
 
 

@@ -46,8 +46,8 @@ def _same_table(got, want, pred):
     """``got`` (a Spark output collected) is ``want`` (``Model.to_arrow``):
     the same types, the same term text columns marked, the same facts."""
     assert got.schema.types == want.schema.types, pred
-    assert got.schema.metadata == want.schema.metadata, pred
     assert _facts(got, pred) == _facts(want, pred), pred
+    assert got.schema.metadata == want.schema.metadata, pred
     assert sorted(map(repr, got.to_pylist())) == sorted(map(repr, want.to_pylist())), pred  # (0.0, not -0.0)
 
 
@@ -153,3 +153,17 @@ def test_a_key_of_term_text_meets_the_equal_terms_of_typed_columns(spark):
                     partitions=8, arrow=True, stats=stats)
     assert stats["path"] == "keyed"
     assert [_facts(got[p], p) for p in "ab"] == [want.facts(p) for p in "ab"] != [[], []]
+
+
+def test_the_model_s_own_tables_given_to_the_tasks_keep_their_term_text(spark):
+    """``Model.to_arrow``'s tables given to a keyed call: its term text
+    columns (marked in the table's metadata, which a DataFrame made of the
+    table dropped) are the terms they spell in the tasks, as embedded."""
+    from chronolog import spark as cs
+
+    model = chronolog.reason(RULES + FACTS)
+    tables = {p: model.to_arrow(p) for p in ("s", "m")}
+    want = chronolog.reason(_echo(tables), tables)
+    got = cs.reason(spark, _echo(tables), tables, distributed=True, arrow=True)
+    for p in ("s2", "m2"):
+        _same_table(got[p], want.to_arrow(p), p)

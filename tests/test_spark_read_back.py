@@ -111,6 +111,28 @@ def test_the_rounds_write_sets_as_the_model_and_their_outputs_read_back(spark):
         spark.conf.unset(ONE_TASK_CONF)
 
 
+@pytest.mark.parametrize("held", [0, None])
+def test_the_rounds_sets_are_marked_whether_held_or_not(spark, held):
+    """A relation of sets the rounds leave in Spark (not held on the
+    driver) gives an output whose ``toArrow()`` marks its sets too."""
+    from unittest import mock
+
+    from chronolog import spark as cs
+    from chronolog.connectors.spark_paths import ONE_TASK_CONF
+    from chronolog.connectors.spark_rounds import rounds
+
+    program = 's(S) :- p(X), S = munion(X).\n' + UNKEYED + 'p(a)@[0,2].  p("b c")@[1,3].  w(k, 1)@[0,1]. @output("s").'
+    spark.conf.set(ONE_TASK_CONF, "-1")
+    try:
+        with mock.patch.object(rounds, "HELD_ROWS", held if held is not None else rounds.HELD_ROWS):
+            stats = {}
+            out = cs.reason(spark, program, distributed=True, stats=stats)
+        assert stats["path"] == "relational"
+        _same_table(out["s"].toArrow(), chronolog.reason(program).to_arrow("s"), "s")
+    finally:
+        spark.conf.unset(ONE_TASK_CONF)
+
+
 def test_the_data_source_writes_an_output_as_the_model_prints_it(spark, tmp_path):
     """An output DataFrame written with ``format("chronolog")`` is the
     model's fact text (a set, not the quoted string of its text), and read

@@ -235,8 +235,8 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
         sets = [n for n, c in zip(names[p], rounds.relations.types.classes.get(p) or []) if c == SET]
         df = None if schema is not None else marked(rounds.catalog.sql(text), sets)
         answer = held_answer(rel, rounds.grid, names[p], window, schema or df.schema, large)
-        if answer is None:
-            out[p] = df
+        if answer is None:  # (with sets, a DataFrame whose toArrow() marks them, as Model.to_arrow)
+            out[p] = _keyed_output(spark, partial(lambda jdf: jdf, df._jdf), None, p) if sets else df
             continue
         make = partial(lambda t, m: marked(rounds.catalog.sql(t), m)._jdf, text, sets) if df is None else partial(lambda jdf: jdf, df._jdf)
         tables[p] = with_term_text(answer, sets)

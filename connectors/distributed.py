@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from chronolog.engine.term_types import INT64, arrow_type, merge_kind, typed_array, value_kind  # noqa: F401 (the rule)
+from chronolog.engine.term_types import INT64, KIND_KEY, arrow_type, merge_kind, text_marker, typed_array, value_kind  # noqa: F401 (the rule)
 from chronolog.language.booleans import Boolean
 
 # ------------------------------------------------------------ column kinds
@@ -47,16 +47,51 @@ def schema_for(names, kinds, timestamps: bool = False):
     import pyarrow as pa
 
     fields = [pa.field(n, arrow_type(k)) for n, k in zip(list(names) + ["start", "end"], kinds)]
+    for i, k in enumerate(kinds[:len(names)]):  # term text, marked so that it reads back (text_columns)
+        if text_marker(k):
+            fields[i] = fields[i].with_metadata({KIND_KEY: text_marker(k)})
     if timestamps:
         fields[-2:] = [pa.field(f.name, pa.timestamp("us", tz="UTC")) for f in fields[-2:]]
     return pa.schema(fields + [pa.field("start_closed", pa.bool_()), pa.field("end_closed", pa.bool_())])
 
 
 def spark_schema(schema):
-    """A Spark StructType for an Arrow schema."""
+    """A Spark StructType for an Arrow schema, a term text column's mark
+    (:data:`KIND_KEY` on its field, or the table's of ``Model.to_arrow``,
+    engine/arrow.py) in its field's metadata."""
+    import json
+
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    return from_arrow_schema(schema)
+    from chronolog.engine.arrow import TERM_TEXT
+
+    out = from_arrow_schema(schema)
+    text = set(json.loads((schema.metadata or {}).get(TERM_TEXT, b"[]")))
+    for f, a in zip(out.fields, schema):
+        mark = (a.metadata or {}).get(KIND_KEY.encode())
+        if mark or a.name in text:
+            f.metadata = {KIND_KEY: mark.decode() if mark else "mixed"}
+    return out
+
+
+def text_columns(schema) -> list:
+    """The columns of a Spark StructType or an Arrow schema marked as term
+    text (:data:`KIND_KEY`: every Spark path's outputs, the chronolog data
+    source's reads), which read back as the terms they spell."""
+    import pyarrow as pa
+
+    if isinstance(schema, pa.Schema):
+        return [f.name for f in schema if (f.metadata or {}).get(KIND_KEY.encode())]
+    return [f.name for f in schema.fields if (f.metadata or {}).get(KIND_KEY)]
+
+
+def with_text_marks(table, schema):
+    """The Arrow ``table`` of a Spark DataFrame of ``schema`` with its term
+    text columns marked in the table's metadata, as ``Model.to_arrow``
+    marks them (engine/arrow.py): Spark's ``toArrow()`` drops the fields'."""
+    from chronolog.engine.arrow import with_term_text
+
+    return with_term_text(table, [n for n in text_columns(schema) if n in table.schema.names])
 
 
 def typed_table(facts, names, kinds, timestamps: bool = False, pred: str = "?"):
@@ -166,7 +201,7 @@ def auto_values(table, columns, kinds=None, calendar=None):
             vals = _cells(col, (kinds or {}).get(name, "auto"), where, name, calendar)
             kind = value_kind(vals)
             typ = arrow_type(kind)
-            if kind[0] == "mixed" or (pa.types.is_string(typ) and kind[0] != "str"):
+            if text_marker(kind):
                 mixed[name] = vals  # (also 1/3 and numbers past 38 digits: a text column would make them names)
             else:
                 col = typed_array(vals, kind, typ)
@@ -483,7 +518,7 @@ def make_task(job: dict, report, reason):
     """The ``mapInArrow`` function for one distributed run.
 
     ``job``: the program (without facts and bindings), the horizon, the input predicates as
-    ``(pred, [term columns], {column: slot})`` in wide-table order (``None``
+    ``(pred, [term columns], {column: slot}, [term text columns])`` in wide-table order (``None``
     for the columns: the input holds row numbers ``_pf`` into ``job["held"][pred]``,
     program facts that travel with the job), the output predicates
     with their column names, and the CSV-read predicates; ``report``: the
@@ -499,6 +534,7 @@ def make_task(job: dict, report, reason):
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        from chronolog.engine.arrow import with_term_text
         from chronolog.language.errors import ChronologError
 
         batches = list(batches)
@@ -518,7 +554,7 @@ def make_task(job: dict, report, reason):
             min_rows = direct_min_rows(engine)
             facts = {}
             which = wide.column("__in")
-            for i, (pred, terms, where) in enumerate(job["inputs"]):
+            for i, (pred, terms, where, text) in enumerate(job["inputs"]):
                 rows = wide.filter(pc.equal(which, i))
                 if rows.num_rows == 0:
                     continue
@@ -527,7 +563,7 @@ def make_task(job: dict, report, reason):
                     facts.setdefault(pred, []).append([held[n] for n in rows.column(where["_pf"]).to_pylist()])
                     continue
                 cols = terms + ["start", "end", "start_closed", "end_closed"]
-                t = pa.Table.from_arrays([rows.column(where[c]) for c in cols], names=cols)
+                t = with_term_text(pa.Table.from_arrays([rows.column(where[c]) for c in cols], names=cols), text)
                 with named_source(pred, job["sources"]):
                     fc = None
                     if pred not in job["csv"] and min_rows is not None:

@@ -541,8 +541,9 @@ def reason_with(
 
 
 def _as_arrow(out: dict, arrow: bool) -> dict:
-    """``{pred: DataFrame}`` as ``{pred: pyarrow.Table}`` when ``arrow``."""
-    return {p: df.toArrow() for p, df in out.items()} if arrow else out
+    """``{pred: DataFrame}`` as ``{pred: pyarrow.Table}`` when ``arrow``,
+    term text columns marked as ``Model.to_arrow`` marks them."""
+    return {p: _arrow(df, p) for p, df in out.items()} if arrow else out
 
 
 def _term_columns(df) -> list:
@@ -572,8 +573,10 @@ def _arrow(df, pred: str = "?"):
 
     if isinstance(df, (pa.Table, pa.RecordBatch)):
         return df
-    if hasattr(df, "toArrow"):
-        return df.toArrow()
+    if _OUTPUT_CLASS and isinstance(df, _OUTPUT_CLASS[0]):
+        return df.toArrow()  # (marked already, without Spark analysing its plan for a schema)
+    if hasattr(df, "toArrow"):  # a term text column's mark: its field's metadata, which toArrow drops
+        return dist.with_text_marks(df.toArrow(), df.schema)
     from chronolog.engine.arrow import check_pandas_frame
 
     check_pandas_frame(df, pred)
@@ -613,7 +616,8 @@ def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timest
         fs = dist.in_seconds(dist.output_facts(model, p, window), prog.calendar)
         table = dist.typed_table(fs, names[p], dist.kinds_of(fs, len(names[p])), timestamps, p)
         schema = dist.spark_schema(table.schema)
-        tables[p] = table.cast(to_arrow_schema(schema, timezone="UTC", prefers_large_types=large))  # (as toArrow casts)
+        typed = table.cast(to_arrow_schema(schema, timezone="UTC", prefers_large_types=large))  # (as toArrow casts)
+        tables[p] = dist.with_text_marks(typed, table.schema)
         out[p] = _keyed_output(spark, partial(_arrow_jdf, spark, table), served, p)
     return out
 
@@ -852,8 +856,8 @@ def _wide_input(spark, prog, frames, local_facts, keys):
     Arrow batches to the tasks stay narrow (one set of columns per predicate
     made each row carry every other predicate's columns as nulls).  The key
     is an expression Spark hashes while it shuffles, not a column that
-    travels.  Returns ``(wide, key SQL, [(pred, terms, {column: slot})],
-    CSV-read predicates)``; ``wide`` is None without any input."""
+    travels.  Returns ``(wide, key SQL, [(pred, terms, {column: slot},
+    term text columns)], CSV-read predicates)``; ``wide`` is None without any input."""
     from chronolog.engine.arrow import facts_to_arrow
 
     local = {}
@@ -870,15 +874,17 @@ def _wide_input(spark, prog, frames, local_facts, keys):
         items += [(p, arrow_frame(spark, t), HELD) for t in _held_tables(rows, keys.get(p))]
     slots = {}  # (type, n-th of that type in a predicate) -> slot column
     parts, inputs, key_cases, csv_preds = [], [], [], {}  # csv_preds: pred -> its @mapping kinds
+    unkeyed = False
     strings = _JavaStrings(spark)
     for i, (pred, df, csv) in enumerate(items):
-        types = {f.name: f.dataType for f in df.schema.fields}  # one round trip for names and types
+        schema = df.schema  # one round trip for names, types and marks
+        types = {f.name: f.dataType for f in schema.fields}
         if csv is HELD:
             exprs, where = _slotted(i, list(types), types, slots)
             parts.append(_select(df, exprs, strings))
             if "_k" in types:
                 key_cases.append(f"WHEN {i} THEN {_key_sql(types['_k'], where['_k'])}")
-            inputs.append((pred, None, where))
+            inputs.append((pred, None, where, []))
             continue
         terms = [c for c in types if c not in TIME_COLUMNS]
         for needed in ("start", "end"):
@@ -901,15 +907,18 @@ def _wide_input(spark, prog, frames, local_facts, keys):
             exprs.append(f"{src} AS {slot}")
             where[c] = slot
         parts.append(_select(df, exprs, strings))
+        text = [] if csv else dist.text_columns(schema)  # term text (an output read back): parsed in the task
         k = keys.get(pred)
         if k is not None and k < len(terms):
             kind = csv_preds[pred].get(k, "auto") if csv else "auto"
+            if terms[k] in text:  # (no SQL key follows term text's equality, 1 = float(1.0): every row to one task)
+                unkeyed = True
             key_cases.append(f"WHEN {i} THEN {_key_sql(types[terms[k]], where[terms[k]], csv, kind)}")
-        inputs.append((pred, terms, where))
+        inputs.append((pred, terms, where, text))
     if not parts:
         return None, None, inputs, csv_preds, held
     wide = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
-    key = f"coalesce(CASE __in {' '.join(key_cases)} END, '')" if key_cases else "''"
+    key = f"coalesce(CASE __in {' '.join(key_cases)} END, '')" if key_cases and not unkeyed else "''"
     return wide, key, inputs, csv_preds, held
 
 
@@ -1050,13 +1059,18 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     for i, p in enumerate(outputs):
         kinds = got["kinds"].get(p, [["empty"]] * (len(names[p]) + 2))
         cols = [f"{e} AS {_sql_name(c)}" for e, c in dist.output_exprs(names[p], kinds, timestamps)]
-        out[p] = _keyed_output(spark, partial(_output_frame, lanes, i, cols, strings), answers, p)
+        marks = [(n, dist.text_marker(k)) for n, k in zip(names[p], kinds) if dist.text_marker(k)]
+        out[p] = _keyed_output(spark, partial(_output_frame, lanes, i, cols, strings, marks), answers, p)
     return out
 
 
-def _output_frame(lanes, index: int, cols, strings):
-    """Output ``index``'s Java DataFrame over the checkpointed lanes."""
-    return _select(lanes.filter(f"__out = {index}"), cols, strings)._jdf
+def _output_frame(lanes, index: int, cols, strings, marks=()):
+    """Output ``index``'s Java DataFrame over the checkpointed lanes, its
+    term text columns (``marks``: ``(name, mark)``) marked."""
+    df = _select(lanes.filter(f"__out = {index}"), cols, strings)
+    for n, mark in marks:
+        df = marked(df, [n], mark)
+    return df._jdf
 
 
 # What the tasks of a keyed call that returns DataFrames may send to the
@@ -1134,9 +1148,10 @@ def _keyed_output(spark, make, answers, pred: str):
                 self.__dict__["_chronolog_jdf"] = jdf
 
             def toArrow(self):
+                """The table, its term text columns marked as ``Model.to_arrow`` marks them."""
                 answers = self.__dict__.get("_chronolog_answers")
                 table = answers.take(self.__dict__["_chronolog_pred"]) if answers is not None else None
-                return table if table is not None else DataFrame.toArrow(self)
+                return table if table is not None else dist.with_text_marks(DataFrame.toArrow(self), self.schema)
 
         _OUTPUT_CLASS.append(KeyedOutput)
     out = _OUTPUT_CLASS[0](None, spark)
@@ -1157,7 +1172,7 @@ def _typed_tables(spark, lanes, outputs, names, kinds, timestamps, index: int = 
         ks = kinds.get(p, [["empty"]] * (len(names[p]) + 2))
         spark_types = dist.spark_schema(dist.schema_for(names[p], ks, timestamps))
         schema = to_arrow_schema(spark_types, timezone="UTC", prefers_large_types=large)
-        out[p] = dist.lanes_table(lanes, i, names[p], ks, timestamps, schema)
+        out[p] = dist.with_text_marks(dist.lanes_table(lanes, i, names[p], ks, timestamps, schema), spark_types)
     return out
 
 
@@ -1212,6 +1227,15 @@ class _JavaStrings:
         import json
 
         return self._mapper.readValue(json.dumps(list(strings)), self._cls)
+
+
+def marked(df, names, mark: str = "mixed"):
+    """``df`` with its columns ``names`` marked as term text in their
+    fields' metadata (distributed.text_columns), so they read back as the
+    terms they spell."""
+    for n in names:
+        df = df.withMetadata(n, {dist.KIND_KEY: mark})
+    return df
 
 
 def _select(df, exprs, strings: _JavaStrings):

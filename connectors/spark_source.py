@@ -41,6 +41,8 @@ from typing import Optional
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition, WriterCommitMessage
 
+from chronolog.engine.term_types import KIND_KEY  # (a term text column's mark: it reads back as the terms it spells)
+
 from .leftovers import running, sweep
 
 try:
@@ -150,8 +152,8 @@ class ChronologDataSource(DataSource):
         # a text column of mixed values holds canonical term text: the tasks
         # must render every file's values that way, so the kind travels along
         for f, k in zip(schema.fields, kinds):
-            if k[0] in ("mixed", "rat"):
-                f.metadata = {KIND_KEY: k[0]}
+            if dist.text_marker(k):
+                f.metadata = {KIND_KEY: dist.text_marker(k)}
         return schema
 
     def reader(self, schema):
@@ -168,7 +170,9 @@ class ChronologDataSource(DataSource):
         _check_predicate(pred)
         if Path(path).exists() and not overwrite:
             raise DataError(f"{path} exists already; not overwriting it", hint='use .mode("overwrite") to replace it')
-        return _FactWriter(path, pred, overwrite, uuid.uuid4().hex)
+        from .distributed import text_columns
+
+        return _FactWriter(path, pred, overwrite, uuid.uuid4().hex, text_columns(schema))
 
 
 TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
@@ -303,7 +307,6 @@ class _Reader(DataSourceReader):
         yield from pa.Table.from_arrays(_columns(rows, target, kinds, partition.value, self.pred), schema=target).to_batches()
 
 
-KIND_KEY = "chronolog.kind"
 SAMPLING = 10_000  # facts read on the driver to infer a schema
 
 
@@ -528,8 +531,9 @@ class _Written(WriterCommitMessage):
 
 
 class _FactWriter(_Writer):
-    def __init__(self, path, pred, overwrite, job):
+    def __init__(self, path, pred, overwrite, job, text=()):
         self.path = str(Path(path).absolute())
+        self.text = list(text)  # term text columns (marked: an output of chronolog), written as the terms they spell
         self.pred = pred
         self.overwrite = overwrite
         self.driver = _driver()  # built on the driver; the tasks get a copy
@@ -541,7 +545,7 @@ class _FactWriter(_Writer):
         import pyarrow as pa
         from pyspark import TaskContext
 
-        from chronolog.engine.arrow import table_to_rows
+        from chronolog.engine.arrow import table_to_rows, with_term_text
         from chronolog.language.text import format_fact
 
         ctx = TaskContext.get()
@@ -558,6 +562,7 @@ class _FactWriter(_Writer):
                 if fh is None:
                     os.makedirs(self.staging, exist_ok=True)
                     fh = open(os.path.join(self.staging, name), "w", encoding="utf-8")
+                batch = with_term_text(batch, [n for n in self.text if n in batch.schema.names])
                 for terms, iv in table_to_rows(batch, self.pred, timestamps="times"):
                     fh.write(format_fact(self.pred, terms, iv))
                     fh.write("\n")

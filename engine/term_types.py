@@ -20,6 +20,14 @@ Typing out (:func:`value_kind`, :func:`merge_kind`, :func:`arrow_type`,
 need; instants go out as ``date32`` when every one is a midnight, else as
 ``timestamp[us]`` (no zone: UTC). So a DATE in gives a DATE out.
 
+Term text (:func:`text_marker`): a column no Arrow type holds (several
+kinds of constants, sets, floats beside exact numbers; exact numbers past
+decimal128) is written as canonical term text, which reads back as the
+same terms where the column is marked so: a table's schema metadata
+(engine/arrow.py), a Spark column's field metadata :data:`KIND_KEY` (every
+Spark path's outputs, the chronolog data source's reads); an unmarked
+string column is strings.
+
 Keys (Spark's partitioning, connectors/spark.py): equal terms must share a
 key; an instant keys by its UTC microseconds, computed by
 :func:`instant_micros_sql`, which no session time zone changes.
@@ -163,6 +171,22 @@ def merge_kind(a, b) -> list:
     if {a[0], b[0]} == {"date", "timestamp"}:
         return ["timestamp"]
     return ["mixed"]
+
+
+# a Spark field's (and an Arrow field's) metadata key: "mixed" where the
+# column holds canonical term text, "rat" where it holds exact numbers as text
+KIND_KEY = "chronolog.kind"
+
+
+def text_marker(kind):
+    """``"mixed"`` or ``"rat"`` for a column of ``kind`` that
+    :func:`typed_array` writes as text other than plain strings (term text
+    of several kinds; exact numbers no decimal128 holds), None otherwise."""
+    import pyarrow as pa
+
+    if kind[0] in ("str", "empty", "date", "timestamp") or arrow_type(kind) != pa.string():
+        return None
+    return "mixed" if kind[0] == "mixed" else "rat"
 
 
 def arrow_type(kind):

@@ -19,7 +19,7 @@ from chronolog.planner.ir import NegScan, Scan
 from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, term_decimals, utc_times
-from .classes import NUM, decimal_digits, infer_classes, mixed, spark_class, time_digits, value_class
+from .classes import NUM, SET, decimal_digits, infer_classes, mixed, spark_class, time_digits, value_class
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
@@ -37,6 +37,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     :class:`NotRelational` when this path cannot run them exactly."""
     from pyspark.sql import types as T
 
+    from chronolog.connectors.distributed import text_columns
     from chronolog.connectors.spark import _term_columns
     from chronolog.planner.physical import window_points
 
@@ -48,7 +49,11 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         cols = given.setdefault(pred, [None] * len(terms))
         if len(cols) != len(terms):
             raise NotRelational(f"two inputs of {pred} with different numbers of columns")
+        text = text_columns(df.schema)
         for i, t in enumerate(terms):
+            if t in text:
+                raise NotRelational(f"argument {i + 1} of {pred} is a column of term text (constants of several kinds, "
+                                    "sets of values or exact numbers written as text), which the rounds hold no column type for")
             c, scale, whole = spark_class(df.schema[t].dataType)
             digits = max(digits, scale)
             int_digits = max(int_digits, whole)
@@ -215,7 +220,9 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
     the driver (rounds.HELD_ROWS) answers its first ``toArrow()`` with the
     table Spark would collect, made on the driver (no job: a small call's
     collection of its outputs was a job each)."""
-    from chronolog.connectors.spark import _keyed_output, _Tables
+    from chronolog.connectors.spark import _keyed_output, _Tables, marked
+
+    from chronolog.engine.arrow import with_term_text
 
     large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
     out, tables = {}, {}
@@ -224,12 +231,14 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
         text = output_sql(rounds.relations, rounds.grid, p, names[p], window)
         rel = rounds.relations.rels.get(p)
         schema = held_schema(rel, rounds.grid, names[p])  # a literal's: its statement analysed only where the caller uses the DataFrame
-        df = None if schema is not None else rounds.catalog.sql(text)
+        # munion's sets: term text, marked so that the output reads back as sets (connectors/distributed.text_columns)
+        sets = [n for n, c in zip(names[p], rounds.relations.types.classes.get(p) or []) if c == SET]
+        df = None if schema is not None else marked(rounds.catalog.sql(text), sets)
         answer = held_answer(rel, rounds.grid, names[p], window, schema or df.schema, large)
-        if answer is None:
-            out[p] = df
+        if answer is None:  # (with sets, a DataFrame whose toArrow() marks them, as Model.to_arrow)
+            out[p] = _keyed_output(spark, partial(lambda jdf: jdf, df._jdf), None, p) if sets else df
             continue
-        make = partial(lambda t: rounds.catalog.sql(t)._jdf, text) if df is None else partial(lambda jdf: jdf, df._jdf)
-        tables[p] = answer
+        make = partial(lambda t, m: marked(rounds.catalog.sql(t), m)._jdf, text, sets) if df is None else partial(lambda jdf: jdf, df._jdf)
+        tables[p] = with_term_text(answer, sets)
         out[p] = _keyed_output(spark, make, served, p)
     return out

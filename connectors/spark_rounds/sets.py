@@ -8,8 +8,10 @@ a term class of its own (``SET``, a string column): the values of one
 column are of one class, sorted by Spark as Python sorts them (numbers by
 value, strings by code point: UTF-8 byte order, ``false`` before
 ``true``), each printed as the engine prints it, so two sets are equal
-exactly when their texts are; a set of floats is the engine's own text
-of it, in a UDF (Java prints ``1.0E10``, Python ``10000000000.0``).  Not
+exactly when their texts are; a set of floats is its term text, as
+``Model.to_arrow`` writes it (``{float(1.5)}``, which reads back as
+floats), in a UDF (Java prints ``1.0E10``, Python ``10000000000.0``).
+The outputs mark a set column as term text (entry.outputs_of).  Not
 here: sets of sets (the engine flattens them); an order between sets
 (tuples compare element by element, texts by character) is refused by the
 conditions (rules.py).
@@ -50,7 +52,7 @@ def set_text(values: str, c, functions, rule) -> str:
         text = string_text("x")
     elif c in (NUM, BOOL):
         text = functions.text("x", c, "munion", rule)
-    elif c == FLOAT:  # the engine's text of its set, in a UDF (Java prints 1.0E10, Python 10000000000.0)
+    elif c == FLOAT:  # its term text, in a UDF (Java prints 1.0E10, Python 10000000000.0)
         return fold_sql(functions.arith.spark, "munion", values, "string")
     else:
         raise NotRelational(f"aggregation: munion of {c or 'unknown'} terms", rule)

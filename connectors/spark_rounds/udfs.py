@@ -112,8 +112,8 @@ class EngineFold:
     """The engine's aggregate ``func`` (sum, avg, prod, munion) over one time
     segment's values, an array of floats: a float sum or product computed
     exactly and rounded once (whatever the order Spark collected them in), a
-    set as its text (Python prints ``1e10`` as ``10000000000.0``, Java as
-    ``1.0E10``).  ``result``: ``"double"`` or ``"string"``."""
+    set as its term text (Python prints ``1e10`` as ``10000000000.0``, Java as
+    ``1.0E10``; a float member is ``float(1.5)``).  ``result``: ``"double"`` or ``"string"``."""
 
     def __init__(self, func: str, result: str):
         self.func, self.result = func, result
@@ -122,15 +122,15 @@ class EngineFold:
         if values is None:
             return None
         from chronolog.engine.rows.aggregate import aggregate_value
-        from chronolog.language.text import format_term
+        from chronolog.language.text import format_term_text
 
         args = [engine_value(x) for x in values]
         try:
             v = aggregate_value(self.func, args)
         except Exception as err:  # noqa: BLE001 - the engine's error: the run stops, one task reports it
             raise RowStop(stop_text(f"{self.func}({shown(args)}): {getattr(err, 'message', str(err))}")) from None
-        if self.result == "string":
-            return format_term(v)
+        if self.result == "string":  # (a set's floats as float(1.5), as Model.to_arrow writes them: they read back floats)
+            return format_term_text(v)
         if v != v:  # (a product of an infinity and a zero: the engine reports it)
             raise RowStop(stop_text(f"{self.func}({shown(args)}) is not a number (NaN)"))
         return v if v else 0.0  # -0.0: one fact with 0.0, as the engine's

@@ -240,7 +240,8 @@ def test_random_means_run_in_the_rounds_exactly_when_the_run_holds_them(spark, r
     number type holds it or not (64-bit integers for integer inputs,
     decimal(38, 2) for these decimals): in the rounds when every mean of
     the model fits, else one task, named; the engine's answers either way
-    (a mean such as -1/3 as the engine's Arrow gives it: its text)."""
+    (a mean such as -1/3 the exact number, read back from the term text
+    both Arrow tables mark)."""
     program = NO_KEY + 'mean(K, A) :- m(K, V), A = avg(V).\n@output("mean").'
     scale = 2 if decimals else 0
     values = [Decimal(v) / 4 if decimals else v for _, v, _, _ in rows]
@@ -252,8 +253,8 @@ def test_random_means_run_in_the_rounds_exactly_when_the_run_holds_them(spark, r
         return
     stats, got, falls = run_typed(spark, program, {"m": m}, ["mean"])
     assert stats.get("path") != "relational" and "an average with no exact value" in falls[0], falls
-    # (the engine's Arrow marks a column of -1/3 as term text, which a Spark DataFrame does not carry: docs/spark.md)
-    assert got["mean"] == typed(table_to_rows(model.to_arrow("mean").replace_schema_metadata(None), "mean"))
+    # (the engine's Arrow marks a column of -1/3 as term text, and Spark's output carries the mark: docs/spark.md)
+    assert got["mean"] == typed(table_to_rows(model.to_arrow("mean"), "mean"))
 
 
 EXISTENTIAL = NO_KEY + """

@@ -563,7 +563,7 @@ def _task_job(program, inputs, outputs, calendar=None, csv=()):
             if c not in where:
                 where[c] = f"_{pred}_{c}"
                 arrays.append((where[c], at, pa.array([True] * table.num_rows)))
-        specs.append((pred, terms, where))
+        specs.append((pred, terms, where, []))  # (no column of term text)
         at += table.num_rows
     cols = {"__in": pa.array([i for i, t in enumerate(inputs.values()) for _ in range(t.num_rows)], pa.int32())}
     for slot, start, col in arrays:

@@ -17,6 +17,12 @@ A relation's change is two frames of the relation's layout (relation.py):
 3. **insert**: seminaive rounds from the ``new`` frames of the strata below
    and from what came back.
 
+Each predicate of the stratum changes through one sorted_given.Overlay
+over its relation before the update (``held``): its rows hidden are the
+changed atoms' rows before, those beside their rows now; the stratum's
+``gone`` and ``new`` are those two compared, and the overlay is the
+relation after.
+
 The rules run through the columnar lowering (lowering.py) over a
 :class:`_Tables` view of the evaluator: the driving atom reads a small
 frame, and each other atom's relation is cut down first to the rows that

@@ -14,8 +14,8 @@ beside; later retractions and the rules' semi-joins probe it so, and it is
 copied into one frame (one splice: which rows stay and where those beside
 go found once for every column; a polars column takes a numpy array
 without a copy) only when a step reads it whole or a quarter of it is
-hidden.  A recursive stratum's maintenance holds its relations' changes
-so.  An addition splices the merged rows in (a copy of each column).  A
+hidden.  A stratum's maintenance holds each of its relations so, over
+the relation before the update.  An addition splices the merged rows in (a copy of each column).  A
 frame another step left out of that order is sorted again first (a few
 sorted runs: a stable sort merges them in one pass).
 
@@ -175,12 +175,13 @@ class Overlay:
     Every change of a relation on columns takes it: a retraction from a
     given relation hides the rows it meets and keeps what is left of their
     atoms beside (:func:`take_back`: a copy of each relation a retraction
-    met was 6-7 ms of a 1% retraction of LUBM 1M); a recursive stratum's
-    maintenance holds its relations' changed atoms beside them until the
-    stratum ends (maintenance.py: its over-deletion, re-derivation and
-    insertion each spliced the relation before, a copy of memberOf's
-    258,460 rows each, ~3.5 ms); atoms read out and put back, and added
-    ones, are a splice of one.  An update's rules mostly probe a relation
+    met was 6-7 ms of a 1% retraction of LUBM 1M); a stratum's
+    maintenance holds each of its relations so, over the relation before
+    the update, through over-deletion, re-derivation and insertion: the
+    rows hidden are the changed atoms' rows before, those beside their
+    rows now, which is what the stratum's change is compared on, and the
+    overlay is the relation after (a recursion's phases each spliced
+    memberOf's 258,460 rows before, ~3.5 ms each).  An update's rules mostly probe a relation
     for a few atoms (:meth:`rows`), which it answers as it is; :meth:`frame`
     makes it one frame (one splice) when a step reads it whole."""
 

@@ -226,13 +226,7 @@ class ColumnMaintenance:
         return Retraction(df, coalesce(pieces, names), touched, after)
 
     def _add_given(self, pred, rows) -> None:
-        from .sorted_given import add
-
-        got = add(self.current(pred), rows, self.names(pred))  # (the given frame's sorted codes, else polars)
-        if got is None:
-            new = self._merge(pred, [rows])
-        elif (new := got.new).height:
-            self._set(pred, got.after)
+        new = self._merge(pred, [rows])
         if new.height:
             self.new[pred] = self.concat(pred, [self.new.get(pred), new])
 
@@ -245,17 +239,15 @@ class ColumnMaintenance:
             return empty(self.arity(pred))
         keys = atoms_of(self.concat(pred, parts) if names else parts[0], names)
         held = self.held.get(pred)
-        if held is None:  # (a given relation out of key order: merged at once)
-            held = Overlay.over(self.current(pred), names, self.ev.values)
-        # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
-        frames = same_kinds([held.rows(keys, names), *parts], names, self.ev.values)
-        merged, new = merge_new(frames[0], frames[1:], names)
-        if new.height:
-            held = held.replaced(keys, merged)
-            if pred in self.held:
-                self.held[pred] = held
-            else:
-                self._set(pred, held.frame())
+        if held is None:  # (a given relation: made one frame at once, in key order)
+            held = Overlay.over(self.current(pred), names, self.ev.values, sort=True)
+        held, new = held.merged(keys, parts)
+        if not new.height:
+            return new
+        if pred in self.held:
+            self.held[pred] = held
+        else:
+            self._set(pred, held.frame())
         return new
 
     def _commit(self) -> None:

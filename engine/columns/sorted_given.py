@@ -53,13 +53,6 @@ def _arrays(df, names: list):
     return [array(df, c) for c in names], array(df, "s"), array(df, "e")
 
 
-class Addition(NamedTuple):
-    """What merging added facts into a relation gives (frames of its layout)."""
-
-    new: object  # the maximal intervals that were not there before (the seminaive delta)
-    after: object  # the relation after, in key order
-
-
 def _in_key_order(df, names: list):
     """``(df, term columns, s, e, key)`` of a relation in key order (sorted
     again if it was not), or None when it is not for this path."""
@@ -97,13 +90,9 @@ def take_back(df, holes, names: list, after: str = "frame"):
     from .coalesce import distinct
     from .relation import _frame
 
-    if isinstance(df, Overlay):
-        rel = df if df.order is not None else None
-    else:
-        mine = _in_key_order(df, names)
-        rel = None if mine is None else Overlay(mine[0], names, order=mine[1:])
+    rel = df if isinstance(df, Overlay) else Overlay.over(df, names, sort=True)
     theirs = _arrays(holes, names)
-    hole_key = None if rel is None or theirs is None else packed(theirs[0], len(theirs[1]))
+    hole_key = None if rel.order is None or theirs is None else packed(theirs[0], len(theirs[1]))
     if hole_key is None:
         return None
     relation = df if isinstance(df, Overlay) else rel.base
@@ -198,8 +187,12 @@ class Overlay:
         self._frame = None
 
     @classmethod
-    def over(cls, df, names: list, values=None):
-        """``df`` with nothing changed yet."""
+    def over(cls, df, names: list, values=None, sort: bool = False):
+        """``df`` with nothing changed yet; with ``sort``, a frame of codes
+        out of key order sorted first (see the module's docstring)."""
+        if sort:
+            mine = _in_key_order(df, names)
+            return cls(df, names, values) if mine is None else cls(mine[0], names, values, mine[1:])
         key = _order_key(df, names)
         if key is None:
             return cls(df, names, values)
@@ -366,6 +359,20 @@ class Overlay:
             return code_frames.member(df, keys, cols)
         return _matching(df, keys, cols, self.values)
 
+    def merged(self, keys, parts: list):
+        """``(relation, new)``: this relation with the frames ``parts``
+        (rows of the atoms ``keys``, a frame of its term columns) merged
+        into those atoms' rows (coalesce.merge_new: only theirs are sorted
+        and merged), and the maximal intervals that were not there before
+        (the seminaive delta)."""
+        from .coalesce import merge_new
+        from .value_columns import same_kinds
+
+        # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
+        old, *parts = same_kinds([self.rows(keys, self.names), *parts], self.names, self.values)
+        merged, new = merge_new(old, parts, self.names)
+        return (self.replaced(keys, merged) if new.height else self), new
+
     def replaced(self, keys, rows):
         """This relation with the atoms ``keys`` (a frame of its term
         columns) having the rows ``rows`` (rows of those atoms) now."""
@@ -457,22 +464,6 @@ def atoms_missing(df, rows, names: list):
         return df[missing]
     cols, s, e = mine
     return _like(df, names, [c[missing] for c in cols], s[missing], e[missing])  # (gathered in numpy: a polars gather is a query)
-
-
-def add(df, added, names: list):
-    """:class:`Addition` of the coalesced frame ``added`` to the coalesced
-    relation ``df`` (term columns ``names``): only the rows of the atoms it
-    names are merged (coalesce.merge_new), spliced in place of theirs;
-    None when either is not for this path."""
-    from .coalesce import distinct, merge_new
-
-    mine, theirs = _in_key_order(df, names), _arrays(added, names)
-    probe = None if mine is None or theirs is None else packed(theirs[0], added.height)
-    if probe is None:
-        return None
-    held = Overlay(mine[0], names, order=mine[1:])._without(distinct(probe))  # (every row of the atoms added)
-    merged, new = merge_new(held.hidden_rows(), [added], names)
-    return Addition(new, held.plus(merged).frame() if new.height else mine[0])
 
 
 def _ranges(lo, count):

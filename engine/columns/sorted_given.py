@@ -399,10 +399,12 @@ class Overlay:
     def _without(self, atoms, rows=None):
         """:meth:`without` in key order: ``atoms``, packed keys (sorted,
         distinct); ``rows``, their base rows shown where known."""
+        import numpy as np
+
         rows = _rows_probed(self.order[3], atoms) if rows is None else rows
         gone = dead = None
-        if not self._hidden:
-            gone = rows
+        if self._dead is None:  # (the numbers merged: a few, where a mask is a copy of the relation's length)
+            gone = np.union1d(self.gone, rows) if self._hidden else rows
         else:
             dead = self.dead.copy()
             dead[rows] = True

@@ -292,7 +292,7 @@ class ColumnMaintenance:
             self._dred(stratum, gone_in, new_in, seeds, added)
             for p, held in self.held.items():
                 if held.changed:  # (compared on the atoms changed: their rows before, hidden, and now, beside)
-                    self._set(p, held)
+                    self._set(p, held.frame())  # (one splice: the strata above probe one sorted frame, not it and the rows beside)
                     self._record(p, held.hidden_rows(), held.extra)
             self.held = {}
             entry = {"stratum": stratum.index, "maintained": True}

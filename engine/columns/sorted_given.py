@@ -365,13 +365,22 @@ class Overlay:
         into those atoms' rows (coalesce.merge_new: only theirs are sorted
         and merged), and the maximal intervals that were not there before
         (the seminaive delta)."""
-        from .coalesce import merge_new
+        from .coalesce import distinct, merge_new
         from .value_columns import same_kinds
 
+        probe = self._packed(keys, self.names) if self.names and keys.height else None
+        if probe is not None:  # (probed once: the atoms' rows now, and the base rows to hide)
+            probe = distinct(probe)
+            shown, near = self.probed(probe)
+            old = _like(self.base, self.names, *self.arrays_at(shown, near)[:3])
+        else:
+            old = self.rows(keys, self.names)
         # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
-        old, *parts = same_kinds([self.rows(keys, self.names), *parts], self.names, self.values)
+        old, *parts = same_kinds([old, *parts], self.names, self.values)
         merged, new = merge_new(old, parts, self.names)
-        return (self.replaced(keys, merged) if new.height else self), new
+        if not new.height:
+            return self, new
+        return (self._without(probe, shown) if probe is not None else self.without(keys)).plus(merged), new
 
     def replaced(self, keys, rows):
         """This relation with the atoms ``keys`` (a frame of its term

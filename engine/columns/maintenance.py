@@ -20,8 +20,8 @@ A relation's change is two frames of the relation's layout (relation.py):
 Each predicate of the stratum changes through one sorted_given.Overlay
 over its relation before the update (``held``): its rows hidden are the
 changed atoms' rows before, those beside their rows now; the stratum's
-``gone`` and ``new`` are those two compared, and the overlay is the
-relation after.
+``gone`` and ``new`` are those two compared, and the overlay made one
+frame at the stratum's end is the relation after.
 
 The rules run through the columnar lowering (lowering.py) over a
 :class:`_Tables` view of the evaluator: the driving atom reads a small

@@ -168,10 +168,10 @@ class Overlay:
     maintenance holds each of its relations so, over the relation before
     the update, through over-deletion, re-derivation and insertion: the
     rows hidden are the changed atoms' rows before, those beside their
-    rows now, which is what the stratum's change is compared on, and the
-    overlay is the relation after (a recursion's phases each spliced
-    memberOf's 258,460 rows before, ~3.5 ms each).  An update's rules mostly probe a relation
-    for a few atoms (:meth:`rows`), which it answers as it is; :meth:`frame`
+    rows now, which is what the stratum's change is compared on, made
+    one frame at the stratum's end (a recursion's phases each spliced
+    memberOf's 258,460 rows before, ~3.5 ms each).  An update's rules
+    mostly probe a relation for a few atoms (:meth:`rows`), which it answers as it is; :meth:`frame`
     makes it one frame (one splice) when a step reads it whole."""
 
     def __init__(self, base, names: list, values=None, order=None, gone=None, dead=None, beside=None, extra=None):

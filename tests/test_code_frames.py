@@ -1,7 +1,6 @@
 """engine/columns/code_frames.py beyond what test_small_frames.py draws: keys
 of three columns or past the codes' range (not packed into one int64), the
-cross join, a temporal move against the polars path; and maintenance.Touched's
-record of an update's atoms against the relation it follows."""
+cross join, a temporal move against the polars path."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ from budget import examples
 from chronolog.engine.columns import code_frames
 from chronolog.engine.columns.coalesce import coalesce
 from chronolog.engine.columns.encoding import Fallback
-from chronolog.engine.columns.maintenance import Touched
 
 BIG = 1 << 40  # past the codes' 2**31: keys of two such columns are not packed
 
@@ -103,40 +101,6 @@ def test_moved_refuses_a_time_beyond_the_codes():
     df = pl.DataFrame({"a": [1], "s": [LIMIT - 4], "e": [LIMIT - 2]})
     with pytest.raises(Fallback):
         code_frames.moved(df, shift, (10, 10, True, True))
-
-
-@settings(max_examples=examples(200), deadline=None)
-@given(frames(["a", "b"], st.integers(0, 3)), st.lists(st.tuples(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)),
-                                                                     max_size=4), st.booleans(), st.integers(0, 9)),
-                                                           max_size=5))
-def test_touched_follows_the_relation(relation, steps):
-    """Random takes and put-backs, as maintenance.py makes them: ``was`` is
-    the first relation's rows of the atoms taken, ``now`` the relation's now."""
-    from chronolog.engine.columns.maintenance import split
-
-    names = ["a", "b"]
-    first, touched, seen = relation, Touched(names), set()
-    for atoms, put, shift in steps:
-        keys = pl.DataFrame(list(dict.fromkeys(atoms)), schema={n: pl.Int64 for n in names}, orient="row")
-        hit, rest = split(relation, keys, names, None)
-        touched.took(keys, hit)
-        seen |= set(keys.iter_rows())
-        if put:  # (the atoms' rows moved and one more: a change)
-            back = hit.with_columns(pl.col("s") + shift, pl.col("e") + shift)
-            back = pl.concat([back, keys.with_columns(s=pl.lit(20, pl.Int64), e=pl.lit(21, pl.Int64))]) if keys.height else back
-            touched.put_back(back)
-            relation = pl.concat([rest, back])
-        if seen:
-            was, now = touched.frames()
-            assert rows(was) == sorted(r for r in first.iter_rows() if r[:2] in seen)
-            assert rows(now) == sorted(r for r in relation.iter_rows() if r[:2] in seen)
-
-
-def test_touched_gives_way_to_value_columns():
-    touched = Touched(["a"])
-    keys = pl.DataFrame({"a": [1.5]})
-    touched.took(keys, keys.with_columns(s=pl.lit(0, pl.Int64), e=pl.lit(1, pl.Int64)))
-    assert touched.frames() is None
 
 
 @st.composite

@@ -78,6 +78,39 @@ def test_an_overlay_reads_as_the_spliced_relation(base, changes, asked, shuffled
     assert points(held.hidden_rows()) == {p for p in points(base) if p[0] in changed}  # (the held atoms' rows before: maintenance.Touched)
 
 
+@settings(max_examples=examples(200), deadline=None)
+@given(base=pieces, changes=st.lists(st.tuples(st.lists(atom, min_size=1, max_size=6), pieces), max_size=5),
+       shuffled=st.booleans(), floats=st.booleans())
+def test_an_overlay_holds_the_changed_atoms_before_and_now(base, changes, shuffled, floats):
+    """What a stratum's change is compared on (maintenance.py's gone and
+    new): after any replacements, the rows hidden are the changed atoms'
+    rows in the relation before, the rows beside their rows now; also with
+    a column of floats (value columns: by masks) and out of key order."""
+    from chronolog.engine.columns.expressions import Values
+    from chronolog.engine.columns.encoding import Dictionary
+
+    first = frame_of(base)
+    if floats:  # (a value column: no packed key)
+        first = first.with_columns(pl.col("1").cast(pl.Float64))
+    if shuffled:
+        first = first.reverse()
+    held, now, changed = Overlay.over(first, NAMES, Values(Dictionary())), {r for r in first.iter_rows()}, set()
+    for atoms, rows in changes:
+        mine = frame_of([r for r in rows if r[0] in set(atoms)])
+        keys = keys_frame(atoms)
+        if floats:
+            mine, keys = (f.with_columns(pl.col("1").cast(pl.Float64)) for f in (mine, keys))
+        held = held.replaced(keys, mine)
+        these = {(float(a), float(b)) for a, b in atoms}
+        changed |= these
+        now = {r for r in now if (float(r[0]), float(r[1])) not in these} | set(mine.iter_rows())
+        was = sorted(r for r in first.iter_rows() if (float(r[0]), float(r[1])) in changed)
+        assert sorted(held.hidden_rows().select(first.columns).iter_rows()) == was
+        beside = sorted(held.extra.select(first.columns).iter_rows())
+        assert beside == sorted(r for r in now if (float(r[0]), float(r[1])) in changed)
+        assert sorted(held.frame().select(first.columns).iter_rows()) == sorted(now)
+
+
 def test_a_recursive_relation_is_spliced_once_an_update(monkeypatch):
     """A retraction through a recursion over-deletes, re-derives and inserts
     into the same relation; it changes in one splice (three before), and

@@ -17,6 +17,12 @@ A relation's change is two frames of the relation's layout (relation.py):
 3. **insert**: seminaive rounds from the ``new`` frames of the strata below
    and from what came back.
 
+Each predicate of the stratum changes through one sorted_given.Overlay
+over its relation before the update (``held``): its rows hidden are the
+changed atoms' rows before, those beside their rows now; the stratum's
+``gone`` and ``new`` are those two compared, and the overlay made one
+frame at the stratum's end is the relation after.
+
 The rules run through the columnar lowering (lowering.py) over a
 :class:`_Tables` view of the evaluator: the driving atom reads a small
 frame, and each other atom's relation is cut down first to the rows that
@@ -86,11 +92,10 @@ class ColumnMaintenance:
         self.given: dict = {}  # derived pred -> frame of its given facts after the update
         self.report: list = []
         self.arities: dict = {}  # pred -> arity, of predicates an update names first
-        self._rest: dict = {}  # pred -> (atoms read out, the relation with their rows hidden: an Overlay)
         self._split: dict = {}  # pred -> the Retraction of its given facts that given_pieces found (sorted_given.py)
-        self._touched: dict = {}  # pred -> Touched: the rows of the atoms taken out, before and now
-        self._held: dict = {}  # pred -> its over-deleted atoms' rows, out of the relation until re-derived (no recursion)
-        self.held: dict = {}  # pred of a recursive stratum being maintained -> its Overlay: atoms changed, spliced in at its end
+        # pred of the stratum being maintained -> its Overlay over the relation
+        # before the update: the changed atoms' rows before hidden, now beside
+        self.held: dict = {}
 
     # ------------------------------------------------------------ frames
     def arity(self, pred: str) -> int:
@@ -101,16 +106,12 @@ class ColumnMaintenance:
         return known
 
     def current(self, pred: str):
-        """``pred``'s relation now (empty, of the right width, for a
-        predicate the plan does not know and no fact gave before), its
-        held atoms spliced in first (:class:`Overlay`)."""
+        """``pred``'s relation now as a frame (empty, of the right width,
+        for a predicate the plan does not know and no fact gave before; a
+        held one spliced: :class:`Overlay`)."""
         held = self.held.get(pred)
-        if held is not None and held.changed:
-            self._splice(pred, held)
-        return self.base(pred)
-
-    def base(self, pred: str):
-        """``pred``'s relation without its held atoms' changes."""
+        if held is not None:
+            return held.frame()
         df = self.ev.table(pred)
         if df.width != self.arity(pred) + 2:
             df = self.ev._tables[pred] = empty(self.arity(pred))
@@ -137,30 +138,6 @@ class ColumnMaintenance:
         """``frames`` of ``pred`` as one frame (value columns of one kind)."""
         frames = [f for f in frames if f is not None and f.height]
         return stacked(frames, self.names(pred), self.ev.values) if frames else empty(self.arity(pred))
-
-    def read_out(self, pred: str, keys):
-        """``pred``'s rows of the atoms ``keys``; :meth:`put_back` puts the
-        atoms' new rows in their place.  The relation is only read, its
-        atoms' rows hidden (an :class:`Overlay`: put_back then splices the
-        atoms' new rows in, one copy of the relation, not three)."""
-        held = Overlay.over(self.current(pred), self.names(pred), self.ev.values).without(keys)
-        hit = held.hidden_rows()
-        self._rest[pred] = keys, held
-        self.touched(pred).took(keys, hit)
-        return hit
-
-    def touched(self, pred: str) -> Touched:
-        got = self._touched.get(pred)
-        if got is None:
-            got = self._touched[pred] = Touched(self.names(pred))
-        return got
-
-    def put_back(self, pred: str, rows) -> None:
-        keys, held = self._rest.pop(pred)
-        self.touched(pred).put_back(rows)
-        if held.base is not self.current(pred):  # (changed since read out: its atoms hidden again)
-            held = Overlay.over(self.current(pred), self.names(pred), self.ev.values).without(keys)
-        self._set(pred, held.plus(rows).frame())
 
     def _set(self, pred: str, df) -> None:
         """``pred``'s relation is now ``df`` (its old one kept in ``before``)."""
@@ -249,13 +226,7 @@ class ColumnMaintenance:
         return Retraction(df, coalesce(pieces, names), touched, after)
 
     def _add_given(self, pred, rows) -> None:
-        from .sorted_given import add
-
-        got = add(self.current(pred), rows, self.names(pred))  # (the given frame's sorted codes, else polars)
-        if got is None:
-            new = self._merge(pred, [rows])
-        elif (new := got.new).height:
-            self._set(pred, got.after)
+        new = self._merge(pred, [rows])
         if new.height:
             self.new[pred] = self.concat(pred, [self.new.get(pred), new])
 
@@ -267,34 +238,17 @@ class ColumnMaintenance:
         if not parts:
             return empty(self.arity(pred))
         keys = atoms_of(self.concat(pred, parts) if names else parts[0], names)
-        held, taken = self.held.get(pred), self._held.pop(pred, None)
-        if held is not None:
-            old = held.rows(keys, names)
-        else:  # (a stratum without recursion: its re-derived atoms are among those taken out)
-            old = taken if taken is not None else self.read_out(pred, keys)
-        # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
-        frames = same_kinds([old, *parts], names, self.ev.values)
-        merged, new = merge_new(frames[0], frames[1:], names)
-        if held is not None:
-            if new.height:
-                self.held[pred] = held.replaced(keys, merged)
-        elif new.height:
-            self.put_back(pred, merged)
-        elif taken is not None:
-            self.put_back(pred, taken)
+        held = self.held.get(pred)
+        if held is None:  # (a given relation: made one frame at once, in key order)
+            held = Overlay.over(self.current(pred), names, self.ev.values, sort=True)
+        held, new = held.merged(keys, parts)
+        if not new.height:
+            return new
+        if pred in self.held:
+            self.held[pred] = held
         else:
-            self._rest.pop(pred)
+            self._set(pred, held.frame())
         return new
-
-    def _splice(self, pred, held) -> None:
-        """The rows of ``pred``'s held atoms put in the relation (one splice)."""
-        names = self.names(pred)
-        was, rows, after = held.hidden_rows(), held.extra, held.frame()
-        touched = self.touched(pred)
-        touched.took(atoms_of(self.concat(pred, [was, rows]), names), was)
-        touched.put_back(rows)
-        self._set(pred, after)
-        self.held[pred] = Overlay.over(after, names, self.ev.values)
 
     def _commit(self) -> None:
         """The changed relations as the store's deferred rows; the given facts
@@ -334,13 +288,20 @@ class ColumnMaintenance:
         why = self._why_recompute(stratum, set(gone_in) | set(new_in))
         tally = dict(code_frames.TALLY)
         if why is None:
-            touched = self._dred(stratum, gone_in, new_in, seeds, added)
+            self.held = {p: Overlay.over(self.current(p), self.names(p), self.ev.values) for p in stratum.preds}
+            self._dred(stratum, gone_in, new_in, seeds, added)
+            for p, held in self.held.items():
+                if held.changed:  # (compared on the atoms changed: their rows before, hidden, and now, beside)
+                    self._set(p, held.frame())  # (one splice: the strata above probe one sorted frame, not it and the rows beside)
+                    self._record(p, held.hidden_rows(), held.extra)
+            self.held = {}
             entry = {"stratum": stratum.index, "maintained": True}
         else:
-            touched = self._recompute(stratum)
+            self._recompute(stratum)
+            for p in own:
+                if p in self.before:
+                    self._record(p, as_frame(self.before[p]), as_frame(self.ev._tables[p]))
             entry = {"stratum": stratum.index, "maintained": False, "why": why}
-        for p in own:
-            self._record(p, touched.get(p))
         if why is None:  # (how many of its interval operations ran in numpy, how many in polars)
             entry["interval_operations"] = {path: n - tally[path] for path, n in code_frames.TALLY.items()}
         self.report.append(entry)
@@ -358,22 +319,10 @@ class ColumnMaintenance:
                 return f"a Since/Until reads {r.left.pred} on both sides"
         return None
 
-    def _record(self, pred, keys) -> None:
-        """``gone`` and ``new`` of a stratum's predicate: its frames before
-        and after, compared on the atoms ``keys`` (None: on every atom)."""
-        if pred not in self.before:
-            return
+    def _record(self, pred, before, after) -> None:
+        """``gone`` and ``new`` of a stratum's predicate: its rows
+        ``before`` and ``after`` the update compared."""
         names = self.names(pred)
-        before, after = self.before[pred], self.ev._tables[pred]
-        kept = self.touched(pred).frames()
-        if keys is not None:
-            if not keys.height:
-                return
-            if kept is not None:  # (every atom the stratum changed was taken out and put back)
-                before, after = kept
-            elif names:
-                before = semi(before, keys, names, self.ev.values)
-                after = semi(after, keys, names, self.ev.values)
         before, after = same_kinds([before, after], names, self.ev.values)
         cols = [*names, "s", "e"]
         if code_frames.sorted_path(before, after) == "numpy":
@@ -397,57 +346,34 @@ class ColumnMaintenance:
             got = self.ev.given_frames[pred] = self.frame(pred, list(self.ev.base.get(pred) or ()))
         return got
 
-    def _recompute(self, stratum) -> dict:
+    def _recompute(self, stratum) -> None:
         """The stratum from its given facts and the corrected strata below."""
-        ev = self.ev
         for p in stratum.preds:
             self._set(p, as_frame(self.given_frame(p)))
-        ev._run_columns(stratum)
-        return {}
+        self.ev._run_columns(stratum)
 
     # ------------------------------------------------------------ DRed
-    def _dred(self, stratum, gone_in, new_in, seeds, added) -> dict:
-        """Over-delete, re-derive, insert; returns per predicate the atoms
-        (a frame of its term columns) whose intervals may have changed.
-        A recursive stratum's relations change through their
-        :class:`Overlay`s, spliced in at the end (once: its rules read
-        them between the phases)."""
+    def _dred(self, stratum, gone_in, new_in, seeds, added) -> None:
+        """Over-delete, re-derive, insert, each predicate's relation
+        changing through its :class:`Overlay` in ``held`` (its rules read
+        it so between the phases)."""
         if not stratum.recursive:
-            touched = self._over_delete_once(stratum, gone_in, seeds)
-            self._rederive(stratum, touched)  # (merged into the held-out atoms: the rows they have now)
+            self._rederive(stratum, self._over_delete_once(stratum, gone_in, seeds))
             pending = dict(new_in)
         else:
-            self.held = {p: Overlay.over(self.base(p), self.names(p), self.ev.values) for p in stratum.preds}
-            over = self._over_delete(stratum, gone_in, seeds)
-            touched = {}
-            for p, pieces in over.items():
+            over = {}
+            for p, pieces in self._over_delete(stratum, gone_in, seeds).items():
                 names = self.names(p)
                 pieces = coalesce(pieces, names)
-                keys = touched[p] = atoms_of(pieces, names)
+                keys = over[p] = atoms_of(pieces, names)
                 held = self.held[p]  # (its rules read it so: the over-deleted pieces hidden)
                 self.held[p] = held.replaced(keys, minus(held.rows(keys, names), pieces, names, self.ev.values))
-            pending = {**new_in, **self._rederive(stratum, touched)}
-        for p in list(self._held):  # (nothing came back for these)
-            self.put_back(p, self._held.pop(p))
+            pending = {**new_in, **self._rederive(stratum, over)}
         for p, rows in added.items():
             new = self._merge(p, [rows])
             if new.height:
                 pending[p] = self.concat(p, [pending.get(p), new])
-        for p, new in self._insert(stratum, pending).items():
-            names = self.names(p)
-            keys = atoms_of(new, names)
-            touched[p] = keys if p not in touched else self.concat_keys(p, touched[p], keys)
-        for p, held in list(self.held.items()):
-            if held.changed:
-                self._splice(p, held)
-        self.held = {}
-        return touched
-
-    def concat_keys(self, pred, a, b):
-        """The atoms of ``a`` and of ``b`` (term columns of ``pred``), each once."""
-        names = self.names(pred)
-        both = stacked([a, b], names, self.ev.values)
-        return atoms_of(both, names) if names else both.unique()
+        self._insert(stratum, pending)
 
     def _over_delete(self, stratum, gone_in, seeds) -> dict:
         """The pieces of the stratum's facts that may have depended on what is
@@ -475,15 +401,11 @@ class ColumnMaintenance:
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
         """:meth:`_over_delete` of a stratum without recursion: one round
-        finds the atoms that may have lost points; their rows are taken
-        whole (``_held`` empty), as :meth:`_rederive` gives each of them all
-        its intervals over the inputs as they are now (no recursion: exact),
-        so the pieces to delete are never computed.  Its rules never read
-        their own relation, so the rows are only read out (:meth:`read_out`:
-        the put back replaces them, one copy of the relation, not a split
-        and a merge: LUBM rec's affiliatedWith, 93,415 rows, copied three
-        times).  (Not an :class:`Overlay`: its bookkeeping cost more than
-        the copy it saves, LUBM nonrec.)  Returns ``{pred: atoms}``."""
+        finds the atoms that may have lost points; their rows are hidden
+        whole (in ``held``: none beside), as :meth:`_rederive` gives each of
+        them all its intervals over the inputs as they are now (no
+        recursion: exact), so the pieces to delete are never computed.
+        Returns ``{pred: atoms}``."""
         guessed: set = set()  # (heads given candidate atoms by :func:`projected`)
         found = self._round(self._planned(stratum).delta_variants(frozenset(gone_in)), gone_in, self.before.get, guessed)
         out: dict = {}
@@ -491,13 +413,12 @@ class ColumnMaintenance:
             names = self.names(p)
             parts = [x for x in (seeds.get(p), found.get(p)) if x is not None]
             keys = atoms_of(self.concat(p, parts), names)
-            near = self.read_out(p, keys)
+            held = self.held[p].without(keys)  # (nothing of p changed yet: its hidden rows are these atoms')
+            near = held.hidden_rows()
             if near.height or p in seeds:
                 # (a candidate without rows lost nothing: only the atoms met are re-derived)
                 out[p] = atoms_of(near, names) if p in guessed and near.height else keys
-                self._held[p] = near.clear()
-            else:
-                self._rest.pop(p)
+                self.held[p] = held
         return out
 
     def _widen(self, pred, hit, used, delta) -> None:
@@ -557,15 +478,11 @@ class ColumnMaintenance:
             return right if atoms.height else right.clear()
         return semi(right, distinct_as(atoms, pairs), list(pairs), self.ev.values)
 
-    def _insert(self, stratum, pending) -> dict:
-        """Seminaive rounds (seminaive.run) from the ``pending`` new
-        intervals; returns the new maximal intervals of the stratum's
-        predicates, all rounds."""
+    def _insert(self, stratum, pending) -> None:
+        """Seminaive rounds (seminaive.run) from the ``pending`` new intervals."""
         delta = {p: d for p, d in pending.items() if d.height}
-        rounds = _Insertion(self, {p: delta[p] for p in stratum.preds if p in delta})
         if delta:
-            seminaive.run(rounds, self._planned(stratum), delta)
-        return rounds.out
+            seminaive.run(_Insertion(self), self._planned(stratum), delta)
 
     def _planned(self, stratum):
         return self.ev.plan.physical.stratum(stratum.index)
@@ -658,10 +575,10 @@ class _OverDeletion(seminaive.Backend):
 
 class _Insertion(seminaive.Backend):
     """The insertion's rounds: what each variant derives over the relations
-    now merged into them (``out``: the new maximal intervals, all rounds)."""
+    now merged into them."""
 
-    def __init__(self, upkeep, out: dict):
-        self.upkeep, self.out = upkeep, out
+    def __init__(self, upkeep):
+        self.upkeep = upkeep
 
     def round(self, variants, deltas: dict) -> dict:
         up, stats, new = self.upkeep, self.upkeep.ev.stats, {}
@@ -671,7 +588,6 @@ class _Insertion(seminaive.Backend):
             got = up._merge(p, [derived])
             if got.height:
                 new[p] = got
-                self.out[p] = up.concat(p, [self.out.get(p), got])
         return new
 
 
@@ -757,70 +673,6 @@ class AtomsLater(Mapping):
         return self.df.height > 0
 
 
-class Touched:
-    """The atoms an update has taken out of a relation so far
-    (:meth:`ColumnMaintenance.read_out`), with their rows before the update
-    (``was``) and now (``now``: while one group of atoms was taken, their
-    rows; past it an :class:`Overlay` over no rows).  A stratum's change
-    (``gone``, ``new``) is its relations before and after compared on the
-    atoms it touched; the rows are at hand as they pass, where semi-joins
-    of the whole relations before and after cost ~2.4 ms an update of 1%
-    of LUBM 1M.  Frames with value columns are not kept (``off``: the
-    caller reads the relations whole)."""
-
-    def __init__(self, names: list):
-        self.names = names
-        self.was = self.seen = self.now = None  # (``seen``: the atoms taken so far)
-        self._keys = None  # the atoms of ``now`` while they are one group
-        self._pending = None  # the atoms of the last take, until put back
-        self.off = not names  # (a predicate without terms: one atom, read whole)
-
-    def took(self, keys, hit) -> None:
-        """The atoms ``keys`` were taken out of the relation; ``hit``: their rows."""
-        if self.off:
-            return
-        if keys.columns != self.names:
-            keys = keys.select(self.names)
-        if not code_frames.codes_only(keys, hit):
-            self.off = True
-            return
-        self._pending = keys
-        if self.was is None:
-            self.was, self.seen = hit, keys
-        else:  # (of a later take, the atoms not seen yet)
-            fresh = code_frames.kept_rows(keys, ~code_frames.member(keys, self.seen, self.names))
-            if not fresh.height:
-                return
-            if fresh.height < keys.height:
-                hit = code_frames.kept_rows(hit, code_frames.member(hit, fresh, self.names))
-            keys = fresh
-            self.was, self.seen = self.was.vstack(hit), self.seen.vstack(keys)
-        self._now(keys, hit)
-
-    def put_back(self, rows) -> None:
-        """The atoms of the last take are now ``rows``."""
-        keys, self._pending = self._pending, None
-        if self.off:
-            return
-        if keys is None or not code_frames.codes_only(rows):
-            self.off = True
-            return
-        self._now(keys, rows if rows.columns == self.was.columns else rows.select(self.was.columns))
-
-    def _now(self, keys, rows) -> None:
-        """The atoms ``keys`` have the rows ``rows`` now."""
-        if self.now is None or keys is self._keys:  # (one group of atoms so far: its rows are these)
-            self.now, self._keys = rows, keys
-            return
-        if self._keys is not None:
-            self.now, self._keys = Overlay.over(self.was.clear(), self.names).replaced(self._keys, self.now), None
-        self.now = self.now.replaced(keys, rows)
-
-    def frames(self):
-        """``(was, now)``, or None where they were not kept."""
-        return None if self.off or self.was is None else (self.was, as_frame(self.now))
-
-
 class _Tables:
     """The evaluator as a variant's lowering sees it (the ``ev`` of
     lowering.py): the relations, with a delta, whole-relation overrides,
@@ -859,15 +711,15 @@ class _Tables:
 
     def _probed(self, pred):
         """The relation an atom reads (cut down, overridden, as it was, or
-        now), a given relation with hidden rows left so (:func:`semi` probes
+        now), one with changed rows held beside left so (:func:`semi` probes
         it; :meth:`table` reads it whole: sorted_given.Overlay)."""
         got = self._cut.get(pred)
         if got is None:
             got = self._overrides.get(pred)
         if got is None:
             got = self._old(pred)
-        if got is None and pred in self._upkeep.held:
-            got = self._upkeep.current(pred)  # (read whole: its held atoms spliced in)
+        if got is None:
+            got = self._upkeep.held.get(pred)
         return got if got is not None else self._ev.probed(pred)
 
     def cut_down(self, rule, driver: int) -> None:
@@ -921,14 +773,7 @@ class _Tables:
         pairs = shared_columns(lit.terms, lead.terms, skip)
         if not pairs:
             return
-        keys = distinct_as(source, pairs)
-        held = None
-        if lit.pred not in self._cut and lit.pred not in self._overrides and self._old(lit.pred) is None:
-            held = self._upkeep.held.get(lit.pred)
-        if held is not None:  # (the relation's rows and the held atoms' rows now, no splice)
-            self._cut[lit.pred] = held.rows(keys, list(pairs))
-        else:
-            self._cut[lit.pred] = semi(self._probed(lit.pred), keys, list(pairs), self._ev.values)
+        self._cut[lit.pred] = semi(self._probed(lit.pred), distinct_as(source, pairs), list(pairs), self._ev.values)
         self.no_rows = not self._cut[lit.pred].height
 
 

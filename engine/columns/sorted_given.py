@@ -14,8 +14,8 @@ beside; later retractions and the rules' semi-joins probe it so, and it is
 copied into one frame (one splice: which rows stay and where those beside
 go found once for every column; a polars column takes a numpy array
 without a copy) only when a step reads it whole or a quarter of it is
-hidden.  A recursive stratum's maintenance holds its relations' changes
-so.  An addition splices the merged rows in (a copy of each column).  A
+hidden.  A stratum's maintenance holds each of its relations so, over
+the relation before the update.  An addition splices the merged rows in (a copy of each column).  A
 frame another step left out of that order is sorted again first (a few
 sorted runs: a stable sort merges them in one pass).
 
@@ -51,13 +51,6 @@ def _arrays(df, names: list):
     if not int64_without_nulls(df, names):
         return None
     return [array(df, c) for c in names], array(df, "s"), array(df, "e")
-
-
-class Addition(NamedTuple):
-    """What merging added facts into a relation gives (frames of its layout)."""
-
-    new: object  # the maximal intervals that were not there before (the seminaive delta)
-    after: object  # the relation after, in key order
 
 
 def _in_key_order(df, names: list):
@@ -97,13 +90,9 @@ def take_back(df, holes, names: list, after: str = "frame"):
     from .coalesce import distinct
     from .relation import _frame
 
-    if isinstance(df, Overlay):
-        rel = df if df.order is not None else None
-    else:
-        mine = _in_key_order(df, names)
-        rel = None if mine is None else Overlay(mine[0], names, order=mine[1:])
+    rel = df if isinstance(df, Overlay) else Overlay.over(df, names, sort=True)
     theirs = _arrays(holes, names)
-    hole_key = None if rel is None or theirs is None else packed(theirs[0], len(theirs[1]))
+    hole_key = None if rel.order is None or theirs is None else packed(theirs[0], len(theirs[1]))
     if hole_key is None:
         return None
     relation = df if isinstance(df, Overlay) else rel.base
@@ -175,13 +164,14 @@ class Overlay:
     Every change of a relation on columns takes it: a retraction from a
     given relation hides the rows it meets and keeps what is left of their
     atoms beside (:func:`take_back`: a copy of each relation a retraction
-    met was 6-7 ms of a 1% retraction of LUBM 1M); a recursive stratum's
-    maintenance holds its relations' changed atoms beside them until the
-    stratum ends (maintenance.py: its over-deletion, re-derivation and
-    insertion each spliced the relation before, a copy of memberOf's
-    258,460 rows each, ~3.5 ms); atoms read out and put back, and added
-    ones, are a splice of one.  An update's rules mostly probe a relation
-    for a few atoms (:meth:`rows`), which it answers as it is; :meth:`frame`
+    met was 6-7 ms of a 1% retraction of LUBM 1M); a stratum's
+    maintenance holds each of its relations so, over the relation before
+    the update, through over-deletion, re-derivation and insertion: the
+    rows hidden are the changed atoms' rows before, those beside their
+    rows now, which is what the stratum's change is compared on, made
+    one frame at the stratum's end (a recursion's phases each spliced
+    memberOf's 258,460 rows before, ~3.5 ms each).  An update's rules
+    mostly probe a relation for a few atoms (:meth:`rows`), which it answers as it is; :meth:`frame`
     makes it one frame (one splice) when a step reads it whole."""
 
     def __init__(self, base, names: list, values=None, order=None, gone=None, dead=None, beside=None, extra=None):
@@ -197,8 +187,12 @@ class Overlay:
         self._frame = None
 
     @classmethod
-    def over(cls, df, names: list, values=None):
-        """``df`` with nothing changed yet."""
+    def over(cls, df, names: list, values=None, sort: bool = False):
+        """``df`` with nothing changed yet; with ``sort``, a frame of codes
+        out of key order sorted first (see the module's docstring)."""
+        if sort:
+            mine = _in_key_order(df, names)
+            return cls(df, names, values) if mine is None else cls(mine[0], names, values, mine[1:])
         key = _order_key(df, names)
         if key is None:
             return cls(df, names, values)
@@ -365,6 +359,29 @@ class Overlay:
             return code_frames.member(df, keys, cols)
         return _matching(df, keys, cols, self.values)
 
+    def merged(self, keys, parts: list):
+        """``(relation, new)``: this relation with the frames ``parts``
+        (rows of the atoms ``keys``, a frame of its term columns) merged
+        into those atoms' rows (coalesce.merge_new: only theirs are sorted
+        and merged), and the maximal intervals that were not there before
+        (the seminaive delta)."""
+        from .coalesce import distinct, merge_new
+        from .value_columns import same_kinds
+
+        probe = self._packed(keys, self.names) if self.names and keys.height else None
+        if probe is not None:  # (probed once: the atoms' rows now, and the base rows to hide)
+            probe = distinct(probe)
+            shown, near = self.probed(probe)
+            old = _like(self.base, self.names, *self.arrays_at(shown, near)[:3])
+        else:
+            old = self.rows(keys, self.names)
+        # (one kind first: a re-derivation's parts, given facts coded beside a rule's exact values)
+        old, *parts = same_kinds([old, *parts], self.names, self.values)
+        merged, new = merge_new(old, parts, self.names)
+        if not new.height:
+            return self, new
+        return (self._without(probe, shown) if probe is not None else self.without(keys)).plus(merged), new
+
     def replaced(self, keys, rows):
         """This relation with the atoms ``keys`` (a frame of its term
         columns) having the rows ``rows`` (rows of those atoms) now."""
@@ -391,10 +408,12 @@ class Overlay:
     def _without(self, atoms, rows=None):
         """:meth:`without` in key order: ``atoms``, packed keys (sorted,
         distinct); ``rows``, their base rows shown where known."""
+        import numpy as np
+
         rows = _rows_probed(self.order[3], atoms) if rows is None else rows
         gone = dead = None
-        if not self._hidden:
-            gone = rows
+        if self._dead is None:  # (the numbers merged: a few, where a mask is a copy of the relation's length)
+            gone = np.union1d(self.gone, rows) if self._hidden else rows
         else:
             dead = self.dead.copy()
             dead[rows] = True
@@ -456,22 +475,6 @@ def atoms_missing(df, rows, names: list):
         return df[missing]
     cols, s, e = mine
     return _like(df, names, [c[missing] for c in cols], s[missing], e[missing])  # (gathered in numpy: a polars gather is a query)
-
-
-def add(df, added, names: list):
-    """:class:`Addition` of the coalesced frame ``added`` to the coalesced
-    relation ``df`` (term columns ``names``): only the rows of the atoms it
-    names are merged (coalesce.merge_new), spliced in place of theirs;
-    None when either is not for this path."""
-    from .coalesce import distinct, merge_new
-
-    mine, theirs = _in_key_order(df, names), _arrays(added, names)
-    probe = None if mine is None or theirs is None else packed(theirs[0], added.height)
-    if probe is None:
-        return None
-    held = Overlay(mine[0], names, order=mine[1:])._without(distinct(probe))  # (every row of the atoms added)
-    merged, new = merge_new(held.hidden_rows(), [added], names)
-    return Addition(new, held.plus(merged).frame() if new.height else mine[0])
 
 
 def _ranges(lo, count):

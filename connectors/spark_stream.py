@@ -208,9 +208,11 @@ class StreamRunner(LateFacts):
         if self.pred is None:
             lines = [r[0] for r in batch_df.select("fact").collect() if r[0]]
             return feed(stream, by_sign(lines), partial(read_lines, dialect=self.dialect))
+        from chronolog.connectors.distributed import with_text_marks
         from chronolog.engine.arrow import table_to_rows
 
-        rows = {self.pred: list(table_to_rows(batch_df.toArrow(), self.pred, timestamps="times"))}
+        table = with_text_marks(batch_df.toArrow(), batch_df.schema)  # (term text, as a set, read as the term)
+        rows = {self.pred: list(table_to_rows(table, self.pred, timestamps="times"))}
         keep, late = self._split_late(stream, rows)
         stream.push_rows(keep)
         return late

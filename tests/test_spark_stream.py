@@ -144,3 +144,28 @@ def test_each_keys_stream_knows_the_bound_inputs_of_its_key(tmp_path, monkeypatc
         s.close()
         answers[key] = [str(f) for f in s]
     assert answers == {"a": ["ctrl(a,c)@[0,10]"], "b": ["ctrl(b,d)@[5,20]"]}
+
+
+def test_a_table_stream_reads_a_column_of_sets_as_sets(spark_session, tmp_path):
+    """A stream of a table (``pred=``) whose column holds term text (a set
+    of values, as a previous run's munion writes it, marked in the
+    DataFrame's schema: docs/spark.md) reads each set as the set, not as
+    the string it spells: the join with the program's set constant holds."""
+    from chronolog import spark as cs
+    from chronolog.spark_stream import stream_query
+
+    spark = spark_session
+    src, ckpt, out = tmp_path / "in", tmp_path / "ckpt", tmp_path / "out"
+    m = spark.createDataFrame([("a", 1, 0, 5), ("a", 2, 0, 5), ("b", 1, 0, 5)], "k string, v long, start long, end long")
+    sets = cs.reason(spark, 'g(K, S) :- m(K, V), S = munion(V).\n@output("g").', {"m": m})["g"]
+    sets.write.parquet(str(src))
+    source = spark.readStream.schema(sets.schema).parquet(str(src))
+    program = 'both(K) :- g(K, S), pair(S).\npair({1,2})@(-inf,+inf).\n@output("both").'
+    query, runner = stream_query(program, source, checkpoint=ckpt, output=out, pred="g", trigger={"availableNow": True}, keyed=False)
+    query.awaitTermination(120)
+    assert query.exception() is None, query.exception()
+    runner.close(spark)
+    got = sorted(r.fact for r in spark.read.parquet(str(out)).collect())
+    rows = {"m": [((k, v), (s, e)) for k, v, s, e in m.collect()]}
+    model = chronolog.reason('g(K, S) :- m(K, V), S = munion(V).\n' + program, rows)
+    assert got == sorted(model.to_text().splitlines()) and len(got) == 1, got

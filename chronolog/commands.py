@@ -89,9 +89,10 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
 @click.argument("program", type=click.Path(path_type=Path))
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program (default: vadalog; .meteor files: meteor; .lars files: lars).")
 @click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default="auto", help="Say where each stratum runs with this executor choice.")
-def plan(program, dialect, engine):
+@click.option("--horizon", default=None, metavar="FROM,TO", help="Say where each stratum runs with this evaluation horizon (as `run --horizon`).")
+def plan(program, dialect, engine, horizon):
     """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
-    from chronolog.api import load_program
+    from chronolog.api import load_program, parse_horizon
     from chronolog.plan_text import describe_plan
     from chronolog.planner import plan as make_plan
 
@@ -99,7 +100,9 @@ def plan(program, dialect, engine):
         check_program_file(program)
         prog, _ = command_inputs(program, (), _dialect_for(program, dialect))
         prog = load_program(prog, dialect=_dialect_for(program, dialect))
-        click.echo(describe_plan(make_plan(prog), engine))
+        with as_option("horizon", "--horizon"):
+            hz = parse_horizon(horizon, prog.calendar)
+        click.echo(describe_plan(make_plan(prog), engine, hz))
     except ChronologError as e:
         _fail(e)
 

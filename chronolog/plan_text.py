@@ -43,17 +43,18 @@ def describe_columns(placement) -> list:
     return [f"columns: a stratum may fall back to rows if {COLUMNS_FALLBACK}"]
 
 
-def describe_plan(plan, engine: str = "auto") -> str:
-    """What ``chronolog plan`` prints."""
-    placement = choose(plan, engine)
+def describe_plan(plan, engine: str = "auto", horizon=None) -> str:
+    """What ``chronolog plan`` prints; ``horizon``: the run's (``--horizon``,
+    parsed), which replaces the program's ``@temporal`` as a run's does."""
+    placement = choose(plan, engine, horizon)
     out = []
     out.extend(describe_fragment(plan))
-    if plan.temporal is not None:
+    hz = horizon if horizon is not None else plan.temporal
+    if hz is not None:
         from chronolog.language.timeline import make
 
         calendar = plan.program.calendar  # (an infinite end open; on a date timeline, dates)
-        shown = (calendar.format_interval if calendar is not None else format_interval)(
-            make(plan.temporal[0], plan.temporal[1], True, True))
+        shown = (calendar.format_interval if calendar is not None else format_interval)(make(hz[0], hz[1], True, True))
         out.append(f"horizon: {shown}")
     if plan.outputs:
         out.append("outputs: " + ", ".join(plan.outputs))

@@ -190,7 +190,7 @@ class Placement:
     @property
     def spark(self) -> "SparkChoice":
         if self._spark is None:
-            self._spark = _spark(self.plan, self.strata)
+            self._spark = _spark(self.plan, self.horizon)
         return self._spark
 
     def stratum(self, index: int) -> StratumChoice:
@@ -359,7 +359,7 @@ def _column_fallbacks(st) -> tuple:
 
 
 # ------------------------------------------------------------------ Spark: rounds or one task
-def _spark(plan, strata) -> SparkChoice:
+def _spark(plan, horizon=None) -> SparkChoice:
     from .partition import NotPartitionable, analyse
 
     windows = getattr(plan.program, "tuple_windows", None)
@@ -373,7 +373,7 @@ def _spark(plan, strata) -> SparkChoice:
         keys = ""
     if keys:
         return SparkChoice("per-key tasks", f"partitioned by key {keys}: one engine per partition of keys")
-    return unkeyed_spark(plan)
+    return unkeyed_spark(plan, horizon)
 
 
 def unkeyed_spark(plan, horizon=None) -> SparkChoice:

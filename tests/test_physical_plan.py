@@ -316,3 +316,29 @@ def test_the_columnar_executor_runs_each_stratum_where_the_placement_puts_it(mon
     model = chronolog.reason(src, engine="columns")
     assert set(model.stats["executors"].values()) == {ran}
     assert model.lines() == expected
+
+
+def test_plan_with_a_horizon_says_where_the_run_with_it_runs(tmp_path):
+    """``chronolog plan --horizon`` places the strata as a run with that
+    horizon runs them (it replaces the program's ``@temporal``, as ``run
+    --horizon`` does): a recursion through time is found where it repeats
+    on rows with none, and runs on columns within one, as the run reports;
+    the Spark line takes the horizon too (rounds, not one task)."""
+    from click.testing import CliRunner
+
+    from chronolog.commands import cli
+
+    src = "reach(X, Y) :- edge(X, Y).\nreach(X, Z) :- <->[1,1] reach(X, Y), edge(Y, Z).\n@output(\"reach\").\n"
+    path = tmp_path / "reach.vada"
+    path.write_text(src)
+    edges = [((f"n{i}", f"n{i + 1}"), (i % 50, i % 50 + 3)) for i in range(12_000)]
+    for horizon, ran in ((None, "rows"), ("0,100", "columns")):
+        args = ["plan", str(path)] + (["--horizon", horizon] if horizon else [])
+        out = CliRunner().invoke(cli, args)
+        assert out.exit_code == 0, out.output
+        stratum = out.output.split("stratum 0 (recursive): reach\n")[1].splitlines()[0]
+        model = chronolog.reason(src, {"edge": edges}, horizon=horizon)
+        assert set(model.stats["executors"].values()) == {ran}
+        assert stratum.startswith(f"  runs on {ran} "), stratum
+        spark = next(line for line in out.output.splitlines() if line.startswith("spark --distributed:"))
+        assert ("ONE Spark task" in spark) == (horizon is None), spark

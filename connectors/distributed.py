@@ -365,7 +365,8 @@ def lanes(values):
             terms.append(None)
         else:  # floats, instants (ISO text), sets of values, labelled nulls: a "mixed" column's text
             text.append(format_term(v))
-            f = format_term_text(v)  # (a float beside exact numbers: float(1.5), as engine/arrow.py writes it)
+            # (a float, or a set's floats, beside exact numbers: float(1.5), as engine/arrow.py writes it)
+            f = format_term_text(v) if t is float or t is tuple else None
             terms.append(None if f == text[-1] else f)
     return ints, text, terms
 

@@ -90,19 +90,23 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program (default: vadalog; .meteor files: meteor; .lars files: lars).")
 @click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default="auto", help="Say where each stratum runs with this executor choice.")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Say where each stratum runs with this evaluation horizon (as `run --horizon`).")
-def plan(program, dialect, engine, horizon):
+@click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts the run would be given (repeatable): its arities are checked and its facts that repeat forever (every) placed as the run places them.")
+def plan(program, dialect, engine, horizon, facts):
     """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
-    from chronolog.api import load_program, parse_horizon
+    from chronolog.api import load_facts, load_program, parse_horizon
     from chronolog.plan_text import describe_plan
     from chronolog.planner import plan as make_plan
+    from chronolog.planner import repeating_periods
 
     try:
         check_program_file(program)
-        prog, _ = command_inputs(program, (), _dialect_for(program, dialect))
-        prog = load_program(prog, dialect=_dialect_for(program, dialect))
+        d = _dialect_for(program, dialect)
+        prog, given_facts = command_inputs(program, facts, d)
+        prog = load_program(prog, dialect=d)
         with as_option("horizon", "--horizon"):
             hz = parse_horizon(horizon, prog.calendar)
-        click.echo(describe_plan(make_plan(prog), engine, hz))
+        rows = load_facts(given_facts, d, prog.calendar) if given_facts else None
+        click.echo(describe_plan(make_plan(prog, rows), engine, hz, repeating_periods(prog, rows)))
     except ChronologError as e:
         _fail(e)
 

@@ -43,10 +43,12 @@ def describe_columns(placement) -> list:
     return [f"columns: a stratum may fall back to rows if {COLUMNS_FALLBACK}"]
 
 
-def describe_plan(plan, engine: str = "auto", horizon=None) -> str:
+def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None) -> str:
     """What ``chronolog plan`` prints; ``horizon``: the run's (``--horizon``,
-    parsed), which replaces the program's ``@temporal`` as a run's does."""
-    placement = choose(plan, engine, horizon)
+    parsed), which replaces the program's ``@temporal`` as a run's does;
+    ``repeating``: the periods of the given facts that repeat forever
+    (planner.repeating_periods; None: the program's own)."""
+    placement = choose(plan, engine, horizon, repeating)
     out = []
     out.extend(describe_fragment(plan))
     hz = horizon if horizon is not None else plan.temporal

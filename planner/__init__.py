@@ -101,10 +101,10 @@ class Plan:
         repeats, that fact (infinitely many instances there).
         ``repeating``: the periods of the given facts that repeat forever
         with a gap between their instances (None: the program's own)."""
-        from chronolog.language.timeline import NEG_INF, POS_INF, instances_meet
+        from chronolog.language.timeline import NEG_INF, POS_INF
 
         if repeating is None:
-            repeating = [f.every for f in self.program.facts if f.every is not None and not instances_meet(f.interval, f.every)]
+            repeating = repeating_periods(self.program)
         if horizon is not None and (horizon[0], horizon[1]) == (NEG_INF, POS_INF):
             horizon = None  # (it confines nothing)
         if horizon is None:
@@ -133,6 +133,19 @@ class Plan:
             return []
         ways = {"forward": {POS_INF}, "backward": {NEG_INF}, "mixed": {POS_INF, NEG_INF}}
         return [s for s in self.infinite_strata() if {lo, hi} & ways.get(direction(s.rules, set(s.preds)).kind, set())]
+
+
+def repeating_periods(program: ast.Program, given=None) -> list:
+    """The periods of the given facts that repeat forever with a gap between
+    their instances (instances that meet hold for good instead, as the run
+    reads them: engine/periodic.py, ``given_repetition``): the program's own
+    and those of ``given`` (FactRows, e.g. a fact file's ``every`` lines),
+    what :meth:`Plan.repeats_forever` is told."""
+    from chronolog.language.timeline import instances_meet
+
+    facts = [(f.interval, f.every) for f in program.facts if f.every is not None]
+    facts += [(iv, every) for lst in getattr(given, "repeating", {}).values() for _, iv, every, _ in lst]
+    return [every for iv, every in facts if not instances_meet(iv, every)]
 
 
 def _refuse(strata, message: str, hint: str):

@@ -342,3 +342,49 @@ def test_plan_with_a_horizon_says_where_the_run_with_it_runs(tmp_path):
         assert stratum.startswith(f"  runs on {ran} "), stratum
         spark = next(line for line in out.output.splitlines() if line.startswith("spark --distributed:"))
         assert ("ONE Spark task" in spark) == (horizon is None), spark
+
+
+@pytest.mark.parametrize("every, horizon", [
+    ("every 7", None),  # repeats forever, no horizon: the model is found where it repeats, on rows
+    ("every 7", "0,30"),  # unrolled over a closed horizon: the strata as placed
+    ("every 7", "0,inf"),  # open the way it repeats: infinitely many instances there, on rows
+    ("every -7", "0,inf"),  # ... open the other way: unrolled
+    ("", None),  # no repetition
+])
+def test_plan_with_facts_places_a_fact_files_repeating_facts_as_the_run_does(tmp_path, every, horizon):
+    """``chronolog plan --facts FILE`` reads the file's facts that repeat
+    forever (``every``) as ``run --facts FILE`` does: one with no horizon
+    (or a horizon open the way it repeats) sends every stratum to rows,
+    where the model is found where it repeats; the plan says so, and the
+    run reports it."""
+    from click.testing import CliRunner
+
+    import chronolog
+    from chronolog.commands import cli
+
+    src = "p(X) :- shift(X).\nq(X) :- <->[0,1] p(X).\n"
+    prog, facts = tmp_path / "shift.vada", tmp_path / "shift.facts"
+    prog.write_text(src)
+    facts.write_text(f"shift(b)@[0,1]\nshift(a)@[0,2) {every}\n")
+    args = ["plan", str(prog), "--facts", str(facts), "--engine", "columns"] + (["--horizon", horizon] if horizon else [])
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 0, out.output
+    said = {int(line.split()[1]): line_after.split()[2]
+            for line, line_after in zip(out.output.splitlines(), out.output.splitlines()[1:]) if line.startswith("stratum ")}
+    model = chronolog.reason(prog, facts, horizon=horizon, engine="columns")
+    assert said == model.stats["executors"], out.output
+    assert set(said.values()) == {"rows" if every == "every 7" and horizon != "0,30" else "columns"}
+
+
+def test_plan_with_facts_checks_their_arities_as_the_run_does(tmp_path):
+    from click.testing import CliRunner
+
+    from chronolog.commands import cli
+
+    prog, facts = tmp_path / "p.vada", tmp_path / "p.facts"
+    prog.write_text("q(X) :- p(X).\n")
+    facts.write_text("p(a, b)@[0,1]\n")
+    out = CliRunner().invoke(cli, ["plan", str(prog), "--facts", str(facts)])
+    run = CliRunner().invoke(cli, ["run", str(prog), "--facts", str(facts)])
+    assert out.exit_code == run.exit_code == 2
+    assert "p.facts:1" in out.output and "p.facts:1" in run.output, (out.output, run.output)

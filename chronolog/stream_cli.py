@@ -52,7 +52,13 @@ def _facts(fh, source: str, dialect: str, calendar=None):
 def _lines(fh):
     """The lines of ``fh`` as they come, a lone carriage return (an old Mac
     line end) ending one too, as every other reader of text reads it
-    (language/source_text.py, ``plain_text``): such an input was one line."""
+    (language/source_text.py, ``plain_text``): such an input was one line.
+    A binary stream (the command line's pipe) is read as its bytes arrive,
+    so that a line ended by a carriage return is answered before the next
+    comes, not when a newline or the end does."""
+    if hasattr(fh, "read1"):
+        yield from _arriving_lines(fh)
+        return
     for line in fh:
         cr, nl = ("\r", "\n") if isinstance(line, str) else (b"\r", b"\n")
         tail = cr + nl if line.endswith(cr + nl) else nl if line.endswith(nl) else line[:0]
@@ -65,6 +71,28 @@ def _lines(fh):
             yield piece + nl
         if last or tail:
             yield last + tail
+
+
+def _arriving_lines(fh, size: int = 1 << 16):
+    """The lines of a binary stream ``fh``, each yielded (ended by a
+    newline) as soon as its end (LF, CR LF or a lone CR) has arrived:
+    ``read1`` returns what one read of the pipe holds, never waiting for
+    more.  A CR whose LF comes in the next read is one line end with it."""
+    rest, after_cr = b"", False
+    while True:
+        chunk = fh.read1(size)
+        if not chunk:
+            break
+        if after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]  # (the LF of a CR LF read apart)
+        rest += chunk
+        lines = rest.splitlines(keepends=True)
+        rest = lines.pop() if lines and not lines[-1].endswith((b"\r", b"\n")) else b""
+        for line in lines:
+            yield line.rstrip(b"\r\n") + b"\n"
+        after_cr = bool(lines) and not rest and lines[-1].endswith(b"\r")
+    if rest:
+        yield rest
 
 
 def _decoded(line: bytes, source: str, n: int) -> str:

@@ -547,3 +547,42 @@ def test_a_stream_prints_the_same_lines_in_the_same_order_on_every_run(tmp_path)
     at3 = [line for line in printed if line.endswith("@[3,3]")]
     assert at3 == sorted(at3, key=lambda line: (line.split("(")[0], line))
     assert [line for line in printed if line.endswith("@[4,4]")] == ["p(2,alpha)@[4,4]", "p(10,alpha)@[4,4]"]
+
+
+@pytest.mark.parametrize("end", ["\r", "\n", "\r\n"])
+def test_a_live_stream_answers_each_line_as_its_line_end_arrives(tmp_path, end):
+    """Over a pipe, each line is read as soon as its line end arrives,
+    a lone carriage return (an old Mac line end) as well as a newline: the
+    answers a line makes final come out before the next line is written.
+    A CR LF pair split between two writes is one line end (no blank line
+    between, the lines' numbers stay those of the input)."""
+    import select
+    import subprocess
+    import sys
+
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- p(X).\n")
+    p = subprocess.Popen([sys.executable, "-m", "chronolog", "stream", str(prog)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        def answer():
+            ready, _, _ = select.select([p.stdout], [], [], 60)  # (start-up on a loaded machine)
+            assert ready, f"no answer before the next line (line end {end!r})"
+            return p.stdout.readline().decode()
+
+        lines = ["p(a)@0", "p(b)@1", "p(c)@2", "p(d)@3"]
+        for n, line in enumerate(lines):
+            for piece in ([line + end] if end != "\r\n" else [line + "\r", "\n"]):  # (CR LF: written apart)
+                p.stdin.write(piece.encode())
+                p.stdin.flush()
+            if n:  # the time point before this line's is closed: its answer is final
+                assert answer() == f"q({'abcd'[n - 1]})@[{n - 1},{n - 1}]\n"
+        p.stdin.write(b"p(e)@3x" + end.encode())  # a bad line: named by its line number
+        p.stdin.close()
+        p.stdout.read()
+        assert p.wait(timeout=120) == 2
+        assert "<stdin>:5:" in p.stderr.read().decode()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

@@ -180,11 +180,28 @@ def test_the_plan_of_a_program_the_rounds_cannot_run_says_one_task_and_why():
 
 
 def test_the_aggregates_the_plan_allows_are_those_the_backends_compute():
-    from chronolog.engine.columns import aggregate as column_aggregate
     from chronolog.language.builtins import AGGREGATES, FOLDS  # (the rounds' aggregate_step folds each one)
 
     assert bc.SPARK_AGGREGATES == set(FOLDS) == AGGREGATES
-    assert bc.COLUMN_AGGREGATES == {f for f, fold in FOLDS.items() if fold in column_aggregate.COMPUTED}
+    assert bc.COLUMN_AGGREGATES == {f for f, fold in FOLDS.items() if fold in bc.COLUMN_FOLDS}
+
+
+@pytest.mark.parametrize("func", ["prod", "mprod", "munion"])
+def test_the_columns_fold_only_what_the_plan_says_they_compute(monkeypatch, func):
+    """The columns read the folds they compute from the plan
+    (backend_choice.COLUMN_FOLDS): an aggregate the plan would place on
+    them without its fold among those (the plan's set of aggregates
+    widened here) falls back to rows, with the rows' model, never folded
+    as another aggregate."""
+    import chronolog
+
+    src = (f"g(X, A) :- r(X, V), A = {func}(V).\n"
+           "r(a, 2)@[0,4].\nr(a, 3)@[2,6].\nr(b, 5)@[1,3].\nr(b, 7)@[1,2].\n")
+    expected = chronolog.reason(src, engine="rows").lines()
+    monkeypatch.setattr(bc, "COLUMN_AGGREGATES", bc.COLUMN_AGGREGATES | {func})
+    model = chronolog.reason(src, engine="columns")
+    assert model.lines() == expected
+    assert model.stats["executors"] == {0: "rows"}
 
 
 @pytest.mark.spark

@@ -16,9 +16,10 @@ coded.  Exact as the rows: integer and rational sums in int64 over the
 common denominator (bounds checked), float sums correctly rounded (each
 float is an integer times a common power of two, summed exactly, rounded
 once at the end -- what the rows' Fraction sum then ``float()`` gives).  The folds
-(language/builtins.py's FOLDS) computed here are :data:`COMPUTED`: contributors,
-prod and munion run on rows (the plan refuses them, planner/backend_choice.py); strings, mixed ints
-and floats: Fallback to rows.
+(language/builtins.py's FOLDS) computed here are planner/backend_choice.py's
+``COLUMN_FOLDS``: contributors, prod and munion run on rows (the plan places
+them there; one that reached a fold here would be a Fallback); strings,
+mixed ints and floats: Fallback to rows.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from chronolog.engine.exprs import frame_numpy, to_numpy
 from chronolog.engine.segments import COUNT, E, S, points_of, segments
 from chronolog.language import ast
 from chronolog.language.builtins import FOLDS
+from chronolog.planner.backend_choice import COLUMN_FOLDS
 
 from .base import ColumnMapNode, column, drain, frame_of_arrays
 from .coalesce import coalesce, combined_key, key_steps, ordered_steps, stable_argsort
@@ -39,9 +41,6 @@ from . import exact_columns as ex
 from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
 from .value_columns import evaluate_by_kind, float_rows, float_series, is_values, mixed
-
-COMPUTED = ("sum", "count", "avg", "min", "max")  # (planner/backend_choice.py's COLUMN_AGGREGATES: their functions)
-
 
 class AggregateNode(ColumnMapNode):
     """Drains the body; one batch of group columns, aggregate columns, s, e."""
@@ -117,6 +116,8 @@ class Segments:
         cols = {}
         for var, agg in aggregates:
             fold = FOLDS[agg.func]
+            if fold not in COLUMN_FOLDS:
+                raise Fallback(f"{agg.func} is not folded on columns")
             ranked = _string_ranks(agg.expr, df, values) if fold in ("min", "max") else None
             if fold == "count":
                 if agg.expr is not None and not isinstance(agg.expr, (ast.Var, ast.Const)):

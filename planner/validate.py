@@ -34,7 +34,7 @@ def _where(pos) -> str:
 def collect_arities(program: ast.Program, extra_facts=None) -> dict:
     """``pred -> (arity, pos)`` for every predicate; raises on a mismatch."""
     arities: dict = {}
-    extra_facts = extra_facts or {}
+    extra_facts = extra_facts if extra_facts is not None else {}  # (FactRows of repeating facts only: empty as a dict)
 
     def see(pred, n, pos):
         if pred in arities:

@@ -180,3 +180,11 @@ def test_instances_of_a_repeating_interval_are_its_shifts_that_meet_the_window(d
         lo, hi = (-math.inf, hi) if period > 0 else (lo, math.inf)
     want = _instances_by_definition(rep, lo, hi)
     assert rep.instances(lo, hi) == want, (rep, lo, hi)
+
+
+def test_given_facts_that_all_repeat_name_their_predicate_for_the_annotations():
+    """Given facts that all repeat forever (a printed model read back by a
+    program of @output lines only) give their predicates to the program's
+    checks: @output of such a predicate was refused as used by nothing."""
+    model = chronolog.reason('@output("late").', "late(a)@[2,4) every 7")
+    assert model.lines() == ["late(a)@[2,4) every 7"]

@@ -106,6 +106,10 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     if facts is None:
         return rows
     if isinstance(facts, os.PathLike):
+        from chronolog.connectors import fact_csv
+
+        if fact_csv.is_fact_csv(facts) and dialect != "lars":  # (as run --format csv writes them)
+            return fact_csv.read(facts, calendar)
         from chronolog.language.source_text import read_text
 
         text = read_text(facts, "facts file")  # decoded once: a bad byte is reported at its place
@@ -202,6 +206,10 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     paths = [facts] if isinstance(facts, os.PathLike) else facts if isinstance(facts, (list, tuple)) else None
     if not paths or not all(isinstance(p, os.PathLike) for p in paths):
         return None
+    from chronolog.connectors.fact_csv import is_fact_csv
+
+    if any(is_fact_csv(p) for p in paths):
+        return None  # (a CSV file of facts: the rows' reading, connectors/fact_csv.py)
     from chronolog.connectors.paths import exists
 
     try:

@@ -56,12 +56,15 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
             records.append(json.dumps(rec, ensure_ascii=False) + "\n")
         out.writelines(records)
         return
+    from chronolog.connectors.fact_csv import Cells
+
     arity = max((len(f.terms) for f in rows), default=0)
     repeating = any(f.every is not None for f in rows)
     cells = []
+    term_cell = Cells().cell  # (what --facts FILE.csv reads back: connectors/fact_csv.py)
     for f in rows:
         lo, hi, lc, hc = f.interval
-        terms = [csv_term(v) for v in f.terms] + [""] * (arity - len(f.terms))
+        terms = [term_cell(v) for v in f.terms] + [""] * (arity - len(f.terms))
         extra = []
         if repeating:
             from chronolog.api import _format_period

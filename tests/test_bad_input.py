@@ -859,7 +859,7 @@ def test_a_table_file_given_as_facts_says_how_to_read_it(tmp_path, kind, size):
     path = tmp_path / f"q.{kind}"
     {"parquet": table.to_parquet, "arrow": table.to_feather, "csv": lambda p: table.to_csv(p, index=False)}[kind](path)
     says = {"parquet": "is a Parquet file, not fact text", "arrow": "is an Arrow file, not fact text",
-            "csv": "a CSV file is read by @bind"}[kind]
+            "csv": "a CSV file of one predicate is read by @bind"}[kind]
     out = refused(tmp_path, "p(X) :- q(X).", "--facts", path, says=says)
     assert "\ufffd" not in out and len(out.splitlines()) <= 4, out  # (no bytes of the file shown)
     for call in (lambda: reason("p(X) :- q(X).", path), lambda: chronolog.Reasoner("p(X) :- q(X).", "q(a)@1").retract(path)):

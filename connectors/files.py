@@ -94,6 +94,13 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
         tm = time_mapping(program, pred) if program is not None else None
         if not exists(path, "the file"):
             raise DataError(f"the file {path} does not exist", hint="check the path (relative paths start at the current directory)")
+        if not m and tm is None and _of_many_predicates(path):  # (as run --format csv prints one)
+            from chronolog.connectors import fact_csv
+            from chronolog.language.facts import refuse_repeating
+
+            rows = fact_csv.read(path, getattr(program, "calendar", None))
+            refuse_repeating(rows, "a table of rows")
+            return list(rows.get(pred, []))
         return [(f.terms, f.interval) for f in read_csv_facts(path, pred, None, {}, m, tm)]
     from chronolog.language.facts import read_fact_rows, refuse_repeating
 
@@ -102,6 +109,17 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
     rows = read_fact_rows(read_text(path, "facts file").splitlines(), str(path), getattr(program, "calendar", None))
     refuse_repeating(rows, "a table of rows")
     return list(rows.get(pred, []))
+
+
+def _of_many_predicates(path) -> bool:
+    """Whether a CSV file is one of many predicates: its header's first
+    column is ``pred`` and it has ``start`` and ``end`` (connectors/fact_csv.py)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
+        header = next((row for row in csv.reader(fh) if any(c.strip() for c in row)), [])
+    names = [h.strip() for h in header]
+    return names[:1] == ["pred"] and "start" in names and "end" in names
 
 
 def read_fact_file(path, pred: str, program=None) -> list:

@@ -119,3 +119,19 @@ def test_a_hand_written_csv_of_facts_reads_bare_cells_as_the_language_does(tmp_p
     assert sorted(model.lines()) == sorted(['flag("a,b")@[1,1]', 'hot("sensor one")@[0,10]',
                                             'reading("sensor one",71.5)@[0,10]', "reading(s2,0.75)@[5,+inf)"])
     assert Fraction(3, 4) in [t[1] for t, _ in model.facts("reading")]
+
+
+def test_read_facts_takes_one_predicate_of_the_csv_of_many(tmp_path):
+    """``connectors.files.read_facts(path, pred)`` of the CSV ``run --format
+    csv`` prints gives that predicate's rows (the pred column is not a term)."""
+    from chronolog.connectors.files import read_facts
+
+    prog = tmp_path / "p.vada"
+    prog.write_text(KINDS)
+    out = CliRunner().invoke(cli, ["run", str(prog), "--format", "csv"])
+    path = tmp_path / "out.csv"
+    path.write_text(out.stdout.replace(",30\n", ",\n").replace("k,a,", "k,b,"))  # (no fact that repeats: rows only)
+    model = chronolog.reason(prog)
+    assert sorted(read_facts(path, "s"), key=repr) == sorted(model.facts("s"), key=repr)
+    assert read_facts(path, "z") == model.facts("z") == [((), (0, 2, True, False))]
+    assert read_facts(path, "k") == [(("b",), (0, 0, True, True))]

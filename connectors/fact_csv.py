@@ -46,36 +46,41 @@ class Cells:
     for a whole file: each distinct string is checked once)."""
 
     def __init__(self):
-        self.terms = _Terms(None)
-
-    def cell(self, v) -> str:
         from chronolog.language.text import format_term, format_term_text
 
+        self.terms = _Terms(None)
+        self.strings: dict = {}
+        self.format_term, self.format_term_text = format_term, format_term_text
+
+    def cell(self, v) -> str:
         if type(v) is str:
-            if _PLAIN.match(v) or v and v[:1] != '"' and not _NULL.match(v) and self.terms.term(v, None, "") == v:
-                return v
-            return format_term(v)  # ("1", "#T", "", "_:x": quoted, as the language writes them)
+            got = self.strings.get(v)
+            if got is None:
+                bare = _PLAIN.match(v) or v and v[:1] != '"' and not _NULL.match(v) and self.terms.term(v) == v
+                got = self.strings[v] = v if bare else self.format_term(v)  # ("1", "#T", "", "_:x": quoted, as the language writes them)
+            return got
         if type(v) is tuple:  # a set, its floats as float(1.5) (they read back floats)
-            return format_term_text(v)
-        return format_term(v)
+            return self.format_term_text(v)
+        return self.format_term(v)
 
 
 class _Terms:
     """The terms of cells, each distinct cell read once by the language's
     fact reader (as a fact's one argument)."""
 
-    def __init__(self, calendar):
-        self.calendar = calendar
+    def __init__(self, calendar, source: str = "<a CSV cell>"):
+        self.calendar, self.source = calendar, source
         self.zero = calendar.format_point(0) if calendar is not None else "0"
         self.known: dict = {}
 
-    def term(self, text: str, pos, column: str):
-        if _NULL.match(text):  # a labelled null: the file's (one per label)
-            table = current_table()
-            return table.get(text[2:]) if table is not None else text
+    def term(self, text: str, line: int = 0, i: int = 0, column: str = ""):
+        """The term of the cell ``text`` in column ``i`` (0-based) of ``line``."""
         got = self.known.get(text)
         if got is None:
-            got = self.known[text] = (self._read(text, pos, column),)
+            if _NULL.match(text):  # a labelled null: the file's (one per label)
+                table = current_table()
+                return table.get(text[2:]) if table is not None else text
+            got = self.known[text] = (self._read(text, ast.Pos(self.source, line, i + 1), column),)
         return got[0]
 
     def _read(self, text: str, pos, column: str):
@@ -114,49 +119,59 @@ def _read(text: str, source: str, calendar):
     rows = FactRows()
     lines = io.StringIO(text, newline="").readlines()
     reader = csv.reader(lines)
-    terms = _Terms(calendar)
-    names: dict = {}  # pred cell -> checked
+    terms = _Terms(calendar, source)
+    names: set = set()  # the pred cells checked
+    cells: dict = {}  # (kind, cell) -> its time point or flag, each distinct one read once
     header, done = None, 0
+
+    def value(kind, record, i, line):
+        text = record[i]
+        got = cells.get((kind, text))
+        if got is None:
+            got = cells[(kind, text)] = convert(text, kind, ast.Pos(source, line, i + 1), header[i], calendar)
+        return got
+
     try:
         for record in reader:
             line, done = done + 1, reader.line_num
-            if not any(c.strip() for c in record):
-                continue
             if header is None:
+                if not any(c.strip() for c in record):
+                    continue
                 header = [h.strip() for h in record]
                 cols = _columns(header, source, line)
+                term_cols = [(i, header[i]) for i in cols["terms"]]
+                p, st, en = cols["pred"], cols["start"], cols["end"]
+                sc, ec, ev = cols.get("start_closed"), cols.get("end_closed"), cols.get("every")
                 continue
             if len(record) != len(header):
+                if not any(c.strip() for c in record):
+                    continue
                 raise DataError(f"the row has {counted(len(record), 'cell')} but the header names {len(header)} columns",
                                 ast.Pos(source, line, min(len(record), len(header)) + 1),
                                 hint="one cell per column of the header (an empty cell still needs its comma)")
-
-            def at(i):
-                return ast.Pos(source, line, i + 1)
-
-            pred = record[cols["pred"]].strip()
+            pred = record[p].strip()
             if pred not in names:
-                names[pred] = _predicate(pred, at(cols["pred"]), terms)
+                _predicate(pred, ast.Pos(source, line, p + 1), terms)
+                names.add(pred)
             args, gap = [], None
-            for i in cols["terms"]:
-                if record[i] == "":
+            for i, name in term_cols:
+                cell = record[i]
+                if cell == "":
                     gap = i if gap is None else gap
                     continue
                 if gap is not None:
-                    raise DataError(f"column {header[gap]}: an empty cell before {header[i]}, which holds an argument", at(gap),
+                    raise DataError(f"column {header[gap]}: an empty cell before {name}, which holds an argument",
+                                    ast.Pos(source, line, gap + 1),
                                     hint='the cells after a predicate\'s last argument are empty; an empty string is written ""')
-                args.append(terms.term(record[i], at(i), header[i]))
-            lo = convert(record[cols["start"]], "time", at(cols["start"]), "start", calendar)
-            hi = convert(record[cols["end"]], "time", at(cols["end"]), "end", calendar)
-            closed = [True, True]
-            for k, name in enumerate(("start_closed", "end_closed")):
-                if name in cols:
-                    closed[k] = bool(convert(record[cols[name]], "bool", at(cols[name]), name))
-            iv = _interval(lo, hi, *closed, at(cols["start"]), calendar)
+                args.append(terms.term(cell, line, i, name))
+            lo, hi = value("time", record, st, line), value("time", record, en, line)
+            lc = True if sc is None else bool(value("bool", record, sc, line))
+            hc = True if ec is None else bool(value("bool", record, ec, line))
+            iv = _interval(lo, hi, lc, hc, source, line, st, calendar)
             every = None
-            if "every" in cols and record[cols["every"]].strip():
-                every = _period(record[cols["every"]].strip(), at(cols["every"]), terms)
-            rows.add(pred, tuple(args), iv, at(0), every)
+            if ev is not None and record[ev].strip():
+                every = _period(record[ev].strip(), ast.Pos(source, line, ev + 1), terms)
+            rows.add(pred, tuple(args), iv, ast.Pos(source, line, 1), every)
     except csv.Error as e:
         raise DataError(f"the row cannot be read as CSV ({e})", ast.Pos(source, done + 1, 1),
                         hint="write one record per line, its cells separated by commas") from None
@@ -183,7 +198,7 @@ def _columns(header, source, line) -> dict:
     return cols
 
 
-def _predicate(pred: str, pos, terms: _Terms) -> bool:
+def _predicate(pred: str, pos, terms: _Terms) -> None:
     from chronolog.language.facts import read_fact_rows
 
     try:
@@ -193,16 +208,16 @@ def _predicate(pred: str, pos, terms: _Terms) -> bool:
     if not ok:
         raise DataError(f"column pred: {pred!r} is not a predicate name", pos,
                         hint="a predicate name starts with a lowercase letter (letters, digits and _ after it)")
-    return True
 
 
-def _interval(lo, hi, lc, hc, pos, calendar):
+def _interval(lo, hi, lc, hc, source, line, i, calendar):
     from chronolog.language.timeline import format_number, make, why_empty
 
     iv = make(lo, hi, lc, hc)
     if iv is None:
         fmt = calendar.format_point if calendar is not None else format_number
-        raise DataError(f"the interval from {fmt(lo)} to {fmt(hi)} is empty", pos, hint=why_empty(lo, hi, lc, hc))
+        raise DataError(f"the interval from {fmt(lo)} to {fmt(hi)} is empty", ast.Pos(source, line, i + 1),
+                        hint=why_empty(lo, hi, lc, hc))
     return iv
 
 

@@ -8,9 +8,12 @@ checked, so nothing wraps), exact rationals (``EXACT``: numerator/denominator pa
 exact_columns.py; ``/`` of integers that is not whole is one), and binary
 floats with their built-ins (engine/float_arithmetic.py, shared with the
 rounds too: IEEE arithmetic is the same in numpy, Java and Python).
-Anything else -- a string in arithmetic, ints mixed with floats in one
-column, an exact number meeting a float, a division by zero, a result
-beyond 64 bits, a string function, ``exp`` -- raises :class:`Fallback`; an assignment, a condition or
+The string built-ins and strings compared in order run in Polars' string
+kernels (:func:`strings`: engine/string_functions.py, the rounds'
+lowering too).  Anything else -- a string in arithmetic, ints mixed with
+floats in one column, an exact number meeting a float, a division by
+zero, a result beyond 64 bits, a float printed by ``concat``, ``exp`` --
+raises :class:`Fallback`; an assignment, a condition or
 an aggregate's expression then computes it with the rows' own closures
 once per distinct value (distinct_calls.py); where those fail, the stratum
 runs on rows, which give the exact value or the positioned error.
@@ -408,7 +411,7 @@ def strings(expr, df, values):
     frames: dict = {}
     got = _polars(_string(expr, df, values, frames), frames, df.height)
     uniq = got.unique()
-    codes = pl.Series(values.terms.code_all(uniq.to_list(), distinct=True), dtype=pl.Int64)
+    codes = pl.Series(values.terms.code_names(uniq), dtype=pl.Int64)  # (a join where the terms are a file's names)
     return got.replace_strict(uniq, codes, return_dtype=pl.Int64)
 
 

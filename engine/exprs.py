@@ -14,6 +14,9 @@ functions; coalescing.py and interval_difference.py are written with them.
 A :class:`Frame` is a relation made from the caller's rows (events of
 each row, a GROUP BY, columns, a filter): numpy arrays or SQL steps;
 segments.py, an aggregation's time segments, is written with them.
+The string nodes (``strlen``, ``slice``, ``case``, ``concat``, a term's
+text) are string_functions.py's: Polars' string kernels (numpy has none
+for UTF-8) and Spark's string functions.
 
 Our own interface rather than narwhals or Ibis: both emit the same Polars
 expressions and Spark plans, but PySpark Column objects cost py4j round

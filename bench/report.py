@@ -298,6 +298,18 @@ def _float_means(out, rows):
                              for z, r in zip(sizes, rows)) + f" (CPU, median; load {rows[-1]['load']:.1f} on 2 cores)")
 
 
+@bench(name="string_functions", args="bench/string_functions.py --facts 200000 1000000 --repeat 3", json=True,
+       peer="Polars' string operations by hand on the same Arrow table; the rows' closures once per distinct value (the path the kernels replaced)",
+       what='r(X, Y) :- p(X, S), Y = upper(substr(concat(S, "x"), 1, 4)). on columns, Arrow in and out')
+def _string_functions(out, rows):
+    sizes = [f"{r['facts'] / 1e6:.3g}M" if r["facts"] >= 10**6 else f"{r['facts'] // 1000}k" for r in rows]
+    return Figures(", ".join(f"{z} {_s(r['kernels_cpu'])}" for z, r in zip(sizes, rows)),
+                   "; ".join(f"{z}: Polars {_ms(r['polars_cpu'])}, closures {_s(r['closures_cpu'])}" for z, r in zip(sizes, rows)),
+                   "; ".join(f"{z}: {_x(r['kernels_cpu'], r['polars_cpu'])} Polars', {_x(r['kernels_cpu'], r['closures_cpu'])} the closures'"
+                             for z, r in zip(sizes, rows)) + f" (CPU, median; load {rows[-1]['load']:.1f} on 2 cores)",
+                   ok=all(r["same"] for r in rows))
+
+
 @bench(name="float_wide_sums", args="bench/float_means.py --segments 1000000 --span 6 --repeat 5", json=True,
        peer="the same sums and means on Python ints (the path such columns took before K limbs); pandas' rolling sum and mean",
        target="near the two-limb figure of float_means (issue 37: no cliff)",

@@ -14,6 +14,9 @@ functions; coalescing.py and interval_difference.py are written with them.
 A :class:`Frame` is a relation made from the caller's rows (events of
 each row, a GROUP BY, columns, a filter): numpy arrays or SQL steps;
 segments.py, an aggregation's time segments, is written with them.
+The string nodes (``strlen``, ``slice``, ``case``, ``concat``, a term's
+text) are string_functions.py's: Polars' string kernels (numpy has none
+for UTF-8) and Spark's string functions.
 
 Our own interface rather than narwhals or Ibis: both emit the same Polars
 expressions and Spark plans, but PySpark Column objects cost py4j round
@@ -179,9 +182,19 @@ def to_polars(e: Expr, checks: list):
         mx, my = (v.abs().max().cast(pl.Float64) for v in (x, y))
         checks.append(((mx * my if a[0] == "*" else mx + my) >= _NEAR_BOUND, a[3]))
         return {"+": x + y, "-": x - y, "*": x * y}[a[0]]
+    if op == "case":  # (its name and safe pattern are no operands)
+        return _case_polars(to_polars(a[0], checks), a[1], a[2])
     xs = [to_polars(x, checks) for x in a]
     if op == "when":
         return pl.when(xs[0]).then(xs[1]).otherwise(xs[2])
+    if op == "strlen":
+        return xs[0].str.len_chars().cast(pl.Int64)
+    if op == "slice":  # (0 <= a <= len; b - a may be negative: an empty cut)
+        return xs[0].str.slice(xs[1], pl.max_horizontal(xs[2] - xs[1], 0))
+    if op == "concat":
+        return pl.concat_str(xs)
+    if op == "int_text":
+        return xs[0].cast(pl.String)
     if op == ">>1":
         return xs[0] // 2
     if op == "neg":
@@ -207,6 +220,23 @@ def to_polars(e: Expr, checks: list):
             "&": lambda x, y: x & y, "|": lambda x, y: x | y,
             "==": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: x < y,
             "<=": lambda x, y: x <= y, ">": lambda x, y: x > y, ">=": lambda x, y: x >= y}[op](*xs)
+
+
+def _case_polars(x, name: str, safe: str):
+    """``upper``/``lower`` as Python's ``str`` maps: Polars' (Rust's) mapping
+    on the strings that match ``safe`` (letters whose mapping no Unicode
+    version has changed, where the two agree), Python's own on the rest
+    (Rust's Unicode version is not Python's: U+019B has an upper case in
+    Unicode 16, none in Python 3.11's 14)."""
+    import polars as pl
+
+    def mapped(s):
+        out = s.str.to_uppercase() if name == "upper" else s.str.to_lowercase()
+        odd = (~s.str.contains(safe)).arg_true()
+        if len(odd):
+            out = out.scatter(odd, [getattr(v, name)() for v in s.gather(odd).to_list()])
+        return out
+    return x.map_batches(mapped, return_dtype=pl.String)
 
 
 def with_values(df, named: dict) -> tuple:
@@ -381,23 +411,40 @@ _SQL_FLOATS = {"divide": "({} / {})", "not_finite": "(NOT (abs({}) < CAST('Infin
                "to_int": "CAST({} AS BIGINT)", "to_float": "CAST({} AS DOUBLE)"}
 
 
-def to_sql(e: Expr, literal, stop) -> str:
+def to_sql(e: Expr, literal, stop, engine=None) -> str:
     """The Spark SQL text of ``e``: ``literal(v)`` writes a constant,
-    ``stop(why)`` the SQL that stops the run on a refused row."""
+    ``stop(why)`` the SQL that stops the run on a refused row,
+    ``engine(name, xs, result)`` a call of the engine's own function (a
+    Python UDF) where Spark's differs."""
     op, a = e.op, e.args
     if op == "col":
         return a[0]
     if op == "lit":
         return literal(a[0])
     if op == "check":
-        value, bad = to_sql(a[0], literal, stop), to_sql(a[1], literal, stop)
+        value, bad = to_sql(a[0], literal, stop, engine), to_sql(a[1], literal, stop, engine)
         return f"(CASE WHEN {bad} THEN {stop(a[2])} ELSE {value} END)"
     if op == "exact":
-        x, y = (to_sql(v, literal, stop) for v in a[1:3])
+        x, y = (to_sql(v, literal, stop, engine) for v in a[1:3])
         return f"coalesce({_TRY[a[0]]}({x}, {y}), {stop(a[3])})"
     if op == "window":
         return _window_sql(a, literal, stop)
-    xs = [to_sql(x, literal, stop) for x in a]
+    if op == "case":
+        return _case_sql(to_sql(a[0], literal, stop, engine), a[1], a[2], literal, engine)
+    xs = [to_sql(x, literal, stop, engine) for x in a]
+    if op == "strlen":
+        return f"CAST(char_length({xs[0]}) AS BIGINT)"
+    if op == "slice":  # (substring's positions from 1)
+        x, y = f"CAST({xs[1]} AS INT)", f"CAST({xs[2]} AS INT)"
+        return f"(CASE WHEN {y} > {x} THEN substring({xs[0]}, {x} + 1, {y} - {x}) ELSE '' END)"
+    if op == "concat":
+        return f"concat({', '.join(xs)})"
+    if op == "int_text":
+        return f"CAST({xs[0]} AS STRING)"
+    if op == "decimal_text":  # 2.500 -> 2.5, 2.000 -> 2
+        return f"regexp_replace(CAST({xs[0]} AS STRING), {literal(_TRAILING_ZEROS)}, '')"
+    if op == "engine_text":  # (Java prints 1.0E10, Python 10000000000.0)
+        return engine("concat", xs, "string")
     if op == "when":
         return f"CASE WHEN {xs[0]} THEN {xs[1]} ELSE {xs[2]} END"
     if op == ">>1":
@@ -421,6 +468,26 @@ def to_sql(e: Expr, literal, stop) -> str:
     if op == "month_start":
         return f"CAST(unix_date(make_date(CAST(({xs[0]}) div 12 AS INT), CAST(pmod({xs[0]}, 12) + 1 AS INT), 1)) AS BIGINT)"
     return f"({xs[0]} {_SQL_OPS[op]} {xs[1]})"
+
+
+_TRAILING_ZEROS = r"\.?0+$"  # of a decimal's text (its point too when nothing follows)
+
+
+def _case_sql(x: str, name: str, safe: str, literal, engine) -> str:
+    """``upper``/``lower`` as Python's ``str`` maps: Spark's mapping (ICU,
+    or the JVM's, and in either the executor's default locale: Turkish maps
+    ``i`` to ``İ``) on the strings that match ``safe`` where a probe in the
+    row finds the root locale's mapping, the engine's own function in a
+    UDF on the other rows (handed the string, the safe ones a NULL: a null
+    costs the UDF a bit)."""
+    # the row's probe: in the root locale 'ié' -> 'IÉ' and 'IÌ' -> 'iì'
+    # (Turkish: 'İÉ', 'ıì'; Lithuanian: 'ii̇̀'); read from the row so that
+    # it runs in the executor, not folded on the driver
+    empty = f"substring({x}, 1, 0)"
+    probe = (f"upper(concat({empty}, {literal('ié')})) = {literal('IÉ')} AND "
+             f"lower(concat({empty}, {literal('IÌ')})) = {literal('iì')}")
+    other = engine(name, [f"(CASE WHEN {x} RLIKE {literal(safe)} AND {probe} THEN NULL ELSE {x} END)"], "string")
+    return f"coalesce({other}, {name}({x}))"
 
 
 _FRAMES = {"max_before": ("max", " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"),

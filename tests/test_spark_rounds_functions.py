@@ -280,7 +280,7 @@ def test_case_mapping_equals_python_on_every_safe_code_point(spark):
     guarded mapping is Python's."""
     import random
 
-    from chronolog.connectors.spark_rounds.functions import CASE_RANGES
+    from chronolog.engine.string_functions import CASE_RANGES
 
     points = [chr(c) for lo, hi in CASE_RANGES for c in range(lo, hi + 1)]
     rnd = random.Random(7)

@@ -25,23 +25,15 @@ calls differ in the last bit, on 10% and 3.5% of random values here),
 text: ``round(2.675, 2)`` gives 2.68, Python 2.67, as the binary value is
 below 2.675), ``exact`` of a float (its binary value has up to 1074
 decimals: in the run's numbers or the run stops) and a float in
-``concat`` (Java prints ``1.0E10``, Python ``10000000000.0``) are the
+``concat`` (Java prints ``1.0E10``, Python ``10000000000.0``: its text) are the
 engine's own functions in Python UDFs (udfs.py).
 
-Strings: Spark's string functions count UTF-8 code points, as Python's
-``str``: ``strlen`` is ``char_length``; ``substr`` is Python's slice
-``s[f:f + n]`` (positions from 0, negative ones from the end, clamped)
-written with ``substring`` at 1-based positions; ``concat`` and ``A + B``
-join the engine's texts of numbers (``2``, ``0.5``: the shortest decimal)
-and booleans (``#T``); ``min``/``max`` of strings are ``least``/
-``greatest`` (UTF-8 byte order is code point order).  ``upper``/
-``lower``: Spark's case mapping (ICU, or the JVM's, and in either the
-executor's default locale: Turkish maps ``i`` to ``İ``) differs from
-Python's where their Unicode versions differ, so it runs on strings of
-:data:`CASE_RANGES` only (Latin, Greek and Cyrillic letters and the
-combining accents, whose mappings have not changed since Unicode 5) and
-where a probe in the row finds the root locale's mapping; the engine's
-own function maps the other rows in a UDF.
+Strings: engine/string_functions.py, the lowering shared with the
+columns, emitted as SQL (``char_length``, ``substring``, ``concat``,
+``least``/``greatest``; ``upper``/``lower`` guarded by the safe letters
+and a locale probe in the row, the engine's own function in a UDF on the
+other rows); positions of a decimal run must be whole, and ``F + N`` of
+``substr`` is the run's checked sum.
 """
 
 from __future__ import annotations
@@ -50,20 +42,15 @@ import math
 from fractions import Fraction
 
 from chronolog.engine import float_arithmetic as fa
+from chronolog.engine import string_functions as sf
 from chronolog.engine.exprs import col, to_sql
 from chronolog.language import ast, builtins
 
 from .arithmetic import extremum, stop_sql, unscaled
 from .classes import BOOL, FLOAT, NUM, STR
 from .fragment import NotRelational
-from .sql import hex_string
 
-STRING_FUNCTIONS = {"concat", "strlen", "substr", "lower", "upper"}
-# code points whose upper and lower case Spark maps as Python does (tested
-# on every one of them: tests/test_spark_rounds_functions.py)
-CASE_RANGES = ((0x0000, 0x017F), (0x0300, 0x036F), (0x0370, 0x03FF), (0x0400, 0x04FF))
 INF = "CAST('Infinity' AS DOUBLE)"
-TRAILING_ZEROS = hex_string(r"\.?0+$")  # of a decimal's text (its point too when nothing follows)
 
 
 def double_literal(f: float) -> str:
@@ -173,20 +160,19 @@ class Functions:
             return f"CAST({self.shared(x)} AS {self.arith.num})", NUM
         return self.shared(x), FLOAT
 
-    # strings
+    # strings: engine/string_functions.py, the lowering shared with the columns
+
+    def strings(self, x) -> str:
+        """The SQL of the string_functions Expr ``x``."""
+        return to_sql(x, self.arith.types.const, stop_sql, self.engine)
 
     def text(self, x: str, c, whole: str, rule) -> str:
         """The engine's text of a term in ``concat`` (language/text.py,
         format_term): a string itself, a number's shortest decimal, #T/#F."""
-        if c == STR:
-            return x
-        if c == BOOL:
-            return f"(CASE WHEN {x} THEN '#T' ELSE '#F' END)"
-        if c == NUM:
-            if self.arith.scale is None:
-                return f"CAST({x} AS STRING)"
-            return f"regexp_replace(CAST({x} AS STRING), {TRAILING_ZEROS}, '')"  # 2.500 -> 2.5, 2.000 -> 2
-        raise NotRelational(f"concat() of {c or 'untyped'} terms ({whole})", rule)
+        kind = {STR: "str", BOOL: "bool", FLOAT: "float", NUM: "int" if self.arith.scale is None else "decimal"}.get(c)
+        if kind is None:
+            raise NotRelational(f"concat() of {c or 'untyped'} terms ({whole})", rule)
+        return self.strings(sf.text(col(x), kind))
 
     def whole(self, x: str, text: str) -> str:
         """A position or a length: a whole number, or the run stops (the engine's error)."""
@@ -196,35 +182,16 @@ class Functions:
         # at scale 0, and -1.5 equals -2; both at the run's type, exactly)
         return self.arith.checked(x, f"{x} <> CAST(floor({x}) AS {self.arith.num})", f"{text} needs whole numbers")
 
-    def substr(self, s: str, start: str, length, text: str, rule) -> str:
-        """Python's ``s[start:start + length]`` (``s[start:]``) on code points."""
-        n = f"char_length({s})"
-
-        def index(i):  # a slice index, from the end when negative, clamped to [0, n]
-            return f"(CASE WHEN {i} < 0 THEN greatest({i} + {n}, 0) ELSE least({i}, {n}) END)"
-
+    def substr(self, s: str, start: str, length, text: str) -> str:
+        """Python's ``s[start:start + length]`` (``s[start:]``) on code points;
+        the end's sum in the run's numbers (checked)."""
         start = self.whole(start, text)
-        a = f"CAST({index(start)} AS INT)"
-        if length is None:
-            b = n
-        else:
-            b = f"CAST({index(self.arith.binop('+', start, self.whole(length, text), text))} AS INT)"
-        return f"(CASE WHEN {b} > {a} THEN substring({s}, {a} + 1, {b} - {a}) ELSE '' END)"
+        end = None if length is None else col(self.arith.binop("+", start, self.whole(length, text), text))
+        return self.strings(sf.substr(col(s), col(start), end))
 
     def case(self, name: str, s: str) -> str:
-        """``upper``/``lower``: Spark's where its mapping is Python's (see
-        the module), the engine's in a UDF for the other rows (handed the
-        string, the safe ones a NULL: a null costs the UDF a bit)."""
-        ranges = "".join(f"\\x{{{lo:x}}}-\\x{{{hi:x}}}" for lo, hi in CASE_RANGES)
-        pattern = hex_string(f"^[{ranges}]*$")
-        # the row's probe: in the root locale 'ié' -> 'IÉ' and 'IÌ' -> 'iì'
-        # (Turkish: 'İÉ', 'ıì'; Lithuanian: 'ii̇̀'); read from the row so that
-        # it runs in the executor, not folded on the driver
-        empty = f"substring({s}, 1, 0)"
-        probe = (f"upper(concat({empty}, {hex_string('ié')})) = {hex_string('IÉ')} AND "
-                 f"lower(concat({empty}, {hex_string('IÌ')})) = {hex_string('iì')}")
-        other = self.engine(name, [f"(CASE WHEN {s} RLIKE {pattern} AND {probe} THEN NULL ELSE {s} END)"], "string")
-        return f"coalesce({other}, {name}({s}))"
+        """``upper``/``lower`` as Python maps (string_functions.case)."""
+        return self.strings(sf.case(name, col(s)))
 
     def call(self, e, args: list, text: str, rule) -> tuple:
         """``(SQL, class)`` of the call or operator ``e`` of ``args``
@@ -232,24 +199,22 @@ class Functions:
         xs, cs = [a for a, _ in args], [c for _, c in args]
         if isinstance(e, ast.BinOp):
             if e.op == "+" and cs == [STR, STR]:
-                return f"concat({xs[0]}, {xs[1]})", STR
+                return self.strings(sf.concat(col(xs[0]), col(xs[1]))), STR
             if set(cs) <= {NUM, FLOAT}:
                 return self.binop(e.op, xs[0], cs[0], xs[1], cs[1], text), FLOAT
             raise NotRelational(f"arithmetic on {' and '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
         name = e.name
-        if name == "concat" and FLOAT in cs and None not in cs:  # Java prints 1.0E10, Python 10000000000.0
-            return self.engine("concat", xs, "string"), STR
         if name == "concat":
-            return f"concat({', '.join(self.text(x, c, text, rule) for x, c in args)})", STR
+            return self.strings(sf.concat(*(col(self.text(x, c, text, rule)) for x, c in args))), STR
         if name in ("min", "max") and set(cs) == {STR}:
-            return extremum(name, xs), STR
-        if name in STRING_FUNCTIONS:
+            return self.strings(sf.extreme(name, [col(x) for x in xs])), STR
+        if name in sf.STRING_FUNCTIONS:
             if cs[0] != STR or any(c != NUM for c in cs[1:]):
                 raise NotRelational(f"{name}() of {', '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
             if name == "strlen":
-                return f"CAST(char_length({xs[0]}) AS {self.arith.num})", NUM
+                return f"CAST({self.strings(sf.strlen(col(xs[0])))} AS {self.arith.num})", NUM
             if name == "substr":
-                return self.substr(xs[0], xs[1], xs[2] if len(xs) > 2 else None, text, rule), STR
+                return self.substr(xs[0], xs[1], xs[2] if len(xs) > 2 else None, text), STR
             return self.case(name, xs[0]), STR
         if not set(cs) <= {NUM, FLOAT}:
             raise NotRelational(f"arithmetic on {' and '.join(c or 'untyped' for c in cs)} terms ({text})", rule)

@@ -242,11 +242,15 @@ def _string_ranks(expr, df, values):
         col = df[var_column(expr.name)]
     elif isinstance(expr, ast.Call):
         from .distinct_calls import assigned
+        from .expressions import strings
 
         try:
-            col = assigned(expr, None, df, values, "strings")
+            col = strings(expr, df, values)  # (the string kernels; else the rows' closures)
         except Fallback:
-            return None
+            try:
+                col = assigned(expr, None, df, values, "strings")
+            except Fallback:
+                return None
     else:
         return None
     if is_values(col):

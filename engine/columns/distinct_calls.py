@@ -1,11 +1,12 @@
-"""What the kernels do not vectorise -- a built-in function (``upper(N)``,
-``sqrt(V)``, ``concat``), strings compared in order, an exact number
-meeting a float -- computed by the rows' own closures
+"""What the kernels do not vectorise -- a built-in function (``exp(V)``,
+``sqrt`` of an exact number, a float printed by ``concat``), an exact
+number meeting a float, a string function of terms of another kind --
+computed by the rows' own closures
 (engine/rows/expressions.py over language/builtins.py) once per DISTINCT
 tuple of the values of the expression's variables, and gathered back to
 every row by numpy.  Exact by construction (the rows' code on the rows'
 values), and the cost follows the distinct values, not the rows: 200,000
-rows of 5,000 names call ``upper`` 5,000 times.
+rows of 5,000 values call ``exp`` 5,000 times.
 
 An error (a division by zero, a string where a number is expected) sends
 the stratum to the rows, which raise it with the rule's position, naming

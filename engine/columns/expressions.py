@@ -8,9 +8,12 @@ checked, so nothing wraps), exact rationals (``EXACT``: numerator/denominator pa
 exact_columns.py; ``/`` of integers that is not whole is one), and binary
 floats with their built-ins (engine/float_arithmetic.py, shared with the
 rounds too: IEEE arithmetic is the same in numpy, Java and Python).
-Anything else -- a string in arithmetic, ints mixed with floats in one
-column, an exact number meeting a float, a division by zero, a result
-beyond 64 bits, a string function, ``exp`` -- raises :class:`Fallback`; an assignment, a condition or
+The string built-ins and strings compared in order run in Polars' string
+kernels (:func:`strings`: engine/string_functions.py, the rounds'
+lowering too).  Anything else -- a string in arithmetic, ints mixed with
+floats in one column, an exact number meeting a float, a division by
+zero, a result beyond 64 bits, a float printed by ``concat``, ``exp`` --
+raises :class:`Fallback`; an assignment, a condition or
 an aggregate's expression then computes it with the rows' own closures
 once per distinct value (distinct_calls.py); where those fail, the stratum
 runs on rows, which give the exact value or the positioned error.
@@ -24,7 +27,8 @@ from fractions import Fraction
 from chronolog.language import ast, builtins
 
 from .. import float_arithmetic as fa
-from ..exprs import Refused, call, col, to_numpy
+from .. import string_functions as sf
+from ..exprs import Refused, call, col, exact, lit, to_numpy, with_values
 from .encoding import Fallback
 from .scan import var_column
 from . import exact_columns as ex
@@ -283,6 +287,10 @@ def _call(expr, df, values):
     from chronolog.planner.backend_choice import round_digits
 
     name, args = expr.name, expr.args
+    if name == "strlen" and len(args) == 1:  # (of strings: string_functions, in Polars)
+        frames: dict = {}
+        s = _string(args[0], df, values, frames)
+        return INT, _polars(sf.strlen(s), frames, df.height).to_numpy()
     if name in ("floor", "ceil") and len(args) == 1 and isinstance(args[0], ast.BinOp) and args[0].op == "/":
         lk, x = evaluate(args[0].left, df, values)
         rk, y = evaluate(args[0].right, df, values)
@@ -339,8 +347,13 @@ def compare(cmp, df, values):
         if a is None or b is None:  # a constant no fact has: never equal
             return np.full(df.height, cmp.op == "!=")
         return (a == b) if cmp.op == "==" else (a != b)
-    lk, a = evaluate(cmp.left, df, values)
-    rk, b = evaluate(cmp.right, df, values)
+    try:
+        lk, a = evaluate(cmp.left, df, values)
+        rk, b = evaluate(cmp.right, df, values)
+    except Fallback:  # strings compared (in order: code points, Python's order of str), or Fallback
+        frames: dict = {}
+        got = _string(cmp.left, df, values, frames).compare(cmp.op, _string(cmp.right, df, values, frames))
+        return _polars(got, frames, df.height).to_numpy()
     if FLOAT in (lk, rk):
         return _float_versus_exact(cmp, lk, a, rk, b)
     if EXACT in (lk, rk):
@@ -381,3 +394,128 @@ def _codes(x, df, values):
             return None
         raise Fallback(f"the constant {x.value!r}")
     return np.full(df.height, c, dtype=np.int64)
+
+
+# ------------------------------------------------------------------ strings
+
+
+def strings(expr, df, values):
+    """The codes of the string ``expr`` (``concat``, ``substr``, ``upper``,
+    ``lower``, ``min``/``max`` of strings, ``S + T``) over ``df``:
+    engine/string_functions.py's lowering (the rounds' too) in Polars'
+    string kernels, each distinct result coded once; Fallback where a
+    value is not of the kind the function takes (the rows' error, or a
+    term Polars cannot hold: a lone surrogate)."""
+    import polars as pl
+
+    frames: dict = {}
+    got = _polars(_string(expr, df, values, frames), frames, df.height)
+    uniq = got.unique()
+    codes = pl.Series(values.terms.code_names(uniq), dtype=pl.Int64)  # (a join where the terms are a file's names)
+    return got.replace_strict(uniq, codes, return_dtype=pl.Int64)
+
+
+def _polars(tree, frames: dict, n: int):
+    """The Polars Series of the Expr ``tree`` over the columns ``frames``
+    ({name: Series}, ``n`` rows); Fallback where a check refuses a row."""
+    import polars as pl
+
+    df = pl.DataFrame(frames) if frames else pl.DataFrame({"_": pl.repeat(0, n, eager=True)})
+    got, why = with_values(df, {"_out": tree})
+    if got is None:
+        raise Fallback(why)
+    return got["_out"]
+
+
+def _column(frames: dict, series):
+    """A column of ``frames`` holding ``series``, as an Expr."""
+    name = f"c{len(frames)}"
+    frames[name] = series.alias(name)
+    return col(name)
+
+
+def _string(e, df, values, frames: dict):
+    """The Expr of the string-valued ``e`` over columns it adds to ``frames``."""
+    if isinstance(e, ast.Const):
+        if type(e.value) is not str:
+            raise Fallback(f"the constant {e.value!r} where a string is taken")
+        return lit(e.value)
+    if isinstance(e, ast.Var):
+        return _column(frames, _term_strings(df[var_column(e.name)], values, texts=False))
+    if isinstance(e, ast.BinOp) and e.op == "+":  # of strings: their concatenation (of numbers: no string)
+        return sf.concat(_string(e.left, df, values, frames), _string(e.right, df, values, frames))
+    if not isinstance(e, ast.Call) or builtins.check_arity(e.name, len(e.args)):
+        raise Fallback(f"{e} is not a string")
+    name, args = e.name, e.args
+    if name == "concat":
+        return sf.concat(*(_text(a, df, values, frames) for a in args))
+    if name in ("upper", "lower"):
+        return sf.case(name, _string(args[0], df, values, frames))
+    if name in ("min", "max"):
+        return sf.extreme(name, [_string(a, df, values, frames) for a in args])
+    if name == "substr":
+        s = _string(args[0], df, values, frames)
+        start = _integer(args[1], df, values, frames)
+        end = None if len(args) < 3 else exact("+", start, _integer(args[2], df, values, frames), f"{e} overflows")
+        return sf.substr(s, start, end)
+    raise Fallback(f"{e} is not a string")
+
+
+def _integer(e, df, values, frames: dict):
+    """A position or a length: the integers of ``e`` (the kernels'), as an Expr."""
+    import polars as pl
+
+    if isinstance(e, ast.Const) and type(e.value) is int and -_BOUND < e.value < _BOUND:
+        return lit(e.value)
+    kind, a = evaluate(e, df, values)
+    if kind != INT:
+        raise Fallback(f"{e}: a position or length that is not a whole number")
+    return _column(frames, pl.Series(a, dtype=pl.Int64))
+
+
+def _text(e, df, values, frames: dict):
+    """The engine's text of the term ``e`` in ``concat`` (builtins._concat:
+    a string itself, else language/text.format_term), as an Expr."""
+    from chronolog.language.text import format_term
+
+    if isinstance(e, ast.Const):
+        return lit(e.value if type(e.value) is str else format_term(e.value))
+    if isinstance(e, ast.Var):
+        return _column(frames, _term_strings(df[var_column(e.name)], values, texts=True))
+    try:
+        return _string(e, df, values, frames)
+    except Fallback:  # a number computed in the row: an integer's digits (a float's repr is Python's alone)
+        return sf.text(_integer(e, df, values, frames), "int")
+
+
+def _term_strings(series, values, texts: bool):
+    """The strings of a term column (``texts``: any term's text, as
+    ``concat`` prints it); Fallback where a term is no string (and not
+    ``texts``) or Polars cannot hold it.  The names of a fact file are a
+    Polars Series already (encoding.TermValues): gathered, no Python
+    string; the other terms are made strings once per distinct code."""
+    import numpy as np
+    import polars as pl
+
+    from chronolog.language.text import format_term
+
+    terms = values.terms.values
+    if is_values(series) or ex.is_exact(series):  # (floats and exact numbers as values: not strings)
+        if not texts:
+            raise Fallback("a number where a string is taken")
+        raise Fallback("a float or an exact number printed in concat")
+    codes = series.to_numpy()
+    if not len(codes):
+        return pl.Series([], dtype=pl.String)
+    if terms.named and int(codes.max()) < terms.named:
+        return terms.names.gather(codes)
+    u, inv = np.unique(codes, return_inverse=True)
+    got = terms.take(u)
+    if texts:
+        got = [v if type(v) is str else format_term(v) for v in got]
+    elif not all(type(v) is str for v in got):
+        raise Fallback("a term that is not a string where a string is taken")
+    try:
+        return pl.Series(got, dtype=pl.String).gather(inv.reshape(-1))
+    except Exception:  # noqa: BLE001 - a lone surrogate: no UTF-8 (the rows' closures)
+        raise Fallback("a string Polars cannot hold") from None

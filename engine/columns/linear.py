@@ -1,9 +1,9 @@
 """ConditionNode and AssignNode on columns: a comparison keeps the rows
 where it holds, an assignment adds the variable's code column (a float result: its
 values, value_columns.py); the
-arithmetic is expressions.py's kernels, and what they do not vectorise
-(a function, strings in order) the rows' closures once per distinct
-value (distinct_calls.py)."""
+arithmetic and the string functions are expressions.py's kernels, and
+what they do not vectorise (``exp``, a float printed by ``concat``) the
+rows' closures once per distinct value (distinct_calls.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .base import ColumnMapNode
 from .distinct_calls import assigned, holds
 from .encoding import Fallback
 from .exact_columns import exact_series
-from .expressions import EXACT, FLOAT, compare, evaluate
+from .expressions import EXACT, FLOAT, compare, evaluate, strings
 from .scan import var_column
 from .value_columns import evaluate_by_kind, float_series, mixed
 
@@ -50,7 +50,10 @@ class AssignNode(ColumnMapNode):
             try:
                 col = self._vectorised(e, df)
             except Fallback:
-                col = assigned(e, self.where, df, self.values, var_column(self.var))
+                try:  # a string function (expressions.strings)
+                    col = strings(e, df, self.values)
+                except Fallback:
+                    col = assigned(e, self.where, df, self.values, var_column(self.var))
         name = var_column(self.var)
         # (a new column: added to the batch without a query, as base.frame_of)
         if name not in df.columns and len(col) == df.height:

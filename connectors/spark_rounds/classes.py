@@ -57,7 +57,7 @@ def value_class(v):
     if c is None:
         from chronolog.language.text import format_term
 
-        raise NotRelational(f"the term {format_term(v)} (only numbers, strings, floats and booleans are handled)")
+        raise NotRelational(f"the term {format_term(v)} (only numbers, strings, floats, booleans, dates and timestamps are handled)")
     return c
 
 

@@ -141,14 +141,15 @@ def test_instant_arguments_give_the_embedded_model_in_any_time_zone(spark, zone,
 
 # instants only, with no key: a DATE joined with a timestamp with a zone and
 # one without, compared with them, negated against them, against a constant,
-# and a program fact of a timestamp (a literal: its own class, TS)
+# their earliest at each time, and a program fact of a timestamp
 INSTANTS = """same(X, V) :- p(X, V), z(X).
 wall(X, V) :- p(X, V), w(X).
 stamp(T, X) :- w(T), p(X, V), T > X.
 lone(T) :- w(T), not z(T).
 noon(T) :- w(T), T = 2024-01-01T12:00:00.
+first(M) :- w(T), M = min(T).
 w(2024-01-02T09:30:00.25)@[0,2].
-@output("same"). @output("wall"). @output("stamp"). @output("lone"). @output("noon").
+@output("same"). @output("wall"). @output("stamp"). @output("lone"). @output("noon"). @output("first").
 """
 
 

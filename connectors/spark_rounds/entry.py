@@ -233,15 +233,13 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
         text = output_sql(rounds.relations, rounds.grid, p, names[p], window)
         classes = rounds.relations.types.classes.get(p) or []
         instants = [i for i, c in enumerate(classes) if c == TS]
+        rel = None if instants else rounds.relations.rels.get(p)  # (not held: the output's types are known after a job)
         if instants:  # DATEs out where every answer is a midnight: one job asks (outputs.midnights)
             found = midnights(rounds.catalog.sql(text), [names[p][i] for i in instants])
             text = output_sql(rounds.relations, rounds.grid, p, names[p], window, [instants[i] for i in found])
-            out[p] = marked(rounds.catalog.sql(text), [n for n, c in zip(names[p], classes) if c == SET])
-            continue
-        rel = rounds.relations.rels.get(p)
         schema = held_schema(rel, rounds.grid, names[p])  # a literal's: its statement analysed only where the caller uses the DataFrame
         # munion's sets: term text, marked so that the output reads back as sets (connectors/distributed.text_columns)
-        sets = [n for n, c in zip(names[p], rounds.relations.types.classes.get(p) or []) if c == SET]
+        sets = [n for n, c in zip(names[p], classes) if c == SET]
         df = None if schema is not None else marked(rounds.catalog.sql(text), sets)
         answer = held_answer(rel, rounds.grid, names[p], window, schema or df.schema, large)
         if answer is None:  # (with sets, a DataFrame whose toArrow() marks them, as Model.to_arrow)

@@ -7,7 +7,8 @@ class (integers and decimals are one: numbers; binary floats, from a
 ``double``/``float`` input column, a Python float given as a fact, or a
 rule's computation (functions.py), are another), known from the inputs'
 Spark types and the program's constants and carried through the rules to
-the heads; a program that mixes them is refused (:class:`NotRelational`).
+the heads; a program that mixes them is refused (:class:`NotRelational`),
+but for dates beside timestamps, one instant class (:func:`meet`).
 The engine finds a float equal to the exact number of its value (``1.0``
 = ``1``: Python's equality), which Spark's implicit cast would decide
 through a float (``2^53 + 1`` = ``2.0^53``): a column or a join variable

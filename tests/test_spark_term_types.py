@@ -180,6 +180,12 @@ def test_instant_arguments_run_in_rounds_in_any_time_zone(spark, zone):
             spark.conf.unset(ONE_TASK_CONF)
     assert stats["path"] == "relational", stats
     _same_model(out, expected)
+    from chronolog.api import load_program
+    from chronolog.plan_text import describe_plan
+    from chronolog.planner import plan
+
+    said = describe_plan(plan(load_program(INSTANTS)), "auto").splitlines()  # (chronolog plan: what the run did)
+    assert said[3].startswith("spark --distributed: seminaive rounds of DataFrame joins per stratum"), said[:4]
 
 
 @pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])

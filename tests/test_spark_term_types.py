@@ -123,8 +123,9 @@ def test_instant_arguments_give_the_embedded_model_in_any_time_zone(spark, zone,
             out = cs.reason(spark, prog, frames, arrow=True, stats=stats)
         elif path == "keyed":
             out = cs.reason(spark, prog, frames, distributed=True, key=KEYS, partitions=2, arrow=True, stats=stats)
-        else:  # no key (stamp joins two keys): one task, or the rounds, which send timestamp arguments to one
-            # task (DATE arguments run in rounds: test_spark_rounds_calendar.py, test_date_terms_are_instants_in_rounds)
+        else:  # no key (stamp joins two keys): one task, or the rounds, which send this program to one task
+            # for j's join of a DATE with an integer (a variable of two classes); instants alone run in
+            # rounds: test_instant_arguments_run_in_rounds_in_any_time_zone
             conf = {ONE_TASK_CONF: "-1"} if path == "rounds" else {}
             for k, v in conf.items():
                 spark.conf.set(k, v)
@@ -136,6 +137,55 @@ def test_instant_arguments_give_the_embedded_model_in_any_time_zone(spark, zone,
                     spark.conf.unset(k)
         _same_model(out, expected)
     assert stats["path"] == {"driver": "driver", "keyed": "keyed"}.get(path, "one task"), stats
+
+
+# instants only, with no key: a DATE joined with a timestamp with a zone and
+# one without, compared with them, negated against them, against a constant,
+# their earliest at each time, and a program fact of a timestamp
+INSTANTS = """same(X, V) :- p(X, V), z(X).
+wall(X, V) :- p(X, V), w(X).
+stamp(T, X) :- w(T), p(X, V), T > X.
+lone(T) :- w(T), not z(T).
+noon(T) :- w(T), T = 2024-01-01T12:00:00.
+first(M) :- w(T), M = min(T).
+w(2024-01-02T09:30:00.25)@[0,2].
+@output("same"). @output("wall"). @output("stamp"). @output("lone"). @output("noon"). @output("first").
+"""
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_instant_arguments_run_in_rounds_in_any_time_zone(spark, zone):
+    """Timestamp arguments (with a zone and without one) beside DATEs run
+    in Spark's rounds, not in one task, and give the embedded model, column
+    types included (a column of instants that are all midnights is DATEs)."""
+    from chronolog import spark as cs
+    from chronolog.connectors.spark_paths import ONE_TASK_CONF
+
+    tables = _tables()
+    tables["z"] = pa.concat_tables([tables["z"], pa.table({  # 2023-12-31 midnight UTC, from New York: lone loses [1,2)
+        "k": pa.array([dt.datetime(2023, 12, 30, 19, tzinfo=dt.timezone(dt.timedelta(hours=-5)))], pa.timestamp("us", tz="America/New_York")).cast(pa.timestamp("us", tz="Asia/Tokyo")),
+        "start": [0], "end": [2]})])
+    tables = {p: tables[p] for p in ("p", "z", "w")}
+    expected = _embedded(INSTANTS, tables)
+    assert expected["lone"].num_rows == 3 and expected["same"].num_rows == 2 and expected["noon"].num_rows == 1
+    assert expected["wall"].schema.field("c0").type == pa.date32() and expected["lone"].schema.field("c0").type == pa.timestamp("us")
+    stats = {}
+    with _time_zone(spark, zone), warnings.catch_warnings():
+        warnings.simplefilter("error", cs.OneTaskFallback)
+        spark.conf.set(ONE_TASK_CONF, "-1")
+        try:
+            frames = {p: _frame(spark, t) for p, t in tables.items()}  # (w: TIMESTAMP_NTZ, z: TIMESTAMP)
+            out = {p: df.toArrow() for p, df in cs.reason(spark, INSTANTS, frames, distributed=True, stats=stats).items()}
+        finally:
+            spark.conf.unset(ONE_TASK_CONF)
+    assert stats["path"] == "relational", stats
+    _same_model(out, expected)
+    from chronolog.api import load_program
+    from chronolog.plan_text import describe_plan
+    from chronolog.planner import plan
+
+    said = describe_plan(plan(load_program(INSTANTS)), "auto").splitlines()  # (chronolog plan: what the run did)
+    assert said[3].startswith("spark --distributed: seminaive rounds of DataFrame joins per stratum"), said[:4]
 
 
 @pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])

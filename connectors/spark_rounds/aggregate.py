@@ -67,7 +67,7 @@ from chronolog.planner.ir import Assign, Condition
 
 from .arithmetic import expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
-from .classes import BOOL, FLOAT, NUM, SET, STR, body_classes
+from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TS, body_classes
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
@@ -169,7 +169,8 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
             if f == "munion":
                 if c not in (NUM, STR, BOOL, FLOAT):
                     set_text("", c, None, rule)  # (refused, naming why)
-            elif c != NUM and not (c == FLOAT or (c == STR and f in ("min", "max"))):  # strings: in code point order, as Python's
+            # strings: in code point order, as Python's; dates and timestamps: in time, in their own types (classes.TS)
+            elif c != NUM and not (c == FLOAT or (c in (STR, DATE, TS) and f in ("min", "max"))):
                 raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
             value = f"x{k}"  # a copy of the column: a group or a contributor may be the same variable
             copies.append(f"{col[a.expr.name]} AS {value}")

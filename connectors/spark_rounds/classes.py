@@ -7,7 +7,8 @@ class (integers and decimals are one: numbers; binary floats, from a
 ``double``/``float`` input column, a Python float given as a fact, or a
 rule's computation (functions.py), are another), known from the inputs'
 Spark types and the program's constants and carried through the rules to
-the heads; a program that mixes them is refused (:class:`NotRelational`).
+the heads; a program that mixes them is refused (:class:`NotRelational`),
+but for dates beside timestamps, one instant class (:func:`meet`).
 The engine finds a float equal to the exact number of its value (``1.0``
 = ``1``: Python's equality), which Spark's implicit cast would decide
 through a float (``2^53 + 1`` = ``2.0^53``): a column or a join variable
@@ -32,13 +33,19 @@ from .fragment import NotRelational
 
 NUM, STR, BOOL, FLOAT = "num", "str", "bool", "float"
 DATE = "date"  # instants at midnight, as Spark DATEs (an instant never equals a number: engine/term_types.py)
+# other instants (a TIMESTAMP or TIMESTAMP_NTZ argument, a datetime constant
+# off midnight), as Spark TIMESTAMP_NTZs of their UTC wall clock: Spark
+# compares a DATE with one, and casts between them, at midnight UTC in any
+# session time zone, so a date and a timestamp at one instant are one term
+# as the engine finds them; typed out as DATEs when every answer is a
+# midnight (outputs.midnights)
+TS = "timestamp"
 SET = "set"  # munion's set, as the engine's text of it (sets.py)
 
 
 # the rounds' class of each kind of term (engine/term_types.py: the rule);
-# timestamps (typed out as dates when every value is a midnight: known only
-# once the answers are), exact numbers past a finite decimal and the rest have none
-_CLASS_OF_KIND = {"int": NUM, "dec": NUM, "str": STR, "bool": BOOL, "float": FLOAT, "date": DATE}
+# exact numbers past a finite decimal and the rest have none
+_CLASS_OF_KIND = {"int": NUM, "dec": NUM, "str": STR, "bool": BOOL, "float": FLOAT, "date": DATE, "timestamp": TS}
 
 
 def value_class(v):
@@ -51,8 +58,20 @@ def value_class(v):
     if c is None:
         from chronolog.language.text import format_term
 
-        raise NotRelational(f"the term {format_term(v)} (only numbers, strings, floats and booleans are handled)")
+        raise NotRelational(f"the term {format_term(v)} (only numbers, strings, floats, booleans, dates and timestamps are handled)")
     return c
+
+
+def meet(a, b):
+    """The class of a column or a variable holding terms of classes ``a``
+    and ``b`` (None: not known), or False where the rounds hold no such
+    column: dates beside other instants are instants (TS), any other two
+    classes are refused."""
+    if a is None or a == b:
+        return b
+    if b is None:
+        return a
+    return TS if {a, b} == {DATE, TS} else False
 
 
 def mixed(a, b) -> str:
@@ -87,8 +106,6 @@ def spark_class(typ):
         return NUM, kind[2], kind[1]
     if kind[0] in _CLASS_OF_KIND:
         return _CLASS_OF_KIND[kind[0]], 0, 0
-    if kind[0] == "timestamp":
-        raise NotRelational(f"a timestamp term column ({typ.simpleString()}: a DATE out when every answer is a midnight, known only at the end)")
     raise NotRelational(f"a term column of Spark type {typ.simpleString()}")
 
 
@@ -116,12 +133,11 @@ def infer_classes(plan, given: dict) -> dict:
 
     def put(pred, i, c, rule):
         cols = classes.setdefault(pred, [None] * len(rule.head_terms))
-        if cols[i] is None:
-            cols[i] = c
-            return True
-        if cols[i] != c:
+        m = meet(cols[i], c)
+        if m is False:
             raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms{mixed(cols[i], c)}", rule)
-        return False
+        changed, cols[i] = m != cols[i], m
+        return changed
 
     operators = {id(r): rule_operator(r) for r in plan.rules}  # what kind each rule is (planner/physical.py)
     changed = True
@@ -137,9 +153,10 @@ def infer_classes(plan, given: dict) -> dict:
                 for i, t in enumerate(lit.terms):
                     c = cols[i] if cols else None
                     if isinstance(t, ast.Var) and c is not None:
-                        if env.get(t.name, c) != c:
+                        m = meet(env.get(t.name), c)
+                        if m is False:
                             raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms{mixed(env[t.name], c)}", r)
-                        env[t.name] = c
+                        env[t.name] = m
             if isinstance(op, (WrapInterval, CaptureTime)):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
                 env["$start"] = env["$end"] = env["$time"] = NUM
             _assigned(r.body, env)
@@ -147,7 +164,7 @@ def infer_classes(plan, given: dict) -> dict:
                 cols = classes.get(lit.pred) if isinstance(lit, NegScan) else None
                 for i, t in enumerate(lit.terms if cols else ()):
                     c, have = cols[i], env.get(t.name) if isinstance(t, ast.Var) else None
-                    if None not in (c, have) and c != have:
+                    if meet(c, have) is False:
                         raise NotRelational(f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms{mixed(have, c)}", r)
             if isinstance(op, Aggregate):
                 from .aggregate import result_class

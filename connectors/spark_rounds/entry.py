@@ -19,13 +19,13 @@ from chronolog.planner.ir import NegScan, Scan
 from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, term_decimals, utc_times
-from .classes import NUM, SET, decimal_digits, infer_classes, mixed, spark_class, time_digits, value_class
+from .classes import DATE, NUM, SET, TS, decimal_digits, infer_classes, meet, mixed, spark_class, time_digits, value_class
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .grouping import reaches
 from .inputs import LITERAL_ROWS, input_facts, literal_facts, local_rows
-from .outputs import held_answer, held_schema, output_sql
+from .outputs import held_answer, held_schema, midnights, output_sql
 from .rounds import Rounds
 
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to one task
@@ -57,9 +57,9 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
             c, scale, whole = spark_class(df.schema[t].dataType)
             digits = max(digits, scale)
             int_digits = max(int_digits, whole)
-            if c is not None and cols[i] not in (None, c):
+            if meet(cols[i], c) is False:
                 raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms")
-            cols[i] = cols[i] or c
+            cols[i] = meet(cols[i], c)
         for t in ("start", "end"):
             if t in df.columns and calendar is None:
                 digits = max(digits, time_digits(df.schema[t].dataType))
@@ -145,7 +145,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     import pyarrow as pa
 
     from chronolog.engine.arrow import facts_to_arrow
-    from chronolog.connectors.spark import _spark_df
+    from chronolog.connectors.spark import _spark_df, arrow_frame
 
     inputs, local = [], {}  # local: {pred: rows} of what the driver holds
     framed = False  # an input only Spark can count (a DataFrame, or a table not held)
@@ -170,8 +170,8 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             raise NotRelational(f"facts of {f.pred} with different numbers of terms")
         for i, v in enumerate(f.terms):
             cols[i].add(value_class(v))
-            if len(cols[i]) > 1:  # (facts_to_arrow would make the column text)
-                a, b = sorted(cols[i])
+            if len(cols[i]) > 1 and not cols[i] <= {DATE, TS}:  # (facts_to_arrow would make the column text)
+                a, b = sorted(cols[i])[:2]
                 raise NotRelational(f"argument {i + 1} of {f.pred} holds both {a} and {b} terms in the program's facts{mixed(a, b)}")
         program.setdefault(f.pred, []).append((f.terms, f.interval))
     for pred, rows in program.items():
@@ -183,7 +183,9 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
                 raise NotRelational(f"the number {format_number(big)} in argument {i + 1} of {pred} has more than 38 digits")
         if plan.program.calendar is not None:
             table = utc_times(table)
-        inputs.append((pred, literal_facts(spark, table, rows) or spark.createDataFrame(table)))
+        # (a timestamp without a zone stays one, its wall clock UTC: Spark's own choice reads it in the session's zone)
+        naive = any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types)
+        inputs.append((pred, literal_facts(spark, table, rows) or (arrow_frame(spark, table) if naive else spark.createDataFrame(table))))
     from pyspark.errors import ArithmeticException
 
     from .sql import expected_failures
@@ -229,10 +231,15 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
     served = _Tables(tables)
     for p in outputs:
         text = output_sql(rounds.relations, rounds.grid, p, names[p], window)
-        rel = rounds.relations.rels.get(p)
+        classes = rounds.relations.types.classes.get(p) or []
+        instants = [i for i, c in enumerate(classes) if c == TS]
+        rel = None if instants else rounds.relations.rels.get(p)  # (not held: the output's types are known after a job)
+        if instants:  # DATEs out where every answer is a midnight: one job asks (outputs.midnights)
+            found = midnights(rounds.catalog.sql(text), [names[p][i] for i in instants])
+            text = output_sql(rounds.relations, rounds.grid, p, names[p], window, [instants[i] for i in found])
         schema = held_schema(rel, rounds.grid, names[p])  # a literal's: its statement analysed only where the caller uses the DataFrame
         # munion's sets: term text, marked so that the output reads back as sets (connectors/distributed.text_columns)
-        sets = [n for n, c in zip(names[p], rounds.relations.types.classes.get(p) or []) if c == SET]
+        sets = [n for n, c in zip(names[p], classes) if c == SET]
         df = None if schema is not None else marked(rounds.catalog.sql(text), sets)
         answer = held_answer(rel, rounds.grid, names[p], window, schema or df.schema, large)
         if answer is None:  # (with sets, a DataFrame whose toArrow() marks them, as Model.to_arrow)

@@ -18,7 +18,7 @@ from chronolog.language.timeline import coalesce
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import micros_sql, seconds_sql
-from .classes import BOOL, FLOAT, NUM, STR
+from .classes import BOOL, FLOAT, NUM, STR, TS
 from .fragment import NotRelational
 from .grid import NEG, POS
 from .relations import Rel
@@ -157,6 +157,19 @@ def float_sql(x: str) -> str:
     return f"CASE WHEN {d} = 0 THEN CAST(0 AS DOUBLE) ELSE {d} END"
 
 
+def instant_sql(x: str, typ) -> str:
+    """An instant term column (classes.TS) of Spark type ``typ`` as a
+    TIMESTAMP_NTZ of its UTC wall clock, in any session time zone: a
+    TIMESTAMP (with a zone) by its UTC microseconds added to the epoch's
+    wall clock (``CAST(... AS TIMESTAMP_NTZ)`` reads it in the session's
+    zone), a DATE or a TIMESTAMP_NTZ by Spark's cast, which is zone-free."""
+    from pyspark.sql import types as T
+
+    if isinstance(typ, T.TimestampType):
+        return f"timestampadd(MICROSECOND, unix_micros({x}), TIMESTAMP_NTZ'1970-01-01 00:00:00')"
+    return f"CAST({x} AS TIMESTAMP_NTZ)"
+
+
 def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     """An input DataFrame in the layout as the relation's columns (not
     coalesced): a step of ``q`` reading the input's view."""
@@ -165,7 +178,7 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     types = relations.types
     cls = types.classes.get(pred) or [None] * len(terms)
     schema = {f.name: f.dataType for f in df.schema.fields}
-    cols = [f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT
+    cols = [f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT else f"{instant_sql(_sql_name(t), schema[t])} AS c{i}" if c == TS
             else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
     L = grid.L
 

@@ -33,10 +33,11 @@ def point_type(grid) -> tuple:
     return (T.LongType() if grid.digits == 0 else T.DecimalType(38, grid.digits)), None
 
 
-def output_sql(relations, grid, pred: str, names: list, window=None) -> str:
+def output_sql(relations, grid, pred: str, names: list, window=None, dates=()) -> str:
     """The statement of ``pred``'s output in the layout of engine/arrow.py
     (``names`` for the term columns), clipped to ``window`` codes when
-    given."""
+    given; the term columns at the indices ``dates`` (instants, every one a
+    midnight: :func:`midnights`) as DATEs."""
     q = Stmt()
     src = q.add(f"SELECT * FROM {relations.catalog.read(relations.rel(pred))} AS t", list(relations.columns(pred)))
     if window is not None:
@@ -53,12 +54,26 @@ def output_sql(relations, grid, pred: str, names: list, window=None) -> str:
     # are int64, as the engine types an empty table's)
     have = set(relations.columns(pred))
     cols = [f"{f'c{i}' if f'c{i}' in have else 'CAST(NULL AS BIGINT)'} AS {_sql_name(n)}" for i, n in enumerate(names)]
+    for i in dates:  # (a TIMESTAMP_NTZ's cast to DATE is zone-free)
+        cols[i] = f"CAST(c{i} AS DATE) AS {_sql_name(names[i])}"
     cols += [
         f"CASE WHEN s = {int64(NEG)} THEN NULL ELSE {point('s')} END AS `start`",
         f"CASE WHEN e = {int64(POS)} THEN NULL ELSE {point('e')} END AS `end`",
         *(f"{to_sql(x, int64, None)} AS {name}" for x, name in zip(closed_ends(), ("start_closed", "end_closed"))),
     ]
     return q.text(q.add(f"SELECT {', '.join(cols)} FROM {src}", [*names, "start", "end", "start_closed", "end_closed"]))
+
+
+def midnights(df, columns: list) -> list:
+    """The indices of ``columns`` (instant columns, TIMESTAMP_NTZ, of the
+    output DataFrame ``df``) whose every value is a midnight: the engine
+    types such a column out as DATEs (engine/term_types.value_kind), known
+    only once the answers are, so one job of the output asks."""
+    if not columns:
+        return []
+    checks = [f"bool_and(CAST(CAST({_sql_name(c)} AS DATE) AS TIMESTAMP_NTZ) = {_sql_name(c)})" for c in columns]
+    row = df.selectExpr(*checks).collect()[0]
+    return [i for i, v in enumerate(row) if v]
 
 
 def held_schema(rel, grid, names: list):

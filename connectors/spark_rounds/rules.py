@@ -21,7 +21,7 @@ from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
 
 from .aggregate import aggregate_step
 from .arithmetic import Arithmetic, inlined_size
-from .classes import BOOL, FLOAT, NUM, SET, value_class
+from .classes import BOOL, DATE, FLOAT, NUM, SET, TS, meet, value_class
 from .fragment import NotRelational
 from .interval_terms import placed_step, wrap_step
 from .since_until import since_step
@@ -65,7 +65,7 @@ class RuleSql:
                     conds.append(float_vs_exact("==", f"c{i}", t.value))
                 elif cls[i] == NUM and c == FLOAT:  # a float constant against exact numbers, by value
                     conds.append(self.types.float_equals(f"c{i}", t.value))
-                elif cls[i] is not None and c != cls[i]:
+                elif meet(cls[i], c) is False:
                     conds.append("false")  # a string or a boolean never equals a number
                 else:
                     conds.append(f"c{i} = {self.types.const(t.value)}")
@@ -99,7 +99,8 @@ class RuleSql:
             from .functions import compare_float
 
             cond = compare_float(cmp.op, (a, ca, cmp.left), (b, cb, cmp.right), rule)
-        elif ca != cb or (ordered and ca in (BOOL, SET)):  # (sets: tuples compare by element, texts would not)
+        # (sets: tuples compare by element, texts would not; a date meets a timestamp at its midnight UTC: classes.TS)
+        elif (ca != cb and {ca, cb} != {DATE, TS}) or (ordered and ca in (BOOL, SET)):
             if ordered or None in (ca, cb):
                 raise NotRelational(f"the comparison {cmp} of {ca} with {cb} terms", rule)
             cond = "true" if cmp.op == "!=" else "false"  # a number never equals a string or a boolean

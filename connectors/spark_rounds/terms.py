@@ -18,7 +18,7 @@ from fractions import Fraction
 from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import format_number
 
-from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, decimal_digits
+from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TS, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
 
@@ -38,7 +38,7 @@ class TermTypes:
         from pyspark.sql import types as T
 
         return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), SET: T.StringType(), DATE: T.DateType(),
-                None: T.StringType()}[c]
+                TS: T.TimestampNTZType(), None: T.StringType()}[c]
 
     def sql_type(self, c) -> str:
         return self.term_type(c).simpleString()
@@ -49,8 +49,10 @@ class TermTypes:
 
         if type(v) is Boolean or type(v) is bool:
             return "true" if v else "false"
-        if type(v) is datetime:  # a midnight (classes.DATE): Spark's date literal, whatever the session's time zone
-            return f"DATE'{v.date().isoformat()}'"
+        if type(v) is datetime:  # Spark's date literal, or a wall clock without a zone (UTC): whatever the session's time zone
+            if v.time() == datetime.min.time():  # a midnight (classes.DATE)
+                return f"DATE'{v.date().isoformat()}'"
+            return f"TIMESTAMP_NTZ'{v.isoformat(sep=' ')}'"  # (classes.TS)
         if type(v) is float:
             from .functions import double_literal
 

@@ -284,11 +284,8 @@ class Overlay:
     def probed(self, probe, prefix: bool = False):
         """``(rows, near)``: the base rows shown and the rows beside whose
         key is a probe of ``probe`` (packed keys; ``prefix``: the first
-        codes of two-code keys), each in key order (a relation in key order)."""
-        from .coalesce import distinct
-
-        if len(probe) > 1 and not (probe[1:] > probe[:-1]).all():
-            probe = distinct(probe)
+        codes of two-code keys; :func:`_rows_probed` makes them sorted and
+        distinct), each in key order (a relation in key order)."""
         rows = _rows_probed(self.order[3], probe, prefix)
         if self._hidden:
             rows = rows[~self.dead[rows]]

@@ -97,14 +97,18 @@ def take_back(df, holes, names: list, after: str = "frame"):
         return None
     relation = df if isinstance(df, Overlay) else rel.base
     # the rows now of the holes' atoms (shown and beside: a relation in key
-    # order of its own), and each pair of a hole and a row of them that meet,
+    # order of its own; with no relation after and none hidden, the
+    # relation itself), and each pair of a hole and a row of them that meet,
     # by hole, then row: by row too (the holes and the rows of an atom are
     # apart and in order), so the pieces are in key order and maximal
-    shown, near = rel.probed(hole_key)
-    cols, s, e, key = rel.arrays_at(shown, near)
-    if ((key[1:] == key[:-1]) & (s[1:] < s[:-1])).any():  # (an atom's rows out of start order: a frame another step left so)
-        order = np.lexsort((s, key))
-        cols, s, e, key = [c[order] for c in cols], s[order], e[order], key[order]
+    if after is None and not rel.changed:
+        cols, s, e, key = rel.order
+    else:
+        shown, near = rel.probed(hole_key)
+        cols, s, e, key = rel.arrays_at(shown, near)
+        if ((key[1:] == key[:-1]) & (s[1:] < s[:-1])).any():  # (an atom's rows out of start order: a frame another step left so)
+            order = np.lexsort((s, key))
+            cols, s, e, key = [c[order] for c in cols], s[order], e[order], key[order]
     lo = key.searchsorted(hole_key, "left")
     count = key.searchsorted(hole_key, "right") - lo
     hole, row = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
@@ -113,8 +117,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
     hole, row, ps, pe = hole[meet], row[meet], ps[meet], pe[meet]
     met = int(np.count_nonzero(hole[1:] != hole[:-1])) + 1 if len(hole) else 0  # (by hole: the holes met, each once)
     pieces = _frame([c[row] for c in cols], ps, pe)
-    pairs = np.bincount(row, minlength=len(key))  # (per row, the holes it meets)
-    hit = np.flatnonzero(pairs)
+    hit = distinct(row)  # (the rows met, once each, in key order)
     touched = _frame([c[hit] for c in cols], s[hit], e[hit])
     if not len(hit) or after is None:
         return Retraction(relation, pieces, touched, relation if not len(hit) else None, met)
@@ -123,7 +126,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
     # and the pieces' (s, pe_1, ..., pe_m) to (ps_1, ..., ps_m, e)
     atoms = key[hit]
     mine = np.flatnonzero(_among(atoms, key))
-    n = pairs[mine]
+    n = np.bincount(row, minlength=len(key))[mine]  # (per row, the holes it meets)
     first = np.cumsum(n + 1) - n - 1  # (where each row's first gap goes)
     bounds = np.zeros(len(row) + len(mine), dtype=bool)
     bounds[first] = True

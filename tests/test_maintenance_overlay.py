@@ -155,17 +155,18 @@ def test_a_rule_reading_a_held_relation_whole_splices_it_first(monkeypatch):
 @settings(max_examples=examples(200), deadline=None)
 @given(relation=pieces, other=pieces)
 def test_a_relation_in_key_order_meets_a_frame_by_its_codes(relation, other):
-    """met_in_order (a round of a recursive over-deletion: the pieces of a
-    relation's intervals inside a derived frame's, and the rows they are
-    pieces of) against the points themselves; ``other`` is not coalesced."""
-    from chronolog.engine.columns.maintenance import met_in_order
+    """take_back without the relation after (ColumnMaintenance.met, a round
+    of a recursive over-deletion: the pieces of a relation's intervals
+    inside a derived frame's, and the rows they are pieces of) against the
+    points themselves; ``other`` is not coalesced nor in key order."""
+    from chronolog.engine.columns.sorted_given import take_back
 
     df = frame_of(relation)
     theirs = _frame([np.array([a[i] for a, _, _ in other], dtype=np.int64) for i in range(2)],
                     np.array([s for _, s, _ in other], dtype=np.int64), np.array([e for _, _, e in other], dtype=np.int64))
-    got = met_in_order(df, theirs, NAMES)
+    got = take_back(df, theirs, NAMES, after=None)
     assert got is not None
-    pieces_, rows_ = got
+    pieces_, rows_ = got.pieces, got.touched
     assert points(pieces_) == points(df) & points(theirs)
     meeting = {r for r in df.iter_rows() if any(a == (r[0], r[1]) and s < r[3] and r[2] < e for a, s, e in other)}
     assert set(rows_.iter_rows()) == meeting and rows_.height == len(meeting)

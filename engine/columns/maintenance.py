@@ -391,12 +391,15 @@ class ColumnMaintenance:
     def met(self, pred, other):
         """``(pieces, rows)``: the pieces of ``pred``'s intervals that lie in
         those of the frame ``other`` (not coalesced) and the rows they are
-        pieces of (:func:`overlap_and_rows`); a relation in key order is
-        paired with ``other`` by its sorted codes, not cut down first."""
+        pieces of (:func:`overlap_and_rows`); a relation of codes is
+        paired with ``other`` by its sorted codes, not cut down first
+        (sorted_given.take_back: each row of ``other`` finds its atom's
+        rows by ``searchsorted``)."""
+        from .sorted_given import take_back
+
         names = self.names(pred)
-        got = met_in_order(self.current(pred), other, names)
-        if got is not None:
-            return got
+        if (got := take_back(self.current(pred), other, names, after=None)) is not None:
+            return got.pieces, got.touched
         return overlap_and_rows(semi(self.current(pred), atoms_of(other, names), names, self.ev.values), other, names, self.ev.values)
 
     def _over_delete_once(self, stratum, gone_in, seeds) -> dict:
@@ -927,8 +930,12 @@ def overlap_and_rows(df, other, names: list, values=None):
 
     met = code_frames.meeting(df, other, names) if names == term_columns(len(names)) else None
     if met is not None:
-        rows, s, e = met
-        return _pieces_and_rows([array(df, c) for c in names], array(df, "s"), array(df, "e"), rows, s, e)
+        from .coalesce import distinct
+        from .relation import _frame
+
+        # (gathered in numpy: a polars gather is a query, ~0.5 ms under load)
+        (rows, s, e), cols, hit = met, [array(df, c) for c in names], distinct(met[0])
+        return _frame([c[rows] for c in cols], s, e), _frame([c[hit] for c in cols], array(df, "s")[hit], array(df, "e")[hit])
     m = _meeting(df, other, names, values)
     if m is None:
         return df.clear(), df.clear()
@@ -945,35 +952,6 @@ def overlap(df, other, names: list, values=None):
 def overlapping(df, other, names: list, values=None):
     """The rows of ``df`` (whole) that meet an interval of ``other``."""
     return overlap_and_rows(df, other, names, values)[1]
-
-
-def met_in_order(df, other, names: list):
-    """:func:`overlap_and_rows` of a relation ``df`` in key order (terms of
-    codes on both sides): each row of ``other`` finds its atom's rows by
-    ``searchsorted`` of the packed codes, in place of a semi-join of the
-    relation and a pairing of the rows it kept (a round of a recursive
-    over-deletion, ~0.3 ms less).  None when it is not for this path."""
-    from .sorted_given import _arrays, _order_key, meeting_pairs, packed  # (the relation's own index: sorted_given.py)
-
-    key = _order_key(df, names) if names else None
-    theirs = None if key is None else _arrays(other, names)
-    other_key = None if theirs is None else packed(theirs[0], other.height)
-    if other_key is None:
-        return None
-    cols, s, e = _arrays(df, names)
-    _, row, ps, pe = meeting_pairs(key, s, e, (other_key, *theirs[1:]))
-    return _pieces_and_rows(cols, s, e, row, ps, pe)
-
-
-def _pieces_and_rows(cols, s, e, rows, ps, pe):
-    """:func:`overlap_and_rows` from the pairs met: the relation's arrays
-    (``cols``, ``s``, ``e``), the row of each pair and the piece it met
-    (gathered in numpy: a polars gather is a query, ~0.5 ms under load)."""
-    from .coalesce import distinct
-    from .relation import _frame
-
-    hit = distinct(rows)
-    return _frame([c[rows] for c in cols], ps, pe), _frame([c[hit] for c in cols], s[hit], e[hit])
 
 
 def anti(df, other):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .code_frames import left_over, packed
+from .code_frames import packed
 from .coalesce import distinct
 
 
@@ -79,15 +79,15 @@ def _in_key_order(df, names: list):
 
 def take_back(df, holes, names: list, after: str = "frame"):
     """:class:`Retraction` of the coalesced ``holes`` (a frame of the same
-    term columns ``names``) from the coalesced relation ``df`` (a frame or
+    term columns ``names``, in key order) from the coalesced relation ``df`` (a frame or
     an :class:`Overlay` of one); None when either is not for this path (see
     the module's docstring).  The relation after is a frame, or with
     ``after="hidden"`` an :class:`Overlay` until HIDDEN_SHARE of its rows
     are hidden or beside, or with ``after=None`` not made (None: the
-    pieces and the rows met only)."""
+    pieces and the rows met only; ``holes`` then need not be coalesced nor
+    in order: a round of a recursive over-deletion meets its derivations so)."""
     import numpy as np
 
-    from .coalesce import distinct
     from .relation import _frame
 
     rel = df if isinstance(df, Overlay) else Overlay.over(df, names, sort=True)
@@ -96,48 +96,49 @@ def take_back(df, holes, names: list, after: str = "frame"):
     if hole_key is None:
         return None
     relation = df if isinstance(df, Overlay) else rel.base
-    # the rows now of the holes' atoms (a relation in key order of its own:
-    # shown and beside), each pair of a hole and a row of them that meet
-    shown, near = rel.probed(hole_key)
-    cols, s, e, key = rel.arrays_at(shown, near)
-    hole, row, ps, pe = meeting_pairs(key, s, e, (hole_key, theirs[1], theirs[2]))
+    # the rows now of the holes' atoms (shown and beside: a relation in key
+    # order of its own; with no relation after and none hidden, the
+    # relation itself), and each pair of a hole and a row of them that meet,
+    # by hole, then row: by row too (the holes and the rows of an atom are
+    # apart and in order), so the pieces are in key order and maximal
+    if after is None and not rel.changed:
+        cols, s, e, key = rel.order
+    else:
+        shown, near = rel.probed(hole_key)
+        cols, s, e, key = rel.arrays_at(shown, near)
+        if ((key[1:] == key[:-1]) & (s[1:] < s[:-1])).any():  # (an atom's rows out of start order: a frame another step left so)
+            order = np.lexsort((s, key))
+            cols, s, e, key = [c[order] for c in cols], s[order], e[order], key[order]
+    lo = key.searchsorted(hole_key, "left")
+    count = key.searchsorted(hole_key, "right") - lo
+    hole, row = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
+    ps, pe = np.maximum(s[row], theirs[1][hole]), np.minimum(e[row], theirs[2][hole])
+    meet = ps < pe
+    hole, row, ps, pe = hole[meet], row[meet], ps[meet], pe[meet]
     met = int(np.count_nonzero(hole[1:] != hole[:-1])) + 1 if len(hole) else 0  # (by hole: the holes met, each once)
-    # (holes in key order, each hole's rows in key order: the pieces are too,
-    # and maximal: the rows and the holes are)
     pieces = _frame([c[row] for c in cols], ps, pe)
     hit = distinct(row)  # (the rows met, once each, in key order)
     touched = _frame([c[hit] for c in cols], s[hit], e[hit])
     if not len(hit) or after is None:
         return Retraction(relation, pieces, touched, relation if not len(hit) else None, met)
-    # the atoms met have their rows not met and what is left of those met
-    left, left_s, left_e = left_over(hit.searchsorted(row), ps, pe, s[hit], e[hit])
+    # what is left of the atoms met, in key order: each of their rows less
+    # the pieces it met (none: the row whole), the gaps between its bounds
+    # and the pieces' (s, pe_1, ..., pe_m) to (ps_1, ..., ps_m, e)
     atoms = key[hit]
-    atoms = atoms[np.concatenate(([True], atoms[1:] != atoms[:-1]))]
-    kept = _among(atoms, key)
-    kept[hit] = False
-    others = np.flatnonzero(kept)
-    rows, ns, ne = np.concatenate([others, hit[left]]), np.concatenate([s[others], left_s]), np.concatenate([e[others], left_e])
-    order = np.lexsort((ns, key[rows]))
-    rows = rows[order]
-    shown = shown[_among(atoms, rel.order[3][shown])]  # (the base rows of the atoms met: not probed again)
-    rest = rel._without(atoms, shown)._plus([c[rows] for c in cols], ns[order], ne[order], key[rows])
+    mine = np.flatnonzero(_among(atoms, key))
+    n = np.bincount(row, minlength=len(key))[mine]  # (per row, the holes it meets)
+    first = np.cumsum(n + 1) - n - 1  # (where each row's first gap goes)
+    bounds = np.zeros(len(row) + len(mine), dtype=bool)
+    bounds[first] = True
+    gs, ge = np.empty(len(bounds), dtype=np.int64), np.empty(len(bounds), dtype=np.int64)
+    gs[first], gs[~bounds] = s[mine], pe
+    bounds[first], bounds[first + n] = False, True
+    ge[first + n], ge[~bounds] = e[mine], ps
+    keep = gs < ge
+    rows = np.repeat(mine, n + 1)[keep]
+    hidden = shown[_among(atoms, rel.order[3][shown])]  # (the base rows of the atoms met)
+    rest = rel._without(atoms, hidden)._plus([c[rows] for c in cols], gs[keep], ge[keep], key[rows])
     return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame(), met)
-
-
-def meeting_pairs(key, s, e, other):
-    """``(theirs, row, ps, pe)``: each pair of a row of ``other`` (``(key,
-    s, e)`` arrays) and a row of its atom in a relation in key order
-    (``key``, ``s``, ``e``) whose intervals meet, and the piece they share
-    (``[ps, pe)``); by ``other``'s rows, then the relation's."""
-    import numpy as np
-
-    other_key, os_, oe = other
-    lo = key.searchsorted(other_key, "left")
-    count = key.searchsorted(other_key, "right") - lo
-    theirs, row = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
-    ps, pe = np.maximum(s[row], os_[theirs]), np.minimum(e[row], oe[theirs])
-    meet = ps < pe
-    return theirs[meet], row[meet], ps[meet], pe[meet]
 
 
 # A relation with rows hidden is copied (made a frame) once its hidden rows
@@ -286,11 +287,8 @@ class Overlay:
     def probed(self, probe, prefix: bool = False):
         """``(rows, near)``: the base rows shown and the rows beside whose
         key is a probe of ``probe`` (packed keys; ``prefix``: the first
-        codes of two-code keys), each in key order (a relation in key order)."""
-        from .coalesce import distinct
-
-        if len(probe) > 1 and not (probe[1:] > probe[:-1]).all():
-            probe = distinct(probe)
+        codes of two-code keys; :func:`_rows_probed` makes them sorted and
+        distinct), each in key order (a relation in key order)."""
         rows = _rows_probed(self.order[3], probe, prefix)
         if self._hidden:
             rows = rows[~self.dead[rows]]
@@ -530,6 +528,8 @@ def spliced(arrays: list, removed, at, extras: list) -> list:
     import numpy as np
 
     n = len(arrays[0]) if arrays else 0
+    if not n:  # (into nothing: a relation's first rows beside)
+        return list(extras)
     kept = None
     if len(removed):
         kept = np.ones(n, dtype=bool)

@@ -585,3 +585,20 @@ def test_a_derived_predicates_given_facts_are_probed_once_a_retraction(monkeypat
         assert m.to_text() == scratch(program, "\n".join(left)), step
         assert m.stats["maintained_on"] == "columns"
         assert len(calls) == 1, calls
+
+
+def test_holes_whose_atoms_came_in_another_order_than_the_relations():
+    """Retracting ``w(a,#F)`` and ``w(a,#T)`` (in that order) from a relation
+    whose ``(a,#T)`` came first, with facts added in the same update: the
+    columns took each hole back from the other atom (found by the
+    corrections' property test)."""
+    inf = float("inf")
+    start = {"v": [(("a", True), (-1, -1, True, True))],
+             "w": [(("a", True), (-1, inf, False, False)), (("a", True), (-1, -1, True, True)),
+                   (("a", False), (-1, -1, True, True))]}
+    r = chronolog.Reasoner("p0(K, N) :- v(K, N).", {k: list(v) for k, v in start.items()}, engine="columns")
+    r.update(add={"v": [(("a", True), (-1, -1, True, True))]}, retract=["w(a, #F)@[-1,-1]", "w(a, #T)@(-1,+inf)"])
+    expected = chronolog.reason("p0(K, N) :- v(K, N).", {"v": start["v"], "w": [(("a", True), (-1, -1, True, True))]},
+                                engine="rows")
+    assert r.model.facts("w") == expected.facts("w") == [(("a", True), (-1, -1, True, True))]
+    assert r.model.facts("p0") == expected.facts("p0")

@@ -79,7 +79,7 @@ def _in_key_order(df, names: list):
 
 def take_back(df, holes, names: list, after: str = "frame"):
     """:class:`Retraction` of the coalesced ``holes`` (a frame of the same
-    term columns ``names``, in key order) from the coalesced relation ``df`` (a frame or
+    term columns ``names``; any order of atoms) from the coalesced relation ``df`` (a frame or
     an :class:`Overlay` of one); None when either is not for this path (see
     the module's docstring).  The relation after is a frame, or with
     ``after="hidden"`` an :class:`Overlay` until HIDDEN_SHARE of its rows
@@ -116,6 +116,10 @@ def take_back(df, holes, names: list, after: str = "frame"):
     meet = ps < pe
     hole, row, ps, pe = hole[meet], row[meet], ps[meet], pe[meet]
     met = int(np.count_nonzero(hole[1:] != hole[:-1])) + 1 if len(hole) else 0  # (by hole: the holes met, each once)
+    if len(row) > 1 and ((row[1:] < row[:-1]) | (row[1:] == row[:-1]) & (ps[1:] < ps[:-1])).any():
+        # (holes whose atoms come in another order than the relation's: by row, then start, as the steps below read them)
+        order = np.lexsort((ps, row))
+        hole, row, ps, pe = hole[order], row[order], ps[order], pe[order]
     pieces = _frame([c[row] for c in cols], ps, pe)
     hit = distinct(row)  # (the rows met, once each, in key order)
     touched = _frame([c[hit] for c in cols], s[hit], e[hit])

@@ -38,7 +38,7 @@ from .encoding import Fallback
 from . import exact_columns as ex
 from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
-from .value_columns import evaluate_by_kind, float_rows, float_series, is_values, mixed
+from .value_columns import float_rows, float_series, is_values, mixed
 
 COMPUTED = ("sum", "count", "avg", "min", "max")  # (planner/backend_choice.py's COLUMN_AGGREGATES: their functions)
 
@@ -119,20 +119,18 @@ class Segments:
             fold = FOLDS[agg.func]
             ranked = _string_ranks(agg.expr, df, values) if fold in ("min", "max") else None
             if fold == "count":
-                if agg.expr is not None and not isinstance(agg.expr, (ast.Var, ast.Const)):
-                    _evaluated(agg.expr, df, values)  # (only counted, but its errors are the rows': a Fallback to them)
                 if self._count is None:
                     self._count = values.encode(INT, n_seg)
                 codes = self._count
             elif ranked is not None:  # strings: the extreme rank of each segment, the code of that string
                 ranks, code_of_rank = ranked
-                memo = self._sums.setdefault(("strings", _expr_key(agg.expr)), {})
+                memo = self._sums.setdefault(("strings", agg.expr), {})
                 codes = code_of_rank[_range_extreme(m, self.i_s, self.i_e, ranks, fold == "min", memo)[seg]]
             else:
-                memo = self._sums.setdefault(_expr_key(agg.expr), {})
+                memo = self._sums.setdefault(agg.expr, {})
                 got = memo.get("value")
                 if got is None:
-                    kind, v = _evaluated(agg.expr, df, values)
+                    kind, v = evaluate(agg.expr, df, values)
                     den = 1
                     if kind == EXACT:  # integers over the common denominator
                         kind = RATIONAL
@@ -156,8 +154,6 @@ class Segments:
         """:func:`_holds`, kept for the next rule when its conditions read
         the same arrays (``N == 20`` of the shared count: four rolling
         rules, one mask)."""
-        from chronolog.language import ast
-
         names = sorted({var_column(v) for cmp in conditions for v in ast.variables_of(cmp)})
         read = [columns.get(c) for c in names]
         last = self._keep
@@ -183,8 +179,6 @@ def _holds(conditions, columns, values):
     columns they name."""
     import numpy as np
     import polars as pl
-
-    from chronolog.language import ast
 
     from .expressions import compare
 
@@ -235,19 +229,7 @@ def _string_ranks(expr, df, values):
     through the kernels; a mix is the rows' error)."""
     import numpy as np
 
-    from chronolog.language import ast
-
-    if isinstance(expr, ast.Var):
-        col = df[var_column(expr.name)]
-    elif isinstance(expr, ast.Call):
-        from .distinct_calls import assigned
-
-        try:
-            col = assigned(expr, None, df, values, "strings")
-        except Fallback:
-            return None
-    else:
-        return None
+    col = df[var_column(expr.name)]
     if is_values(col):
         return None
     codes = col.to_numpy()
@@ -261,24 +243,6 @@ def _string_ranks(expr, df, values):
     return rank_of[np.searchsorted(used, codes)], used[order]
 
 
-def _evaluated(expr, df, values):
-    """``evaluate`` of an aggregate's expression; one the kernels refuse
-    (``sum(strlen(N))``) by the rows' closures once per distinct value
-    (distinct_calls.py), its values then read as a column's."""
-    try:
-        return evaluate(expr, df, values)
-    except Fallback:
-        from chronolog.language import ast
-
-        from .distinct_calls import assigned
-
-        var = ast.Var("$aggregated")
-        got = df.select(assigned(expr, None, df, values, var_column(var.name)))
-        if mixed(var, got, values):  # (max(V, 3) gives 3 beside 4.0: the kinds of its values are the rows')
-            raise Fallback("an aggregate of values of two kinds of number, computed by a function")
-        return evaluate(var, got, values)
-
-
 def _codes_of_extremes(expr, df, values, extremes):
     """The codes of a min or max over ints beside floats (``extremes``: the
     float value of each segment's): the extreme is one of the values, so
@@ -288,25 +252,11 @@ def _codes_of_extremes(expr, df, values, extremes):
     here: coding both would have sent the stratum to the rows already."""
     import numpy as np
 
-    from chronolog.language import ast
-
-    if isinstance(expr, ast.Var):
-        row_codes = df[var_column(expr.name)].to_numpy()
-    else:
-        row_codes = evaluate_by_kind(expr, df, values)
+    row_codes = df[var_column(expr.name)].to_numpy()
     _, floats = evaluate(expr, df, values)
     order = np.argsort(floats, kind="stable")
     at = np.searchsorted(floats[order], extremes)
     return np.asarray(row_codes, dtype=np.int64)[order[at]]
-
-
-def _expr_key(expr):
-    """A key for an aggregated expression (its text when it is not hashable)."""
-    try:
-        hash(expr)
-        return expr
-    except TypeError:
-        return repr(expr)
 
 
 class SharedBody:

@@ -46,11 +46,12 @@ COMPUTED = ("sum", "count", "avg", "min", "max")  # (planner/backend_choice.py's
 class AggregateNode(ColumnMapNode):
     """Drains the body; one batch of group columns, aggregate columns, s, e."""
 
-    def __init__(self, child, group, aggregates, values, shared=None, key=None, tables=(), conditions=()):
+    def __init__(self, child, group, aggregates, values, shared=None, key=None, tables=(), conditions=(), assignments=()):
         super().__init__(child)
         self.conditions = list(conditions)  # comparisons of group and aggregate variables: kept rows only (see Segments.fold)
         self.group = list(group)  # variable names
-        self.aggregates = aggregates  # [(var, ast.Aggregate)]
+        self.aggregates = aggregates  # [(var, ast.Aggregate)], each aggregating a variable
+        self.assignments = assignments  # [AssignNode] of the aggregated expressions (planner/aggregates.valued)
         self.values = values
         self.shared, self.key, self.tables = shared, key, tables  # SharedBody, and what identifies the body
 
@@ -68,7 +69,7 @@ class AggregateNode(ColumnMapNode):
             segments = Segments(body, self.group)
             if self.shared is not None:
                 self.shared.put(self.key, self.tables, segments)
-        self._batch = segments.fold(self.aggregates, self.values, self.conditions)
+        self._batch = segments.fold(self.aggregates, self.values, self.conditions, self.assignments)
         return self._batch.height > 0
 
 
@@ -103,20 +104,32 @@ class Segments:
         self._count = None
         self._keep = None  # (conditions and the arrays they read, the mask: _kept)
         self._sums: dict = {}  # expression -> {"value": its evaluation, "sum"/"total": its sums per segment}
+        self._assigned: dict = {}  # an aggregated expression's text -> its column over the bindings
 
-    def fold(self, aggregates, values, conditions=()):
+    def fold(self, aggregates, values, conditions=(), assignments=()):
         """One batch: group columns, one column per aggregate, ``s``, ``e``;
         ``conditions``: comparisons of those columns (``N == 20``), applied
         to the segments before their answers are coalesced and sorted (a
         polars filter of the answers afterwards cost 3-5 ms per 500,000 rows
         and rule; a condition of a row's own values holds on all the
-        segments it merges or on none)."""
+        segments it merges or on none).  ``assignments``: the AssignNodes of
+        the aggregated expressions, run over the coalesced bindings (a
+        value is a function of its binding), each expression once for the
+        rules that share these segments."""
         import polars as pl
 
         df, m, seg, n_seg = self.df, self.m, self.seg, self.n_seg
+        expr_of = {}
+        for a in assignments:
+            expr_of[a.var] = key = repr(a.expr)
+            col = self._assigned.get(key)
+            if col is None:
+                col = self._assigned[key] = a.process(self.df)[var_column(a.var)]
+            df = df.hstack([col.alias(var_column(a.var))])
         cols = {}
         for var, agg in aggregates:
             fold = FOLDS[agg.func]
+            key = expr_of.get(agg.expr.name, agg.expr) if agg.expr is not None else None  # (the memos: by expression)
             ranked = _string_ranks(agg.expr, df, values) if fold in ("min", "max") else None
             if fold == "count":
                 if self._count is None:
@@ -124,10 +137,10 @@ class Segments:
                 codes = self._count
             elif ranked is not None:  # strings: the extreme rank of each segment, the code of that string
                 ranks, code_of_rank = ranked
-                memo = self._sums.setdefault(("strings", agg.expr), {})
+                memo = self._sums.setdefault(("strings", key), {})
                 codes = code_of_rank[_range_extreme(m, self.i_s, self.i_e, ranks, fold == "min", memo)[seg]]
             else:
-                memo = self._sums.setdefault(agg.expr, {})
+                memo = self._sums.setdefault(key, {})
                 got = memo.get("value")
                 if got is None:
                     kind, v = evaluate(agg.expr, df, values)

@@ -119,10 +119,8 @@ def _aggregate(ev, op, rule, variant):
     from ..rows.pipeline import assignment_origin
     from .linear import AssignNode
 
-    # each aggregated expression but a variable an assignment after the body (the Spark rounds' too)
-    assignments, aggregates = valued(op.aggregates)
     try:  # rules with the same body and group share its segments (aggregate.py)
-        key = (tuple(rule.body), assignments, tuple(rule.group))
+        key = (tuple(rule.body), tuple(rule.group))
         hash(key)
     except TypeError:
         key = None
@@ -131,14 +129,16 @@ def _aggregate(ev, op, rule, variant):
         from .aggregate import SharedBody
 
         ev._shared_body = SharedBody()
-    node = body_pipeline(ev, op.input, rule)
+    # each aggregated expression but a variable an assignment of the bindings (the Spark
+    # rounds' too), an error named as the rows name it: at the aggregate's assignment
+    assignments, aggregates = valued(op.aggregates)
     result = {a.expr.name: v for v, a in aggregates if a.expr is not None}
-    for step in assignments:  # (an error named as the rows name it: at the aggregate's assignment)
-        node = AssignNode(node, step.var, step.expr, ev.values, assignment_origin(rule, result[step.var]))
+    assigned = [AssignNode(None, a.var, a.expr, ev.values, assignment_origin(rule, result[a.var])) for a in assignments]
     bound = set(op.group) | {v for v, _ in op.aggregates}
     # conditions on the group and the aggregates filter the segments inside the node (aggregate.py)
     early = [s for s in op.after if isinstance(s, ph.Filter) and ast.variables_of(s.comparison) <= bound]
-    node = AggregateNode(node, op.group, aggregates, ev.values, ev._shared_body, key, tables, [s.comparison for s in early])
+    node = AggregateNode(body_pipeline(ev, op.input, rule), op.group, aggregates, ev.values, ev._shared_body, key, tables,
+                         [s.comparison for s in early], assigned)
     for step in op.after:
         if not any(step is x for x in early):
             node = _STEPS[type(step)](ev, node, step, None, bound, rule)

@@ -9,10 +9,26 @@ combination of new facts is joined twice.  The variants are the physical
 plan's (``StratumPlan.delta_variants``, planner/physical.py).
 
 A backend (:class:`Backend`: rows, columns, Spark rounds) says how a round
-runs and what a delta is; the loop holds what is the same for all of them.
+runs and what a delta is; the loop holds what is the same for all of them,
+and :func:`views` says what each atom of a variant reads.
 """
 
 from __future__ import annotations
+
+# what a body atom of a variant reads instead of its predicate's full relation
+DELTA, OLD = "delta", "old"
+
+
+def views(variant) -> dict:
+    """Body position -> :data:`DELTA` (the variant's driving atom: the new
+    maximal intervals of the round before) or :data:`OLD` (an atom of a
+    changed predicate before it: the facts but that delta, so no
+    combination of new facts is joined twice); every other position reads
+    the full relation.  ``variant``: a DeltaVariant, or None in a first
+    round (everything in full)."""
+    if variant is None:
+        return {}
+    return {**dict.fromkeys(variant.old, OLD), variant.position: DELTA}
 
 
 class Backend:

@@ -16,6 +16,8 @@ recursion adds bindings (for ``msum``/``mprod`` this needs values >= 0 and
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from chronolog.language import ast
 from chronolog.language.builtins import STRATIFIED_AGGREGATES
 from chronolog.language.errors import ProgramError
@@ -50,6 +52,25 @@ class AggregateRule(PlanRule):
 
 
 
+
+
+def valued(aggregates) -> tuple:
+    """``(assignments, aggregates)`` of an aggregation's ``aggregates``
+    (``[(var, ast.Aggregate)]``): each aggregated expression other than a
+    variable (``sum(X * Y)``) an :class:`Assign` to a fresh variable
+    ``$valueK``, computed after the body (whose positions stay its own),
+    and the aggregate reading that variable.  A binding's value is a
+    function of the binding, so the distinct bindings, hence the aggregate,
+    are the rows'.  The columns and the Spark rounds evaluate it so, as any
+    assignment of a body (their kernels or the rows' closures; SQL), and
+    fold a variable's column."""
+    assignments, out = [], []
+    for k, (v, a) in enumerate(aggregates):
+        if a.expr is not None and not isinstance(a.expr, ast.Var):
+            assignments.append(Assign(f"$value{k}", a.expr))
+            a = replace(a, expr=ast.Var(f"$value{k}"))
+        out.append((v, a))
+    return tuple(assignments), out
 
 
 def _vars(lit) -> set:

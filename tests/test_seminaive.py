@@ -108,3 +108,21 @@ def test_the_variants_of_a_round_come_from_the_physical_plan():
     assert got == [(1, "r", ()), (0, "q", (1,))]
     # a backend that recomputes Since/Until whole runs it once per round
     assert [v.position for rp, v in st.delta_variants(frozenset({"q", "r"}), (ph.SinceUntil,)) if rp is since] == [1]
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_each_executor_joins_each_combination_of_new_facts_once(engine):
+    # the columns read what each atom of a variant sees from the plan's
+    # variant (seminaive.views), as the Spark rounds do: the atoms before
+    # the driving one the old facts, or an instance would be derived twice
+    m = chronolog.reason("r(X,Y) :- e(X,Y).\nr(X,Z) :- r(X,Y), r(Y,Z).", CHAIN, engine=engine)
+    assert m.stats["executors"] == {0: engine}
+    assert m.stats["derivations"] == N + comb(N + 1, 3)
+
+
+def test_the_views_of_a_variant_are_the_plans_delta_and_old_facts():
+    plan = chronolog.Reasoner("r(X,Y) :- e(X,Y).\nr(X,Z) :- r(X,Y), r(Y,Z).").plan
+    (st,) = [s for s in plan.physical.strata if s.recursive]
+    got = [seminaive.views(v) for _, v in st.delta_variants(frozenset({"r"}))]
+    assert got == [{0: seminaive.DELTA}, {0: seminaive.OLD, 1: seminaive.DELTA}]
+    assert seminaive.views(None) == {}

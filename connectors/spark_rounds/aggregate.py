@@ -55,14 +55,13 @@ which gives the same facts as recomputing them all.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from chronolog.engine.coalescing import continues_equal
 from chronolog.engine.exprs import frame_sql
 from chronolog.engine.segments import segments
 from chronolog.language import ast
 from chronolog.language.builtins import FOLDS
 from chronolog.planner import physical as ph
+from chronolog.planner.aggregates import valued
 from chronolog.planner.ir import Assign, Condition
 
 from .arithmetic import expr_class, scaled, stop_sql, unscaled
@@ -75,20 +74,11 @@ from .udfs import fold_sql
 from .sql import Stmt, coalesce_sql, int64, runs_sql, term_columns
 
 def lowered(rule) -> tuple:
-    """``(body, aggregates)`` of ``rule`` with each aggregated expression
-    other than a variable (``sum(X * Y)``) computed first, as an assignment
-    to a fresh variable appended to the body (the body's positions stay
-    those of ``rule.body``), and the aggregate reading that variable.  A
-    binding's value is a function of the binding: the distinct bindings,
-    hence the aggregate, are the engine's."""
-    body, aggregates = list(rule.body), []
-    for k, (v, a) in enumerate(rule.aggregates):
-        if a.expr is not None and not isinstance(a.expr, ast.Var):
-            name = f"$value{k}"
-            body.append(Assign(name, a.expr))
-            a = replace(a, expr=ast.Var(name))
-        aggregates.append((v, a))
-    return tuple(body), aggregates
+    """``(body, aggregates)`` of ``rule``: each aggregated expression other
+    than a variable an assignment appended to its body
+    (planner/aggregates.valued, the columns' too)."""
+    assignments, aggregates = valued(rule.aggregates)
+    return (*rule.body, *assignments), aggregates
 
 
 def program_constants(plan) -> list:

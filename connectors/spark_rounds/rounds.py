@@ -257,14 +257,11 @@ class Rounds(seminaive.Backend):
     def _views(self, rp, variant, deltas: dict) -> dict:
         """Body position -> the Rel a variant reads instead of the full relation:
         its delta, the old facts before it; an aggregation every changed atom's delta."""
-        if variant is None:
-            return {}
         atoms = dict(ph.positive_atoms(rp.operator))
-        if isinstance(rp.operator, ph.Aggregate):
+        if variant is not None and isinstance(rp.operator, ph.Aggregate):
             return {i: deltas[p] for i, p in atoms.items() if p in deltas}
-        views = {j: self._old_facts[atoms[j]] for j in variant.old}
-        views[variant.position] = deltas[variant.pred]
-        return views
+        return {j: deltas[atoms[j]] if view == seminaive.DELTA else self._old_facts[atoms[j]]
+                for j, view in seminaive.views(variant).items()}
 
     def round(self, variants, deltas: dict) -> dict:
         """The variants' statements, then one action (a probe first when the deltas are small)."""

@@ -40,16 +40,17 @@ from .encoding import Fallback
 from . import exact_columns as ex
 from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate
 from .scan import var_column
-from .value_columns import evaluate_by_kind, float_rows, float_series, is_values, mixed
+from .value_columns import float_rows, float_series, is_values, mixed
 
 class AggregateNode(ColumnMapNode):
     """Drains the body; one batch of group columns, aggregate columns, s, e."""
 
-    def __init__(self, child, group, aggregates, values, shared=None, key=None, tables=(), conditions=()):
+    def __init__(self, child, group, aggregates, values, shared=None, key=None, tables=(), conditions=(), assignments=()):
         super().__init__(child)
         self.conditions = list(conditions)  # comparisons of group and aggregate variables: kept rows only (see Segments.fold)
         self.group = list(group)  # variable names
-        self.aggregates = aggregates  # [(var, ast.Aggregate)]
+        self.aggregates = aggregates  # [(var, ast.Aggregate)], each aggregating a variable
+        self.assignments = assignments  # [AssignNode] of the aggregated expressions (planner/aggregates.valued)
         self.values = values
         self.shared, self.key, self.tables = shared, key, tables  # SharedBody, and what identifies the body
 
@@ -67,7 +68,7 @@ class AggregateNode(ColumnMapNode):
             segments = Segments(body, self.group)
             if self.shared is not None:
                 self.shared.put(self.key, self.tables, segments)
-        self._batch = segments.fold(self.aggregates, self.values, self.conditions)
+        self._batch = segments.fold(self.aggregates, self.values, self.conditions, self.assignments)
         return self._batch.height > 0
 
 
@@ -102,38 +103,48 @@ class Segments:
         self._count = None
         self._keep = None  # (conditions and the arrays they read, the mask: _kept)
         self._sums: dict = {}  # expression -> {"value": its evaluation, "sum"/"total": its sums per segment}
+        self._assigned: dict = {}  # an aggregated expression's text -> its column over the bindings
 
-    def fold(self, aggregates, values, conditions=()):
+    def fold(self, aggregates, values, conditions=(), assignments=()):
         """One batch: group columns, one column per aggregate, ``s``, ``e``;
         ``conditions``: comparisons of those columns (``N == 20``), applied
         to the segments before their answers are coalesced and sorted (a
         polars filter of the answers afterwards cost 3-5 ms per 500,000 rows
         and rule; a condition of a row's own values holds on all the
-        segments it merges or on none)."""
+        segments it merges or on none).  ``assignments``: the AssignNodes of
+        the aggregated expressions, run over the coalesced bindings (a
+        value is a function of its binding), each expression once for the
+        rules that share these segments."""
         import polars as pl
 
         df, m, seg, n_seg = self.df, self.m, self.seg, self.n_seg
+        expr_of = {}
+        for a in assignments:
+            expr_of[a.var] = key = repr(a.expr)
+            col = self._assigned.get(key)
+            if col is None:
+                col = self._assigned[key] = a.process(self.df)[var_column(a.var)]
+            df = df.hstack([col.alias(var_column(a.var))])
         cols = {}
         for var, agg in aggregates:
             fold = FOLDS[agg.func]
             if fold not in COLUMN_FOLDS:
                 raise Fallback(f"{agg.func} is not folded on columns")
+            key = expr_of.get(agg.expr.name, agg.expr) if agg.expr is not None else None  # (the memos: by expression)
             ranked = _string_ranks(agg.expr, df, values) if fold in ("min", "max") else None
             if fold == "count":
-                if agg.expr is not None and not isinstance(agg.expr, (ast.Var, ast.Const)):
-                    _evaluated(agg.expr, df, values)  # (only counted, but its errors are the rows': a Fallback to them)
                 if self._count is None:
                     self._count = values.encode(INT, n_seg)
                 codes = self._count
             elif ranked is not None:  # strings: the extreme rank of each segment, the code of that string
                 ranks, code_of_rank = ranked
-                memo = self._sums.setdefault(("strings", _expr_key(agg.expr)), {})
+                memo = self._sums.setdefault(("strings", key), {})
                 codes = code_of_rank[_range_extreme(m, self.i_s, self.i_e, ranks, fold == "min", memo)[seg]]
             else:
-                memo = self._sums.setdefault(_expr_key(agg.expr), {})
+                memo = self._sums.setdefault(key, {})
                 got = memo.get("value")
                 if got is None:
-                    kind, v = _evaluated(agg.expr, df, values)
+                    kind, v = evaluate(agg.expr, df, values)
                     den = 1
                     if kind == EXACT:  # integers over the common denominator
                         kind = RATIONAL
@@ -157,8 +168,6 @@ class Segments:
         """:func:`_holds`, kept for the next rule when its conditions read
         the same arrays (``N == 20`` of the shared count: four rolling
         rules, one mask)."""
-        from chronolog.language import ast
-
         names = sorted({var_column(v) for cmp in conditions for v in ast.variables_of(cmp)})
         read = [columns.get(c) for c in names]
         last = self._keep
@@ -184,8 +193,6 @@ def _holds(conditions, columns, values):
     columns they name."""
     import numpy as np
     import polars as pl
-
-    from chronolog.language import ast
 
     from .expressions import compare
 
@@ -236,23 +243,7 @@ def _string_ranks(expr, df, values):
     through the kernels; a mix is the rows' error)."""
     import numpy as np
 
-    from chronolog.language import ast
-
-    if isinstance(expr, ast.Var):
-        col = df[var_column(expr.name)]
-    elif isinstance(expr, ast.Call):
-        from .distinct_calls import assigned
-        from .expressions import strings
-
-        try:
-            col = strings(expr, df, values)  # (the string kernels; else the rows' closures)
-        except Fallback:
-            try:
-                col = assigned(expr, None, df, values, "strings")
-            except Fallback:
-                return None
-    else:
-        return None
+    col = df[var_column(expr.name)]
     if is_values(col):
         return None
     codes = col.to_numpy()
@@ -266,24 +257,6 @@ def _string_ranks(expr, df, values):
     return rank_of[np.searchsorted(used, codes)], used[order]
 
 
-def _evaluated(expr, df, values):
-    """``evaluate`` of an aggregate's expression; one the kernels refuse
-    (``sum(strlen(N))``) by the rows' closures once per distinct value
-    (distinct_calls.py), its values then read as a column's."""
-    try:
-        return evaluate(expr, df, values)
-    except Fallback:
-        from chronolog.language import ast
-
-        from .distinct_calls import assigned
-
-        var = ast.Var("$aggregated")
-        got = df.select(assigned(expr, None, df, values, var_column(var.name)))
-        if mixed(var, got, values):  # (max(V, 3) gives 3 beside 4.0: the kinds of its values are the rows')
-            raise Fallback("an aggregate of values of two kinds of number, computed by a function")
-        return evaluate(var, got, values)
-
-
 def _codes_of_extremes(expr, df, values, extremes):
     """The codes of a min or max over ints beside floats (``extremes``: the
     float value of each segment's): the extreme is one of the values, so
@@ -293,25 +266,11 @@ def _codes_of_extremes(expr, df, values, extremes):
     here: coding both would have sent the stratum to the rows already."""
     import numpy as np
 
-    from chronolog.language import ast
-
-    if isinstance(expr, ast.Var):
-        row_codes = df[var_column(expr.name)].to_numpy()
-    else:
-        row_codes = evaluate_by_kind(expr, df, values)
+    row_codes = df[var_column(expr.name)].to_numpy()
     _, floats = evaluate(expr, df, values)
     order = np.argsort(floats, kind="stable")
     at = np.searchsorted(floats[order], extremes)
     return np.asarray(row_codes, dtype=np.int64)[order[at]]
-
-
-def _expr_key(expr):
-    """A key for an aggregated expression (its text when it is not hashable)."""
-    try:
-        hash(expr)
-        return expr
-    except TypeError:
-        return repr(expr)
 
 
 class SharedBody:

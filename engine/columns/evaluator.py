@@ -701,7 +701,7 @@ class HybridEvaluator(Evaluator):
 
         outs: dict = {p: [] for p in stratum.preds}
         for rp, v in variants:
-            df = _drain(rule_pipeline(self, rp, None if v is None else v.position))
+            df = _drain(rule_pipeline(self, rp, v))
             if df is not None:
                 outs[rp.rule.head_pred].append(df)
                 self.stats["derivations"] += df.height

@@ -13,20 +13,22 @@ from __future__ import annotations
 from chronolog.language import ast
 from chronolog.planner import physical as ph
 
+from .. import seminaive
 from ..rows.pipeline import choose_driver, order_body
 from .encoding import Fallback
 
 
-def rule_pipeline(ev, rp, driver=None):
-    """The nodes of one variant of a rule (its physical plan ``rp``):
-    the rule operator's lowering (:data:`_LOWERINGS`), then the Output."""
+def rule_pipeline(ev, rp, variant=None):
+    """The nodes of one variant of a rule (its physical plan ``rp``, the
+    DeltaVariant ``variant``, None: over the full relations): the rule
+    operator's lowering (:data:`_LOWERINGS`), then the Output."""
     from .output import OutputNode
 
     op = rp.operator
     lower = _LOWERINGS.get(type(op))
     if lower is None:  # (the plan puts such strata on rows: backend_choice.columns_refusal)
         raise Fallback(f"{op.label()} has no columnar lowering")
-    node = lower(ev, op, rp.rule, driver)
+    node = lower(ev, op, rp.rule, variant)
     out = rp.root
     return OutputNode(node, out.pred, out.terms, ev.terms, out.shift, ev.horizon if out.clip else None, ev._scale)
 
@@ -54,25 +56,18 @@ def join_order(ev, rule, driver=None) -> list:
     return order_body(rule, choose_driver(rule, size) if driver is None else driver, size)
 
 
-def body_pipeline(ev, body, rule, driver=None):
-    """A conjunction, its joins in :func:`join_order`; each step lowered
-    by :data:`_STEPS`."""
-    from .scan import DELTA, FULL, OLD
+def body_pipeline(ev, body, rule, variant=None):
+    """A conjunction, its joins in :func:`join_order`, each atom reading
+    what ``variant`` says (engine/seminaive.views); each step lowered by
+    :data:`_STEPS`."""
+    from .scan import FULL
 
-    def view(pos, lit):
-        # non-repetition: atoms before the delta's one read the old facts
-        if driver is None:
-            return FULL
-        if pos == driver:
-            return DELTA
-        return OLD if pos < driver and lit.pred in ev._delta else FULL
-
-    order = join_order(ev, rule, driver)
+    views = seminaive.views(variant)
     node = None
     bound: set = set()
-    for pos, lit in order:
+    for pos, _ in join_order(ev, rule, None if variant is None else variant.position):
         step = body.steps[pos]
-        node = _STEPS[type(step)](ev, node, step, view(pos, lit), bound, rule)
+        node = _STEPS[type(step)](ev, node, step, views.get(pos, FULL), bound, rule)
     return node
 
 
@@ -114,11 +109,16 @@ def _assign(ev, node, step, view, bound, rule):
     return AssignNode(node, step.var, step.expr, ev.values, where)
 
 
-def _aggregate(ev, op, rule, driver):
+def _aggregate(ev, op, rule, variant):
     from .aggregate import AggregateNode
 
-    if driver is not None:  # pragma: no cover - aggregates run in non-recursive strata only
+    if variant is not None:  # pragma: no cover - aggregates run in non-recursive strata only
         raise Fallback("aggregation in a recursion")
+    from chronolog.planner.aggregates import valued
+
+    from ..rows.pipeline import assignment_origin
+    from .linear import AssignNode
+
     try:  # rules with the same body and group share its segments (aggregate.py)
         key = (tuple(rule.body), tuple(rule.group))
         hash(key)
@@ -129,18 +129,23 @@ def _aggregate(ev, op, rule, driver):
         from .aggregate import SharedBody
 
         ev._shared_body = SharedBody()
+    # each aggregated expression but a variable an assignment of the bindings (the Spark
+    # rounds' too), an error named as the rows name it: at the aggregate's assignment
+    assignments, aggregates = valued(op.aggregates)
+    result = {a.expr.name: v for v, a in aggregates if a.expr is not None}
+    assigned = [AssignNode(None, a.var, a.expr, ev.values, assignment_origin(rule, result[a.var])) for a in assignments]
     bound = set(op.group) | {v for v, _ in op.aggregates}
     # conditions on the group and the aggregates filter the segments inside the node (aggregate.py)
     early = [s for s in op.after if isinstance(s, ph.Filter) and ast.variables_of(s.comparison) <= bound]
-    node = AggregateNode(body_pipeline(ev, op.input, rule), op.group, op.aggregates, ev.values, ev._shared_body, key, tables,
-                         [s.comparison for s in early])
+    node = AggregateNode(body_pipeline(ev, op.input, rule), op.group, aggregates, ev.values, ev._shared_body, key, tables,
+                         [s.comparison for s in early], assigned)
     for step in op.after:
         if not any(step is x for x in early):
             node = _STEPS[type(step)](ev, node, step, None, bound, rule)
     return node
 
 
-def _since(ev, op, rule, driver):
+def _since(ev, op, rule, variant):
     from .scan import FULL, ScanNode
     from .since import SinceNode
 
@@ -151,18 +156,18 @@ def _since(ev, op, rule, driver):
     return SinceNode(right, left, op.op, op.window, ev._scale, ev.values)
 
 
-def _wrap(ev, op, rule, driver):
+def _wrap(ev, op, rule, variant):
     """lit@[S,E]: the scan's maximal intervals, their ends as terms."""
     from .interval_terms import WrapNode
 
-    return WrapNode(body_pipeline(ev, op.input, rule, driver), op.start, op.end, ev.terms, ev._scale)
+    return WrapNode(body_pipeline(ev, op.input, rule, variant), op.start, op.end, ev.terms, ev._scale)
 
 
-def _place(ev, op, rule, driver):
+def _place(ev, op, rule, variant):
     """p(X)@[S,E] :- body: the head's interval from terms."""
     from .interval_terms import PlaceNode
 
-    return PlaceNode(body_pipeline(ev, op.input, rule, driver), op.timed, ev.terms, ev._scale)
+    return PlaceNode(body_pipeline(ev, op.input, rule, variant), op.timed, ev.terms, ev._scale)
 
 
 def _temporal(ev, op, child):

@@ -44,6 +44,7 @@ from chronolog.planner import physical as ph
 from chronolog.planner.ir import PlanRule, Scan
 
 from .. import seminaive
+from ..seminaive import DELTA
 from ..rows.maintenance import why_recompute
 from .coalesce import coalesce, merge_new
 from .difference import subtract
@@ -51,7 +52,6 @@ from .encoding import NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames
 from .native import array
-from .scan import DELTA
 from .sorted_given import Overlay, as_frame
 from .value_columns import is_values, same_kinds
 
@@ -464,7 +464,7 @@ class ColumnMaintenance:
                         df = semi(df, keys, names, self.ev.values)
                 else:
                     name = f"$rederive:{p}"
-                    df = self._run(self._kept().narrowed(rp, name), 0, {name: atoms}, {})
+                    df = self._run(self._kept().narrowed(rp, name), ph.DeltaVariant(0, name, ()), {name: atoms}, {})
                 if df is not None:
                     parts.append(df)
             new = self._merge(p, parts)
@@ -506,25 +506,26 @@ class ColumnMaintenance:
             elif guessed is not None and (df := projected(rp, v.position, delta[v.pred])) is not None:
                 guessed.add(rp.rule.head_pred)
             else:
-                df = self._run(rp, v.position, delta, {}, old)
+                df = self._run(rp, v, delta, {}, old)
             if df is not None:
                 found.setdefault(rp.rule.head_pred, []).append(df)
         return {p: self.concat(p, dfs) for p, dfs in found.items()}
 
-    def _run(self, rp, driver, delta, overrides, old=lambda p: None):
-        """One variant of a rule (its plan ``rp``): the driving atom at body
-        position ``driver`` reads ``delta``; ``overrides`` replace whole
+    def _run(self, rp, variant, delta, overrides, old=lambda p: None):
+        """One variant of a rule (its plan ``rp``): the driving atom of the
+        DeltaVariant ``variant`` reads ``delta``; ``overrides`` replace whole
         relations (a Since/Until's driving operand).  A variant with a
         driving atom runs through its pipeline kept a session
         (:class:`KeptPipelines`), reset after each pull."""
         from .base import drain
         from .lowering import rule_pipeline
 
-        if driver is None:  # (a Since/Until: one pull)
+        if variant is None:  # (a Since/Until: one pull)
             tables = _Tables(self, delta, overrides, old)
             if overrides:
                 tables.cut_down_since(rp.rule, overrides)
-            return drain(rule_pipeline(tables, rp, driver))
+            return drain(rule_pipeline(tables, rp))
+        driver = variant.position
         kept = self._kept()
         tables, pipelines = kept.variant(rp, driver)
         tables.use(self, delta, overrides, old)
@@ -536,7 +537,7 @@ class ColumnMaintenance:
             key = (tuple(pos for pos, _ in order), frozenset({getattr(lit, "pred", None) for _, lit in order} & delta.keys()))  # (its views)
             pipe = pipelines.get(key)
             if pipe is None:
-                pipe = pipelines[key] = rule_pipeline(tables, rp, driver)
+                pipe = pipelines[key] = rule_pipeline(tables, rp, variant)
             try:
                 return drain(pipe)
             finally:

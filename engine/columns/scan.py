@@ -8,7 +8,7 @@ from chronolog.language import ast
 from ..node import Node
 from .base import frame_of
 
-FULL, DELTA, OLD = "full", "delta", "old"
+FULL = "full"  # (the other views of an atom: engine/seminaive.views)
 
 
 def var_column(name: str) -> str:

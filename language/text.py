@@ -98,8 +98,12 @@ def format_fact(pred: str, terms, interval) -> str:
 
 
 def term_sort_key(v):
-    """Total order over mixed constants: numbers, then strings, then bools,
-    then labelled nulls."""
+    """Total order over mixed constants: numbers, then strings, then dates,
+    then bools, then sets (member by member, in this order: {} < {1} <
+    {1,2} < {2} < {10}, as a tuple of one kind compares), then labelled
+    nulls."""
+    if type(v) is tuple:  # a set of values (make_set: its members in this order)
+        return (2.5, tuple([term_sort_key(m) for m in v]))
     if type(v) is Boolean or type(v) is bool:
         return (2, bool(v))
     if type(v) is Null:

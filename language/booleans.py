@@ -100,26 +100,32 @@ def public(v):
     t = type(v)
     if t is Boolean:
         return v.value
+    if t is tuple:  # a set of values: its booleans too ((1, True), as the set was given)
+        return tuple([m.value if type(m) is Boolean else m for m in v])
     return 0.0 if t is float and v == 0.0 else v
 
 
-_CHANGED = frozenset((TRUE, FALSE, 0.0))  # (0.0 also finds -0.0, 0 and Fraction(0): equal, hashed alike)
+_ZERO = frozenset((0.0,))  # (it also finds -0.0, 0 and Fraction(0): equal, hashed alike)
 
 
 def any_changed(tuples) -> bool:
     """Whether some tuple of ``tuples`` holds a term :func:`public`
-    changes (a boolean, or a zero that may be -0.0): one C-level pass of
-    hashing (half the time of :func:`public_terms` on every tuple), so a
-    relation without them leaves the engine without a copy."""
+    changes (a boolean, a set, or a zero that may be -0.0): one C-level
+    pass over the terms' types (half the time of :func:`public_terms` on
+    every tuple), and one of hashing only where a float is, so a relation
+    without them leaves the engine without a copy."""
     from itertools import chain
 
-    return not _CHANGED.isdisjoint(chain.from_iterable(tuples))
+    kinds = set(map(type, chain.from_iterable(tuples)))
+    if Boolean in kinds or tuple in kinds:
+        return True
+    return float in kinds and not _ZERO.isdisjoint(chain.from_iterable(tuples))
 
 
 def public_terms(t: tuple) -> tuple:
     """A tuple of terms as it leaves the engine (a new tuple only when it
-    holds a boolean or a float zero)."""
+    holds a boolean, a set or a float zero)."""
     for v in t:
-        if type(v) is Boolean or type(v) is float and v == 0.0:
+        if type(v) is Boolean or type(v) is tuple or type(v) is float and v == 0.0:
             return tuple(map(public, t))
     return t

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 import chronolog
 from chronolog.language.booleans import Boolean
 from chronolog.language.nulls import Null
+from chronolog.language.booleans import terms as bool_terms
 from chronolog.language.text import make_set
 
 from budget import examples
@@ -148,8 +149,8 @@ def as_text_reads(v):
     its infinities stay floats."""
     if type(v) is float and math.isfinite(v):
         return Fraction(repr(v)) if v else 0
-    if type(v) is tuple:
-        return make_set(map(as_text_reads, v))
+    if type(v) is tuple:  # (its booleans leave the engine as Python's: the terms again, apart from 1 and 0)
+        return make_set(map(as_text_reads, bool_terms(v)))
     return v
 
 

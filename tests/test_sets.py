@@ -59,3 +59,21 @@ def test_sets_print_after_the_other_kinds():
     assert model.to_text().splitlines() == [
         "q(3)@[1,1]", 'q("(1, 2)")@[1,1]', 'q("(2,)")@[1,1]', "q(a)@[1,1]", "q(#T)@[1,1]", "q({1,2})@[1,1]", "q({2})@[1,1]",
     ]
+
+
+def test_sets_leave_with_python_booleans(executor):
+    """#T and #F inside a set leave the engine as Python's booleans, as they
+    do outside one (docs/api.md: Model.facts), from every way out; given
+    back, the tuple is the same set."""
+    model = chronolog.reason("q(X) :- p(X).", "p({1,#T})@1\np({#F,a})@2")
+    want = [(((1, True),), (1, 1, True, True)), ((("a", False),), (2, 2, True, True))]
+    got = model.facts("q")
+    assert got == want
+    assert [type(v) for (s,), _ in got for v in s] == [int, bool, str, bool]
+    assert [type(v) for a in model.query("q(X)@[0,5]") for v in a.binding["X"]] == [int, bool, str, bool]
+    stream = chronolog.Stream("q(X) :- p(X).")
+    stream.push("p({1,#T})@1")
+    stream.advance(2)
+    assert [type(v) for a in stream for v in a.terms[0]] == [int, bool]
+    again = chronolog.reason("r(X) :- q(X).", {"q": got})
+    assert again.to_text() == "r({1,#T})@[1,1]\nr({a,#F})@[2,2]"

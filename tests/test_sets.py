@@ -77,3 +77,10 @@ def test_sets_leave_with_python_booleans(executor):
     assert [type(v) for a in stream for v in a.terms[0]] == [int, bool]
     again = chronolog.reason("r(X) :- q(X).", {"q": got})
     assert again.to_text() == "r({1,#T})@[1,1]\nr({a,#F})@[2,2]"
+
+
+def test_munion_of_sets_is_the_union_of_their_members(executor):
+    """docs/language.md, "Sets of values": never a set of sets; {} only of empty sets."""
+    model = chronolog.reason("u(S) :- p(X), S = munion(X). v(S) :- e(X), S = munion(X).",
+                             "p({1,2})@1\np({3})@1\np(a)@1\np({})@1\ne({})@1")
+    assert model.to_text() == "u({1,2,3,a})@[1,1]\nv({})@[1,1]"

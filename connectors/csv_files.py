@@ -401,9 +401,13 @@ class ReadBack:
         k, v, got = self.changed
         kinds = {str: "string", float: "float"}
         kind = kinds.get(type(v), "date" if hasattr(v, "isoformat") else None)
-        back = "is refused" if got is None else f"reads back as {format_term(got)} ({_kind_name(got)})"
+        if got is None:  # (only a typed column refuses a cell)
+            mapped = self.kinds[k] if k < len(self.kinds) else "auto"
+            back = f"which a column mapped \"{mapped}\" refuses, so reading the file back is an error"
+        else:
+            back = f"which a CSV cell reads back as {format_term(got)} ({_kind_name(got)})"
         warnings.warn(Note(
-            f"{path}: column {names[k]} holds {format_term(v)} ({_kind_name(v)}), which a CSV cell {back}: a CSV file has no types"
+            f"{path}: column {names[k]} holds {format_term(v)} ({_kind_name(v)}), {back}: a CSV file has no types"
             + (f"; a reader keeps it by @mapping(\"{pred}\", {k}, \"{names[k]}\", \"{kind}\") if the column holds only {kind}s" if kind else "")
             + "; Parquet and Arrow files keep every kind"), stacklevel=2)
 

@@ -370,6 +370,26 @@ def test_a_csv_file_says_which_value_it_cannot_carry(tmp_path):
     )
 
 
+
+def test_a_csv_file_says_which_value_its_mapping_refuses(tmp_path):
+    """A string in a column mapped "int" is written, and reading the file
+    back is an error: the note says so (it read "which a CSV cell is
+    refused")."""
+    import subprocess
+    import sys
+
+    (tmp_path / "w.vada").write_text('@mapping("q", 0, "co", "int").\nq(A) :- p(A).\np(acme)@[0,1].\np(7)@[2,3].\n')
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", "w.vada", "--output", "out"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == (
+        'note: out/q.csv: column co holds acme (a string), which a column mapped "int" refuses, so reading the file back '
+        'is an error: a CSV file has no types; a reader keeps it by @mapping("q", 0, "co", "string") if the column holds '
+        'only strings; Parquet and Arrow files keep every kind\n'
+    )
+    (tmp_path / "r.vada").write_text('@mapping("q", 0, "co", "int").\n@bind("q", "csv useHeaders=true", "out", "q.csv").\nb(X) :- q(X).\n')
+    back = subprocess.run([sys.executable, "-m", "chronolog", "run", "r.vada"], capture_output=True, text=True, cwd=tmp_path)
+    assert back.returncode == 2 and "'acme' is not a number" in back.stderr
+
 def test_a_set_in_a_csv_cell_reads_back_as_that_set(tmp_path):
     """munion's sets written to a CSV file read back as the sets (they read
     back as strings), floats in them as floats, by the row reader and the

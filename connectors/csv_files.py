@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.booleans import FALSE, TRUE, Boolean
+from chronolog.language.booleans import FALSE, TRUE, Boolean, terms as bool_terms
 from chronolog.language.errors import DataError, counted
 from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, NUMBER_TYPES, STRING_TYPES
 from chronolog.language.nulls import current_table, reading_file
@@ -374,6 +374,10 @@ class ReadBack:
         if self.changed is not None:
             return
         t = type(v)
+        if t is bool:  # (the public form a model's facts give: the term #T/#F, which a cell spells)
+            v, t = (TRUE if v else FALSE), Boolean
+        elif t is tuple:  # (a set's booleans too)
+            v = bool_terms(v)
         kind = self.kinds[k] if k < len(self.kinds) else "auto"
         if kind == "auto" and (t is int or t is Fraction or t is Boolean or t.__name__ == "Null"
                                or t is str and v[:1] not in _SPELLS and not v[:1].isspace() and not v[:1].isdigit()):
@@ -417,7 +421,7 @@ def _kind_name(v) -> str:
         return "a set"
     if hasattr(v, "isoformat"):
         return "a date"
-    return {str: "a string", float: "a float", int: "a number", Fraction: "a number", Boolean: "a boolean"}.get(type(v), "a null")
+    return {str: "a string", float: "a float", int: "a number", Fraction: "a number", Boolean: "a boolean", bool: "a boolean"}.get(type(v), "a null")
 
 
 def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=None, staging=None, read_back=None) -> None:

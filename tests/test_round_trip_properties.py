@@ -390,6 +390,22 @@ def test_a_csv_file_says_which_value_its_mapping_refuses(tmp_path):
     back = subprocess.run([sys.executable, "-m", "chronolog", "run", "r.vada"], capture_output=True, text=True, cwd=tmp_path)
     assert back.returncode == 2 and "'acme' is not a number" in back.stderr
 
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_booleans_written_to_csv_make_no_note(tmp_path, engine):
+    """#T and #F read back from a CSV cell as themselves: no note (one said
+    "column c0 holds #F (a null), which a CSV cell reads back as #F (a
+    boolean)", of every boolean column a run wrote)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "w.vada").write_text("q(A, B) :- p(A, B).\np(#T, a)@[0,1].\np(#F, {#T,1})@[2,3].\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", "w.vada", "--output", "out", "--engine", engine],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    back = chronolog.reason('@bind("q", "csv useHeaders=true", "out", "q.csv"). r(A, B) :- q(A, B).', base_dir=tmp_path, engine=engine)
+    assert back.to_text() == "r(#F,{1,#T})@[2,3]\nr(#T,a)@[0,1]"
+
 def test_a_set_in_a_csv_cell_reads_back_as_that_set(tmp_path):
     """munion's sets written to a CSV file read back as the sets (they read
     back as strings), floats in them as floats, by the row reader and the

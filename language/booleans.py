@@ -80,16 +80,22 @@ def boolean(value) -> Boolean:
 
 def term(v):
     """A value as it enters the engine: a Python ``bool`` becomes its term,
+    and so does one in a set of values (as :func:`public` gives a set);
     anything else stays."""
-    return (TRUE if v else FALSE) if type(v) is bool else v
+    t = type(v)
+    if t is bool:
+        return TRUE if v else FALSE
+    if t is tuple and bool in map(type, v):
+        return tuple([(TRUE if x else FALSE) if type(x) is bool else x for x in v])
+    return v
 
 
 def terms(values) -> tuple:
     """A tuple of values as they enter the engine (see :func:`term`)."""
     t = tuple(values)
     for v in t:
-        if type(v) is bool:
-            return tuple((TRUE if x else FALSE) if type(x) is bool else x for x in t)
+        if type(v) is bool or type(v) is tuple:
+            return tuple(map(term, t))
     return t
 
 

@@ -84,3 +84,16 @@ def test_munion_of_sets_is_the_union_of_their_members(executor):
     model = chronolog.reason("u(S) :- p(X), S = munion(X). v(S) :- e(X), S = munion(X).",
                              "p({1,2})@1\np({3})@1\np(a)@1\np({})@1\ne({})@1")
     assert model.to_text() == "u({1,2,3,a})@[1,1]\nv({})@[1,1]"
+
+
+def test_a_query_finds_a_set_with_booleans(executor):
+    """The set's members as Python's booleans (Model.facts) are matched
+    against the query's {1,#T}, and reasoning from such facts again gives
+    the same set."""
+    model = chronolog.reason("q(X,S) :- p(X,S).", "p(a,{1,#T})@[0,5]\np(b,{1})@[0,5]")
+    assert model.query("q(X,{1,#T})@[0,10]") == model.query("q(X,{#T,1})@[0,10]") != []
+    assert [a.binding for a in model.query("q(X,{1,#T})@[0,10]")] == [{"X": "a"}]
+    stream = chronolog.Stream("r(X) :- q(X, S), t(S).")
+    stream.push({"q": model.facts("q"), "t": [(((1, True),), (0, 5))]})
+    stream.advance(6)
+    assert [str(a) for a in stream] == ["r(a)@[0,5]"]

@@ -111,27 +111,33 @@ def public(v):
     return 0.0 if t is float and v == 0.0 else v
 
 
-_ZERO = frozenset((0.0,))  # (it also finds -0.0, 0 and Fraction(0): equal, hashed alike)
+_CHANGED = frozenset((TRUE, FALSE, 0.0))  # (0.0 also finds -0.0, 0 and Fraction(0): equal, hashed alike)
+
+# whether this process has made a set of values (language/text.make_set,
+# the one maker of set terms: readers, munion, Python input): until then no
+# tuple needs a look for the booleans in it
+sets_made = [False]
 
 
 def any_changed(tuples) -> bool:
-    """Whether some tuple of ``tuples`` holds a term :func:`public`
-    changes (a boolean, a set, or a zero that may be -0.0): one C-level
-    pass over the terms' types (half the time of :func:`public_terms` on
-    every tuple), and one of hashing only where a float is, so a relation
-    without them leaves the engine without a copy."""
+    """Whether some tuple of ``tuples`` (a list: read twice) holds a term
+    :func:`public` changes (a boolean, a zero that may be -0.0, a set):
+    one C-level pass of hashing (half the time of :func:`public_terms` on
+    every tuple), and where sets were made and none of those is found, one
+    over the terms' types, so a relation without them leaves the engine
+    without a copy."""
     from itertools import chain
 
-    kinds = set(map(type, chain.from_iterable(tuples)))
-    if Boolean in kinds or tuple in kinds:
+    if not _CHANGED.isdisjoint(chain.from_iterable(tuples)):
         return True
-    return float in kinds and not _ZERO.isdisjoint(chain.from_iterable(tuples))
+    return sets_made[0] and tuple in set(map(type, chain.from_iterable(tuples)))
 
 
 def public_terms(t: tuple) -> tuple:
     """A tuple of terms as it leaves the engine (a new tuple only when it
     holds a boolean, a set or a float zero)."""
     for v in t:
-        if type(v) is Boolean or type(v) is tuple or type(v) is float and v == 0.0:
+        k = type(v)
+        if k is Boolean or k is float and v == 0.0 or k is tuple:
             return tuple(map(public, t))
     return t

@@ -672,7 +672,7 @@ def _boolean_terms(rows: dict) -> dict:
 
 def _boolean_holes(holes: dict) -> dict:
     """Retraction holes with Python bools in terms as #T/#F (as pushed)."""
-    return {p: {as_terms(t) if any(type(v) is bool for v in t) else t: ivs for t, ivs in by.items()} for p, by in holes.items()}
+    return {p: {as_terms(t) if any(type(v) is bool or type(v) is tuple for v in t) else t: ivs for t, ivs in by.items()} for p, by in holes.items()}
 
 
 def _start(row):

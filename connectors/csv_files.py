@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.booleans import FALSE, TRUE, Boolean
+from chronolog.language.booleans import FALSE, TRUE, Boolean, terms as bool_terms
 from chronolog.language.errors import DataError, counted
 from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, NUMBER_TYPES, STRING_TYPES
 from chronolog.language.nulls import current_table, reading_file
@@ -374,6 +374,10 @@ class ReadBack:
         if self.changed is not None:
             return
         t = type(v)
+        if t is bool:  # (the public form a model's facts give: the term #T/#F, which a cell spells)
+            v, t = (TRUE if v else FALSE), Boolean
+        elif t is tuple:  # (a set's booleans too)
+            v = bool_terms(v)
         kind = self.kinds[k] if k < len(self.kinds) else "auto"
         if kind == "auto" and (t is int or t is Fraction or t is Boolean or t.__name__ == "Null"
                                or t is str and v[:1] not in _SPELLS and not v[:1].isspace() and not v[:1].isdigit()):
@@ -401,9 +405,13 @@ class ReadBack:
         k, v, got = self.changed
         kinds = {str: "string", float: "float"}
         kind = kinds.get(type(v), "date" if hasattr(v, "isoformat") else None)
-        back = "is refused" if got is None else f"reads back as {format_term(got)} ({_kind_name(got)})"
+        if got is None:  # (only a typed column refuses a cell)
+            mapped = self.kinds[k] if k < len(self.kinds) else "auto"
+            back = f"which a column mapped \"{mapped}\" refuses, so reading the file back is an error"
+        else:
+            back = f"which a CSV cell reads back as {format_term(got)} ({_kind_name(got)})"
         warnings.warn(Note(
-            f"{path}: column {names[k]} holds {format_term(v)} ({_kind_name(v)}), which a CSV cell {back}: a CSV file has no types"
+            f"{path}: column {names[k]} holds {format_term(v)} ({_kind_name(v)}), {back}: a CSV file has no types"
             + (f"; a reader keeps it by @mapping(\"{pred}\", {k}, \"{names[k]}\", \"{kind}\") if the column holds only {kind}s" if kind else "")
             + "; Parquet and Arrow files keep every kind"), stacklevel=2)
 
@@ -413,7 +421,7 @@ def _kind_name(v) -> str:
         return "a set"
     if hasattr(v, "isoformat"):
         return "a date"
-    return {str: "a string", float: "a float", int: "a number", Fraction: "a number", Boolean: "a boolean"}.get(type(v), "a null")
+    return {str: "a string", float: "a float", int: "a number", Fraction: "a number", Boolean: "a boolean", bool: "a boolean"}.get(type(v), "a null")
 
 
 def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=None, staging=None, read_back=None) -> None:

@@ -80,16 +80,22 @@ def boolean(value) -> Boolean:
 
 def term(v):
     """A value as it enters the engine: a Python ``bool`` becomes its term,
+    and so does one in a set of values (as :func:`public` gives a set);
     anything else stays."""
-    return (TRUE if v else FALSE) if type(v) is bool else v
+    t = type(v)
+    if t is bool:
+        return TRUE if v else FALSE
+    if t is tuple and bool in map(type, v):
+        return tuple([(TRUE if x else FALSE) if type(x) is bool else x for x in v])
+    return v
 
 
 def terms(values) -> tuple:
     """A tuple of values as they enter the engine (see :func:`term`)."""
     t = tuple(values)
     for v in t:
-        if type(v) is bool:
-            return tuple((TRUE if x else FALSE) if type(x) is bool else x for x in t)
+        if type(v) is bool or type(v) is tuple:
+            return tuple(map(term, t))
     return t
 
 
@@ -100,26 +106,38 @@ def public(v):
     t = type(v)
     if t is Boolean:
         return v.value
+    if t is tuple:  # a set of values: its booleans too ((1, True), as the set was given)
+        return tuple([m.value if type(m) is Boolean else m for m in v])
     return 0.0 if t is float and v == 0.0 else v
 
 
 _CHANGED = frozenset((TRUE, FALSE, 0.0))  # (0.0 also finds -0.0, 0 and Fraction(0): equal, hashed alike)
 
+# whether this process has made a set of values (language/text.make_set,
+# the one maker of set terms: readers, munion, Python input): until then no
+# tuple needs a look for the booleans in it
+sets_made = [False]
+
 
 def any_changed(tuples) -> bool:
-    """Whether some tuple of ``tuples`` holds a term :func:`public`
-    changes (a boolean, or a zero that may be -0.0): one C-level pass of
-    hashing (half the time of :func:`public_terms` on every tuple), so a
-    relation without them leaves the engine without a copy."""
+    """Whether some tuple of ``tuples`` (a list: read twice) holds a term
+    :func:`public` changes (a boolean, a zero that may be -0.0, a set):
+    one C-level pass of hashing (half the time of :func:`public_terms` on
+    every tuple), and where sets were made and none of those is found, one
+    over the terms' types, so a relation without them leaves the engine
+    without a copy."""
     from itertools import chain
 
-    return not _CHANGED.isdisjoint(chain.from_iterable(tuples))
+    if not _CHANGED.isdisjoint(chain.from_iterable(tuples)):
+        return True
+    return sets_made[0] and tuple in set(map(type, chain.from_iterable(tuples)))
 
 
 def public_terms(t: tuple) -> tuple:
     """A tuple of terms as it leaves the engine (a new tuple only when it
-    holds a boolean or a float zero)."""
+    holds a boolean, a set or a float zero)."""
     for v in t:
-        if type(v) is Boolean or type(v) is float and v == 0.0:
+        k = type(v)
+        if k is Boolean or k is float and v == 0.0 or k is tuple:
             return tuple(map(public, t))
     return t

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .booleans import Boolean
+from .booleans import Boolean, sets_made
 from .nulls import Null
 from .timeline import format_interval, format_number
 from .patterns import LazyPattern
@@ -98,8 +98,10 @@ def format_fact(pred: str, terms, interval) -> str:
 
 
 def term_sort_key(v):
-    """Total order over mixed constants: numbers, then strings, then bools,
-    then labelled nulls."""
+    """Total order over mixed constants: numbers, then strings, then dates,
+    then bools, then sets (member by member, in this order: {} < {1} <
+    {1,2} < {2} < {10}, as a tuple of one kind compares), then labelled
+    nulls."""
     if type(v) is Boolean or type(v) is bool:
         return (2, bool(v))
     if type(v) is Null:
@@ -108,6 +110,8 @@ def term_sort_key(v):
         return (0, v)
     if hasattr(v, "isoformat"):  # dates and datetimes, in time order
         return (1.5, v.isoformat())
+    if type(v) is tuple:  # a set of values (make_set: its members in this order)
+        return (2.5, tuple([term_sort_key(m) for m in v]))
     return (1, str(v))
 
 
@@ -115,4 +119,5 @@ def make_set(members) -> tuple:
     """A set of constants as a term (munion's value, ``{2,a}`` read back):
     its distinct members in :func:`term_sort_key` order, so that equal sets
     are one term however their members came (-0.0 as 0.0: one value)."""
+    sets_made[0] = True  # (booleans.any_changed looks into sets from now on)
     return tuple(sorted({0.0 if type(v) is float and v == 0.0 else v for v in members}, key=term_sort_key))

@@ -123,7 +123,7 @@ class _ToAst(AstBuilder):
     def _as_atom(self, x, pos) -> ast.Atom:
         if isinstance(x, _Call):
             terms = []
-            for a in map(self._constant, x.args):
+            for a in (self._constant(a, x.pos) for a in x.args):
                 if not isinstance(a, (ast.Var, ast.Const)):
                     raise self._err(
                         f"the arguments of {x.name} must be variables or constants, not {a}",
@@ -434,7 +434,7 @@ class _ToAst(AstBuilder):
         """``{a,2,"b c"}``: a set of constants, as munion's value prints."""
         members = []
         for x in items:
-            x = self._constant(self._expr(x))
+            x = self._constant(self._expr(x), self._pos(meta))
             if not isinstance(x, ast.Const) or type(x.value) is tuple:
                 raise self._err(
                     f"a set's members are constants, not {'a set' if isinstance(x, ast.Const) else x}",
@@ -444,13 +444,17 @@ class _ToAst(AstBuilder):
             members.append(x.value)
         return ast.Const(make_set(members))
 
-    def _constant(self, x):
+    def _constant(self, x, pos):
         """``float(1.5)`` of a number is the float constant it makes (as
         columns of term text write a float beside exact numbers)."""
         if isinstance(x, ast.Call) and x.name == "float" and len(x.args) == 1:
             (a,) = x.args
             if isinstance(a, ast.Const) and _is_num(a.value):
-                return ast.Const(float(a.value))
+                try:
+                    return ast.Const(float(a.value))
+                except OverflowError:  # float(1e400): no binary float is that large
+                    raise self._err("float() of a number beyond a binary float's range (about 1.8e308)", pos,
+                                    "write the number without float(): numbers are exact") from None
         return x
 
     def boolean(self, items):

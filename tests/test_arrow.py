@@ -76,3 +76,14 @@ def test_times_whose_digits_together_pass_38_stay_exact():
     got = sorted((row["c0"], exact(row["start"]), exact(row["end"])) for row in t.to_pylist())
     assert got == [("a", Fraction(1, 10**22), Fraction(1)), ("b", Fraction(-(2**63) - 1), Fraction(10**30)),
                    ("c", Fraction(-1, 8), Fraction(2**63))]
+
+
+def test_a_predicate_without_facts_gives_a_typed_empty_table(executor):
+    """docs/api.md, "Arrow and pandas layout": argument columns int64
+    whatever @mapping says (a column's type comes from its values), time
+    columns as the timeline is."""
+    program = '@mapping("q", 0, "name", "string").\n@timeGranularity("days").\nq(X) :- p(X), r(X).\np(a)@2020-01-01.\n'
+    m = chronolog.reason(program)
+    t = m.to_arrow("q")
+    assert t.num_rows == 0 and [str(f.type) for f in t.schema] == ["int64", "date32[day]", "date32[day]", "bool", "bool"]
+    assert [str(d) for d in m.to_pandas("q").dtypes] == ["Int64", "datetime64[ms]", "datetime64[ms]", "bool", "bool"]

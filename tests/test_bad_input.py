@@ -1239,3 +1239,19 @@ def test_lone_carriage_returns_end_lines_of_a_large_meteor_fact_file(tmp_path):
     (tmp_path / "b.facts").write_bytes(("\r".join(lines) + "\r").encode())
     r = run("run", tmp_path / "m.meteor", "--facts", tmp_path / "b.facts")
     assert r.exit_code == 2 and "b.facts:3001:12: syntax error" in r.output, r.output[:300]
+
+
+@pytest.mark.parametrize(
+    "text, column",
+    [("p(float(1e400))@1.", 1), ("p({a, float(-1e400)})@1.", 3), ("q(float(2e308)) :- p(a). p(a)@1.", 1)],
+)
+def test_a_float_constant_beyond_the_float_range_is_a_syntax_error(text, column, tmp_path):
+    """float() of an exact number past 1.8e308, written as a constant, was
+    Python's OverflowError inside the parser: exit status 3, "a bug in
+    chronolog"; now an error at the term, exit status 2."""
+    with pytest.raises(chronolog.ChronologSyntaxError, match=r"float\(\) of a number beyond a binary float's range") as e:
+        chronolog.reason(text)
+    assert (e.value.pos.line, e.value.pos.column) == (1, column)
+    (tmp_path / "f.vada").write_text(text + "\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", "f.vada"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and "beyond a binary float's range" in r.stderr, r.stderr

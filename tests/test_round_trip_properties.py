@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 import chronolog
 from chronolog.language.booleans import Boolean
 from chronolog.language.nulls import Null
+from chronolog.language.booleans import terms as bool_terms
 from chronolog.language.text import make_set
 
 from budget import examples
@@ -148,8 +149,8 @@ def as_text_reads(v):
     its infinities stay floats."""
     if type(v) is float and math.isfinite(v):
         return Fraction(repr(v)) if v else 0
-    if type(v) is tuple:
-        return make_set(map(as_text_reads, v))
+    if type(v) is tuple:  # (its booleans leave the engine as Python's: the terms again, apart from 1 and 0)
+        return make_set(map(as_text_reads, bool_terms(v)))
     return v
 
 
@@ -368,6 +369,42 @@ def test_a_csv_file_says_which_value_it_cannot_carry(tmp_path):
         'a reader keeps it by @mapping("q", 0, "c0", "string") if the column holds only strings; Parquet and Arrow files keep every kind\n'
     )
 
+
+
+def test_a_csv_file_says_which_value_its_mapping_refuses(tmp_path):
+    """A string in a column mapped "int" is written, and reading the file
+    back is an error: the note says so (it read "which a CSV cell is
+    refused")."""
+    import subprocess
+    import sys
+
+    (tmp_path / "w.vada").write_text('@mapping("q", 0, "co", "int").\nq(A) :- p(A).\np(acme)@[0,1].\np(7)@[2,3].\n')
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", "w.vada", "--output", "out"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == (
+        'note: out/q.csv: column co holds acme (a string), which a column mapped "int" refuses, so reading the file back '
+        'is an error: a CSV file has no types; a reader keeps it by @mapping("q", 0, "co", "string") if the column holds '
+        'only strings; Parquet and Arrow files keep every kind\n'
+    )
+    (tmp_path / "r.vada").write_text('@mapping("q", 0, "co", "int").\n@bind("q", "csv useHeaders=true", "out", "q.csv").\nb(X) :- q(X).\n')
+    back = subprocess.run([sys.executable, "-m", "chronolog", "run", "r.vada"], capture_output=True, text=True, cwd=tmp_path)
+    assert back.returncode == 2 and "'acme' is not a number" in back.stderr
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_booleans_written_to_csv_make_no_note(tmp_path, engine):
+    """#T and #F read back from a CSV cell as themselves: no note (one said
+    "column c0 holds #F (a null), which a CSV cell reads back as #F (a
+    boolean)", of every boolean column a run wrote)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "w.vada").write_text("q(A, B) :- p(A, B).\np(#T, a)@[0,1].\np(#F, {#T,1})@[2,3].\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", "w.vada", "--output", "out", "--engine", engine],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    back = chronolog.reason('@bind("q", "csv useHeaders=true", "out", "q.csv"). r(A, B) :- q(A, B).', base_dir=tmp_path, engine=engine)
+    assert back.to_text() == "r(#F,{1,#T})@[2,3]\nr(#T,a)@[0,1]"
 
 def test_a_set_in_a_csv_cell_reads_back_as_that_set(tmp_path):
     """munion's sets written to a CSV file read back as the sets (they read

@@ -153,7 +153,12 @@ def compile_condition(cmp: ast.Comparison, slots: dict):
             raise _type_error(f"cannot compare {_shown(x)} and {_shown(y)} in '{cmp}'", cmp, hint=_compare_hint(x, y))
         if not ordered and _is_number(x) != _is_number(y):
             return cmp.op == "!="
-        return f(x, y)
+        try:
+            return f(x, y)
+        except TypeError:  # two sets whose members differ first in kind: {1} < {a}, {1} < {#T}
+            raise _type_error(f"cannot compare {_shown(x)} and {_shown(y)} in '{cmp}'", cmp,
+                              hint="sets compare member by member, in term order: the first members that differ "
+                                   "must be comparable (numbers with numbers, strings with strings, dates with dates)") from None
 
     return test
 

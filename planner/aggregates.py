@@ -16,8 +16,6 @@ recursion adds bindings (for ``msum``/``mprod`` this needs values >= 0 and
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from chronolog.language import ast
 from chronolog.language.builtins import STRATIFIED_AGGREGATES
 from chronolog.language.errors import ProgramError
@@ -64,6 +62,8 @@ def valued(aggregates) -> tuple:
     are the rows'.  The columns and the Spark rounds evaluate it so, as any
     assignment of a body (their kernels or the rows' closures; SQL), and
     fold a variable's column."""
+    from dataclasses import replace  # (here: dataclasses is not on a small run's path, tests/test_start_up.py)
+
     assignments, out = [], []
     for k, (v, a) in enumerate(aggregates):
         if a.expr is not None and not isinstance(a.expr, ast.Var):

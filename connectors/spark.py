@@ -482,6 +482,8 @@ def reason_with(
     if distributed:
         from chronolog.planner.partition import NotPartitionable, analyse
 
+        _refuse_names_alike(spark, frames, sources)
+
         hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and plan.temporal is not None:
             hz = parse_horizon(plan.temporal)
@@ -650,6 +652,32 @@ def _spark_df(spark, x, pred: str = "?"):
 
     check_pandas_frame(x, pred)
     return arrow_frame(spark, pa.Table.from_pandas(x, preserve_index=False))
+
+
+def _refuse_names_alike(spark, frames, sources) -> None:
+    """Refuse an input whose column names are one name to Spark SQL, which
+    matches names without case unless ``spark.sql.caseSensitive`` is true
+    (``Start`` beside the time column ``start``, ``x`` beside ``X``): the
+    distributed paths read columns by name in Spark SQL, which stopped on
+    an AnalysisException (AMBIGUOUS_REFERENCE); the driver reads them by
+    Arrow, where they are apart."""
+    import pyarrow as pa
+    from chronolog.language.errors import ArgumentError
+
+    if str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() == "true":
+        return
+    for pred, df, _ in frames:
+        cols = df.schema.names if isinstance(df, (pa.Table, pa.RecordBatch)) else list(df.columns)
+        seen = {}
+        for c in cols:
+            other = seen.setdefault(c.lower(), c)
+            if other != c:
+                where = f" ({sources[pred]})" if pred in sources else ""
+                raise ArgumentError(
+                    f"{pred}{where}: the columns {other!r} and {c!r} are one column to Spark SQL, "
+                    "which matches column names without case (spark.sql.caseSensitive is false)",
+                    hint="rename one of them (df.withColumnRenamed), or set spark.sql.caseSensitive to true, "
+                    "or run with distributed=False")
 
 
 def _checked_inputs(inputs) -> dict:

@@ -579,10 +579,9 @@ def _arrow(df, pred: str = "?"):
         return df.toArrow()  # (marked already, without Spark analysing its plan for a schema)
     if hasattr(df, "toArrow"):  # a term text column's mark: its field's metadata, which toArrow drops
         return dist.with_text_marks(df.toArrow(), df.schema)
-    from chronolog.engine.arrow import check_pandas_frame
+    from chronolog.engine.arrow import pandas_table
 
-    check_pandas_frame(df, pred)
-    return pa.Table.from_pandas(df, preserve_index=False)
+    return pandas_table(df, pred)
 
 
 def _rows_by_pred(frames, local_facts, calendar=None, sources=None, program=None) -> dict:
@@ -648,10 +647,9 @@ def _spark_df(spark, x, pred: str = "?"):
         return arrow_frame(spark, x if isinstance(x, pa.Table) else pa.Table.from_batches([x]))
     if hasattr(x, "toArrow"):
         return x
-    from chronolog.engine.arrow import check_pandas_frame
+    from chronolog.engine.arrow import pandas_table
 
-    check_pandas_frame(x, pred)
-    return arrow_frame(spark, pa.Table.from_pandas(x, preserve_index=False))
+    return arrow_frame(spark, pandas_table(x, pred))
 
 
 def _refuse_names_alike(spark, frames, sources) -> None:

@@ -1,11 +1,19 @@
-"""Inputs on Spark whose column names Spark SQL takes for one name
+"""Inputs on Spark that the embedded engine reads or refuses by name, and
+Spark stopped on otherwise (marked ``spark``).
+
+Columns whose names Spark SQL takes for one name
 (``spark.sql.caseSensitive`` false, its default): an argument column
 ``Start`` beside the time column ``start``, or ``x`` beside ``X``.  The
 distributed paths (keyed tasks, the rounds, one task) read columns by name
 in Spark SQL and stopped on an AnalysisException (AMBIGUOUS_REFERENCE);
 they refuse such an input by its columns before any job, while the driver
 (``distributed=False``) and a case-sensitive session answer as the
-embedded engine on the same table (marked ``spark``)."""
+embedded engine on the same table.
+
+A pandas column of values of several kinds (1 beside "a"), which no Arrow
+column holds: refused naming the column and its kinds on every path, as
+``chronolog.reason`` refuses it (pyarrow's "Expected bytes, got a 'int'
+object" stopped the call before)."""
 
 import warnings
 
@@ -76,3 +84,21 @@ def test_a_case_sensitive_session_distributes_them(spark, program):
     finally:
         spark.conf.unset("spark.sql.caseSensitive")
     assert got == want
+
+
+@pytest.mark.parametrize("distributed, one_task_bytes", [(False, None), (True, -1), (True, None)], ids=["driver", "rounds", "by size"])
+def test_a_pandas_column_of_several_kinds_is_named(spark, distributed, one_task_bytes):
+    pd = pytest.importorskip("pandas")
+    from chronolog import spark as cs
+    from chronolog.language.errors import DataError
+
+    df = pd.DataFrame({"x": ["a", 1], "y": [1, "c"], "start": [0, 1], "end": [5, 4]})
+    with pytest.raises(DataError) as want:
+        chronolog.reason(NO_KEY, {"owns": df})
+    assert "the column x holds values of several kinds (int, str)" in str(want.value)
+    with pytest.raises(DataError) as got:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = cs.reason(spark, NO_KEY, inputs={"owns": df}, distributed=distributed, one_task_bytes=one_task_bytes)
+            out["far"].toArrow()
+    assert str(got.value) == str(want.value)

@@ -237,7 +237,9 @@ def as_table(frame, pred: str = "?"):
             table = pa.Table.from_pandas(frame, preserve_index=False)
         except Exception:
             if hasattr(frame, "columns"):
-                _refuse_mixed_column(frame, pred)
+                from chronolog.engine.arrow import refuse_mixed_column
+
+                refuse_mixed_column(frame, pred)
             raise DataError(
                 f"facts for {pred} must be a pyarrow Table or a pandas or Polars DataFrame, not {type(frame).__name__}"
             ) from None
@@ -296,25 +298,6 @@ def _refuse_unnamed_columns(names, pred: str) -> None:
             f"facts for {pred}: the column {name!r} has no name in its CSV file (pandas' read_csv named it; to_csv writes its index there)",
             hint=f"drop it: pd.read_csv(..., index_col=0) reads it as the index, or df.drop(columns=[{name!r}])",
         )
-
-
-def _refuse_mixed_column(frame, pred: str) -> None:
-    """A pandas column of Python values of several kinds (1 beside 'x',
-    True beside 'false'), which no Arrow column holds: named, with its kinds
-    (it was reported as a frame that is not a DataFrame)."""
-    import pyarrow as pa
-
-    for name in frame.columns:
-        try:
-            pa.array(frame[name], from_pandas=True)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            kinds = sorted({type(v).__name__ for v in frame[name] if v is not None})
-            what = f"values of several kinds ({', '.join(kinds)})" if len(kinds) > 1 else f"{', '.join(kinds)} values"
-            raise DataError(
-                f"facts for {pred}: the column {name} holds {what}, which no column of a table holds",
-                hint=f"make it one kind a table holds (e.g. df[{str(name)!r}].astype(str); an exact number as its "
-                f"text in a column {name}{EXACT}), or give the facts as rows: {{{pred!r}: [((terms...), (start, end)), ...]}}",
-            ) from None
 
 
 def has_exact_columns(table) -> bool:

@@ -482,6 +482,8 @@ def reason_with(
     if distributed:
         from chronolog.planner.partition import NotPartitionable, analyse
 
+        _refuse_names_alike(spark, frames, sources)
+
         hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and plan.temporal is not None:
             hz = parse_horizon(plan.temporal)
@@ -577,10 +579,9 @@ def _arrow(df, pred: str = "?"):
         return df.toArrow()  # (marked already, without Spark analysing its plan for a schema)
     if hasattr(df, "toArrow"):  # a term text column's mark: its field's metadata, which toArrow drops
         return dist.with_text_marks(df.toArrow(), df.schema)
-    from chronolog.engine.arrow import check_pandas_frame
+    from chronolog.engine.arrow import pandas_table
 
-    check_pandas_frame(df, pred)
-    return pa.Table.from_pandas(df, preserve_index=False)
+    return pandas_table(df, pred)
 
 
 def _rows_by_pred(frames, local_facts, calendar=None, sources=None, program=None) -> dict:
@@ -646,10 +647,35 @@ def _spark_df(spark, x, pred: str = "?"):
         return arrow_frame(spark, x if isinstance(x, pa.Table) else pa.Table.from_batches([x]))
     if hasattr(x, "toArrow"):
         return x
-    from chronolog.engine.arrow import check_pandas_frame
+    from chronolog.engine.arrow import pandas_table
 
-    check_pandas_frame(x, pred)
-    return arrow_frame(spark, pa.Table.from_pandas(x, preserve_index=False))
+    return arrow_frame(spark, pandas_table(x, pred))
+
+
+def _refuse_names_alike(spark, frames, sources) -> None:
+    """Refuse an input whose column names are one name to Spark SQL, which
+    matches names without case unless ``spark.sql.caseSensitive`` is true
+    (``Start`` beside the time column ``start``, ``x`` beside ``X``): the
+    distributed paths read columns by name in Spark SQL, which stopped on
+    an AnalysisException (AMBIGUOUS_REFERENCE); the driver reads them by
+    Arrow, where they are apart."""
+    import pyarrow as pa
+    from chronolog.language.errors import ArgumentError
+
+    if str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() == "true":
+        return
+    for pred, df, _ in frames:
+        cols = df.schema.names if isinstance(df, (pa.Table, pa.RecordBatch)) else list(df.columns)
+        seen = {}
+        for c in cols:
+            other = seen.setdefault(c.lower(), c)
+            if other != c:
+                where = f" ({sources[pred]})" if pred in sources else ""
+                raise ArgumentError(
+                    f"{pred}{where}: the columns {other!r} and {c!r} are one column to Spark SQL, "
+                    "which matches column names without case (spark.sql.caseSensitive is false)",
+                    hint="rename one of them (df.withColumnRenamed), or set spark.sql.caseSensitive to true, "
+                    "or run with distributed=False")
 
 
 def _checked_inputs(inputs) -> dict:

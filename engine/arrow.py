@@ -571,6 +571,42 @@ def _nan_time(pred: str, name: str, i: int, hint: str = "", table=None):
     return DataError(f"{pred}: the column {name} is NaN in {row}, which is not a time point", hint=NAN_HINT + hint)
 
 
+def pandas_table(frame, pred: str):
+    """A pandas DataFrame's Arrow table, its columns the arguments: checked
+    first (:func:`check_pandas_frame`), and a column that no Arrow column
+    holds named (:func:`refuse_mixed_column`)."""
+    import pyarrow as pa
+
+    check_pandas_frame(frame, pred)
+    try:
+        return pa.Table.from_pandas(frame, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        refuse_mixed_column(frame, pred)
+        raise
+
+
+def refuse_mixed_column(frame, pred: str) -> None:
+    """A pandas column of Python values of several kinds (1 beside 'x',
+    True beside 'false'), which no Arrow column holds: named, with its kinds
+    (it was reported as a frame that is not a DataFrame, and through Spark
+    as pyarrow's "Expected bytes, got a 'int' object")."""
+    import pyarrow as pa
+
+    from chronolog.language.errors import DataError
+
+    for name in frame.columns:
+        try:
+            pa.array(frame[name], from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            kinds = sorted({type(v).__name__ for v in frame[name] if v is not None})
+            what = f"values of several kinds ({', '.join(kinds)})" if len(kinds) > 1 else f"{', '.join(kinds)} values"
+            raise DataError(
+                f"facts for {pred}: the column {name} holds {what}, which no column of a table holds",
+                hint=f"make it one kind a table holds (e.g. df[{str(name)!r}].astype(str); an exact number as its "
+                f"text in a column {name}_exact), or give the facts as rows: {{{pred!r}: [((terms...), (start, end)), ...]}}",
+            ) from None
+
+
 def check_pandas_frame(frame, pred: str) -> None:
     """What a pandas DataFrame must hold before Arrow reads it without its
     index: no NaN times (:func:`refuse_nan_times`), no named index."""

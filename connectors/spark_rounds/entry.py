@@ -115,12 +115,11 @@ def held_table(spark, df, pred: str, calendar):
     elif isinstance(df, pa.RecordBatch):
         df = pa.Table.from_batches([df])
     elif not isinstance(df, pa.Table):
-        from chronolog.engine.arrow import check_pandas_frame
+        from chronolog.engine.arrow import pandas_table
 
         if len(df) > LITERAL_ROWS:
             return None
-        check_pandas_frame(df, pred)
-        df = pa.Table.from_pandas(df, preserve_index=False)
+        df = pandas_table(df, pred)
     if df is None or not {"start", "end"} <= set(df.schema.names):
         return None  # (refused with its DataFrame's message)
     from ..spark import spark_typed

@@ -1,0 +1,104 @@
+"""Inputs on Spark that the embedded engine reads or refuses by name, and
+Spark stopped on otherwise (marked ``spark``).
+
+Columns whose names Spark SQL takes for one name
+(``spark.sql.caseSensitive`` false, its default): an argument column
+``Start`` beside the time column ``start``, or ``x`` beside ``X``.  The
+distributed paths (keyed tasks, the rounds, one task) read columns by name
+in Spark SQL and stopped on an AnalysisException (AMBIGUOUS_REFERENCE);
+they refuse such an input by its columns before any job, while the driver
+(``distributed=False``) and a case-sensitive session answer as the
+embedded engine on the same table.
+
+A pandas column of values of several kinds (1 beside "a"), which no Arrow
+column holds: refused naming the column and its kinds on every path, as
+``chronolog.reason`` refuses it (pyarrow's "Expected bytes, got a 'int'
+object" stopped the call before)."""
+
+import warnings
+
+import pytest
+
+import chronolog
+from chronolog.engine.arrow import table_to_rows
+from chronolog.language.errors import ArgumentError
+
+pytestmark = pytest.mark.spark
+
+NO_KEY = "far(X, Z) :- owns(X, Y), owns(Y, Z).\n"  # the rounds (or one task)
+KEYED = "far(X, Z) :- owns(X, Z), <->[0,1] owns(X, Z).\n"  # keyed tasks
+ROWS = [("a", "b", 0, 5), ("b", "c", 1, 4)]
+
+
+def frame(spark, first: str, second: str = "y"):
+    return spark.createDataFrame(ROWS, f"`{first}` string, `{second}` string, start long, end long")
+
+
+def answers(table):
+    return sorted(table_to_rows(table, "far"), key=str)
+
+
+def embedded(df, program):
+    return answers(chronolog.reason(program, {"owns": df.toArrow()}).to_arrow("far"))
+
+
+@pytest.mark.parametrize("program", [NO_KEY, KEYED], ids=["no key", "keyed"])
+@pytest.mark.parametrize("one_task_bytes", [-1, None], ids=["rounds", "by size"])
+@pytest.mark.parametrize("names, said", [
+    (("Start", "y"), "'Start' and 'start'"),
+    (("END", "y"), "'END' and 'end'"),
+    (("x", "X"), "'x' and 'X'"),
+])
+def test_names_alike_to_spark_sql_are_refused_by_name(spark, program, one_task_bytes, names, said):
+    from chronolog import spark as cs
+
+    df = frame(spark, *names)
+    with pytest.raises(ArgumentError, match=f"owns: the columns {said} are one column to Spark SQL") as e:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cs.reason(spark, program, inputs={"owns": df}, distributed=True, one_task_bytes=one_task_bytes)
+    assert "spark.sql.caseSensitive" in e.value.hint
+
+
+@pytest.mark.parametrize("program", [NO_KEY, KEYED], ids=["no key", "keyed"])
+def test_the_driver_answers_them_as_the_engine(spark, program):
+    from chronolog import spark as cs
+
+    df = frame(spark, "Start")
+    out = cs.reason(spark, program, inputs={"owns": df}, distributed=False)
+    assert answers(out["far"].toArrow()) == embedded(df, program)
+
+
+@pytest.mark.parametrize("program", [NO_KEY, KEYED], ids=["no key", "keyed"])
+def test_a_case_sensitive_session_distributes_them(spark, program):
+    from chronolog import spark as cs
+
+    df = frame(spark, "Start")
+    want = embedded(df, program)
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = cs.reason(spark, program, inputs={"owns": df}, distributed=True, one_task_bytes=-1)
+            got = answers(out["far"].toArrow())
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")
+    assert got == want
+
+
+@pytest.mark.parametrize("distributed, one_task_bytes", [(False, None), (True, -1), (True, None)], ids=["driver", "rounds", "by size"])
+def test_a_pandas_column_of_several_kinds_is_named(spark, distributed, one_task_bytes):
+    pd = pytest.importorskip("pandas")
+    from chronolog import spark as cs
+    from chronolog.language.errors import DataError
+
+    df = pd.DataFrame({"x": ["a", 1], "y": [1, "c"], "start": [0, 1], "end": [5, 4]})
+    with pytest.raises(DataError) as want:
+        chronolog.reason(NO_KEY, {"owns": df})
+    assert "the column x holds values of several kinds (int, str)" in str(want.value)
+    with pytest.raises(DataError) as got:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = cs.reason(spark, NO_KEY, inputs={"owns": df}, distributed=distributed, one_task_bytes=one_task_bytes)
+            out["far"].toArrow()
+    assert str(got.value) == str(want.value)

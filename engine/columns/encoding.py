@@ -1,9 +1,11 @@
 """Terms and time as integers, exactly.
 
-Terms: one :class:`Dictionary` per run maps each value to a code.  It is a
-Python dict, so two values get the same code exactly when the row engine's
-dicts and tuples treat them as the same term (``1``, ``1.0`` and
-``Fraction(1)`` are one term there, and so they are here).  But a code
+Terms: one :class:`Dictionary` per run maps each value to a code, with a
+Python dict's equality, so two values get the same code exactly when the
+row engine's dicts and tuples treat them as the same term (``1``, ``1.0``
+and ``Fraction(1)`` are one term there, and so they are here).  Strings
+are kept in a polars column and found by joins (a string equals only a
+string, byte for byte), the other terms in a dict.  But a code
 holds one value, where the rows keep each atom's own (``1`` in one fact,
 ``1.0`` in another): a stratum whose lookups meet an equal number of
 another kind runs on the rows (:attr:`Dictionary.conflations`).
@@ -177,7 +179,8 @@ class Dictionary:
     """Term value <-> integer code, one per run (dict equality, as the rows).
 
     ``values`` (code -> value) is always complete; the dict ``codes`` (value
-    -> code) is built when a lookup first needs it: the distinct names of a
+    -> code) is built when a lookup first needs it, and for the names only
+    when a single string is looked up (:meth:`_dict_for`): the distinct names of a
     fact file coded into an empty Dictionary (``code_all(..., distinct=True)``)
     are only appended, and a run that never looks a value up (a large
     ``chronolog run`` whose rules name no constant) never builds it.  On
@@ -271,8 +274,8 @@ class Dictionary:
         """The dict to look ``values`` up in: without a string among them,
         the one of what came after the names (:meth:`_index_rest`: a name
         is a string, equal to no value of another type)."""
-        if any(isinstance(v, str) for v in values):
-            return self._index()
+        if self._indexed >= self.values.named or any(isinstance(v, str) for v in values):
+            return self._index()  # (every name in the dict already: no pass over ``values``)
         return self._index_rest()
 
     def code(self, value) -> int:
@@ -324,8 +327,11 @@ class Dictionary:
 
     def code_names(self, names):
         """The codes of ``names``, a polars String Series of distinct names
-        (a fact file's, language/fact_columns.py): kept as that Series when
-        the Dictionary is empty (:class:`TermValues`), else coded one by one."""
+        (a fact file's, an Arrow column's, a rule's results): kept as that
+        Series when the Dictionary is empty (:class:`TermValues`), else
+        found by a join against its names (appended to them while nothing
+        else is coded), the others looked up in the dict of what came
+        after the names."""
         import numpy as np
 
         vals = self.values

@@ -124,12 +124,19 @@ def _term_column(col):
     if pa.types.is_integer(typ) and typ != pa.int64():
         col = col.cast(pa.int64())
     enc = col.dictionary_encode()
+    indices = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    if not pa.types.is_integer(typ) and not pa.types.is_boolean(typ):  # strings: a polars Series, coded by a join
+        import polars as pl
+
+        from chronolog.language.fact_columns import _NameColumn
+
+        return _NameColumn(indices, pl.Series(pl.from_arrow(enc.dictionary), dtype=pl.String))
     values = enc.dictionary.to_pylist()
     if pa.types.is_boolean(typ):  # #T/#F: terms of their own, never 1/0 (language/booleans.py)
         from chronolog.language.booleans import boolean
 
         values = [boolean(v) for v in values]
-    return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), values)
+    return _Column(indices, values)
 
 
 def _time_values(table, calendar):

@@ -468,6 +468,8 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
             column, marked = arrow_array(vals.num, vals.den), False
         elif codes is None:  # finite floats: a float64 column, as _column gives floats
             column, marked = pa.array(vals, pa.float64()), False
+        elif hasattr(vals, "gather"):  # a fact file's names (the Dictionary's polars Series): strings, as _column types them
+            column, marked = vals.to_arrow().cast(pa.string()), False
         else:
             column = _column(vals)
             marked = holds_term_text(column, vals)
@@ -477,7 +479,7 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
     def whole(codes, lim):
         return _whole_times(codes, lim, scale, calendar)
 
-    order, cols = frame_columns(df, arity, terms, scale, terms_array, times, times, whole)
+    order, cols = frame_columns(df, arity, terms, scale, terms_array, times, times, whole, names_by_kernels=True)
     arrays = [_take(d, p, order) for d, p in cols]
     if calendar is not None:
         arrays[-2:] = one_time_type(*arrays[-2:])

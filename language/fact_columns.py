@@ -160,6 +160,33 @@ class _Column:
         return self.values[k : k + 1].tolist()[0]  # (a Python object, also from a float64 array)
 
 
+class _NameColumn(_Column):
+    """A column of strings given as Arrow (connectors/table_columns.py):
+    ``indices`` into ``names``, its distinct strings as a polars String
+    Series, coded by the run's Dictionary with a join
+    (encoding.Dictionary.code_names), no Python string per value; the
+    Python ``values`` are made only when rows ask."""
+
+    __slots__ = ("names", "_values")
+
+    def __init__(self, indices, names):
+        self.indices, self.names, self.ints, self._values = indices, names, None, None
+
+    @property
+    def values(self):
+        if self._values is None:
+            import numpy as np
+
+            arr = np.empty(len(self.names), dtype=object)
+            arr[:] = self.names.to_list()
+            self._values = arr
+        return self._values
+
+    @values.setter
+    def values(self, values) -> None:
+        self._values = values
+
+
 class _ExactColumn:
     """A column of exact decimals read by kernels: ``indices`` into the
     distinct values ``num / den`` (numpy int64, lowest terms).  The columnar

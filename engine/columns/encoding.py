@@ -1,9 +1,11 @@
 """Terms and time as integers, exactly.
 
-Terms: one :class:`Dictionary` per run maps each value to a code.  It is a
-Python dict, so two values get the same code exactly when the row engine's
-dicts and tuples treat them as the same term (``1``, ``1.0`` and
-``Fraction(1)`` are one term there, and so they are here).  But a code
+Terms: one :class:`Dictionary` per run maps each value to a code, with a
+Python dict's equality, so two values get the same code exactly when the
+row engine's dicts and tuples treat them as the same term (``1``, ``1.0``
+and ``Fraction(1)`` are one term there, and so they are here).  Strings
+are kept in a polars column and found by joins (a string equals only a
+string, byte for byte), the other terms in a dict.  But a code
 holds one value, where the rows keep each atom's own (``1`` in one fact,
 ``1.0`` in another): a stratum whose lookups meet an equal number of
 another kind runs on the rows (:attr:`Dictionary.conflations`).
@@ -177,7 +179,8 @@ class Dictionary:
     """Term value <-> integer code, one per run (dict equality, as the rows).
 
     ``values`` (code -> value) is always complete; the dict ``codes`` (value
-    -> code) is built when a lookup first needs it: the distinct names of a
+    -> code) is built when a lookup first needs it, and for the names only
+    when a single string is looked up (:meth:`_dict_for`): the distinct names of a
     fact file coded into an empty Dictionary (``code_all(..., distinct=True)``)
     are only appended, and a run that never looks a value up (a large
     ``chronolog run`` whose rules name no constant) never builds it.  On
@@ -188,6 +191,7 @@ class Dictionary:
         self._codes: dict = {}
         self._decoded: dict = {}  # code -> value, of codes :meth:`value` gave
         self._indexed = 0  # values[:_indexed] are keys of _codes
+        self._rest_indexed = 0  # values.rest[:_rest_indexed] are keys too (the names not all: _index_rest)
         self.values = TermValues()
         # lookups that found an equal value of another kind (1 beside 1.0;
         # never #T, a term of its own): one code would give one the other's type, where the rows keep
@@ -222,10 +226,29 @@ class Dictionary:
         return self._index()
 
     def _index(self) -> dict:
-        n = len(self.values)
+        vals = self.values
+        n = len(vals)
         if self._indexed < n:
-            self._codes.update(zip(self.values[self._indexed :], range(self._indexed, n)))
+            named = vals.named
+            if self._indexed < named and self._rest_indexed:  # (the names, then what came after and is not in yet)
+                self._codes.update(zip(vals[self._indexed : named], range(self._indexed, named)))
+                self._indexed = named + self._rest_indexed
+            self._codes.update(zip(vals[self._indexed :], range(self._indexed, n)))
             self._indexed = n
+        return self._codes
+
+    def _index_rest(self) -> dict:
+        """The dict holding at least every value coded after the names
+        (:class:`TermValues`), not built for the names where they are not
+        in it yet: a lookup that found no name by a join asks it."""
+        vals = self.values
+        named, rest = vals.named, vals._rest
+        if self._indexed >= named:
+            return self._index()
+        if self._rest_indexed < len(rest):
+            k = self._rest_indexed
+            self._codes.update(zip(rest[k:], range(named + k, named + len(rest))))
+            self._rest_indexed = len(rest)
         return self._codes
 
     def value(self, code: int):
@@ -247,13 +270,20 @@ class Dictionary:
             out = [value(c) if v is None else v for c, v in zip(codes, out)]
         return out
 
+    def _dict_for(self, values) -> dict:
+        """The dict to look ``values`` up in: without a string among them,
+        the one of what came after the names (:meth:`_index_rest`: a name
+        is a string, equal to no value of another type)."""
+        if self._indexed >= self.values.named or any(isinstance(v, str) for v in values):
+            return self._index()  # (every name in the dict already: no pass over ``values``)
+        return self._index_rest()
+
     def code(self, value) -> int:
-        codes = self.codes
-        c = codes.get(value)
+        c = self._dict_for((value,)).get(value)
         if c is None:
-            c = codes[value] = len(self.values)
+            c = len(self.values)
             self._add((value,))
-            self._indexed += 1
+            self._index_rest()  # (the value appended just now)
         elif type(value) is not str:
             self._check_kinds((value,), (c,))
         return c
@@ -273,13 +303,13 @@ class Dictionary:
                 self._add(values)
                 return np.arange(len(values), dtype=np.int64)
             distinct = False  # (two were equal after all, as 1 and 1.0: one by one below)
-        get = self.codes.get
+        get = self._dict_for(values).get
         out = [get(v) for v in values]
         if out.count(None) == len(out) and (distinct or len(set(values)) == len(values)):
             # none known yet (a column of day numbers): appended in bulk, no per-value pass
             n0 = len(self.values)
             self._add(values)
-            self._index()
+            self._index_rest()
             return np.arange(n0, n0 + len(values), dtype=np.int64)
         self._check_kinds(values, out)
         if None in out:
@@ -290,15 +320,18 @@ class Dictionary:
             else:
                 n0 = len(self.values)
                 self._add(new)
-                self._index()  # (the values appended just now)
+                self._index_rest()  # (the values appended just now)
                 it = iter(range(n0, n0 + len(new)))
                 out = [next(it) if c is None else c for c in out]
         return np.array(out, dtype=np.int64)
 
     def code_names(self, names):
         """The codes of ``names``, a polars String Series of distinct names
-        (a fact file's, language/fact_columns.py): kept as that Series when
-        the Dictionary is empty (:class:`TermValues`), else coded one by one."""
+        (a fact file's, an Arrow column's, a rule's results): kept as that
+        Series when the Dictionary is empty (:class:`TermValues`), else
+        found by a join against its names (appended to them while nothing
+        else is coded), the others looked up in the dict of what came
+        after the names."""
         import numpy as np
 
         vals = self.values
@@ -309,18 +342,44 @@ class Dictionary:
             import polars as pl
 
             n = vals.named
-            known = vals.names.to_frame("t").with_row_index("i")
-            at = names.to_frame("t").join(known, on="t", how="left", maintain_order="left")["i"]
-            new = at.is_null().to_numpy()
-            codes = at.fill_null(0).to_numpy().astype(np.int64)
+            codes = self._join_names(names)
+            new = codes < 0
             codes[new] = np.arange(n, n + int(new.sum()), dtype=np.int64)
             vals.names = pl.concat([vals.names, names.filter(pl.Series(new))], rechunk=True)
             return codes
-        return self.code_all(names.to_list(), distinct=True)
+        if not vals.named:
+            return self.code_all(names.to_list(), distinct=True)
+        # names, then other values: the names found by a join, the others
+        # looked up in the dict of what came after them (the dict of every
+        # name, 1M names: ~1 s, is not built), the new ones appended after
+        # them in order (the codes code_all gives)
+        codes = self._join_names(names)
+        missed = np.flatnonzero(codes < 0)
+        if len(missed):
+            get = self._index_rest().get
+            strs = names.gather(missed).to_list()
+            got = [get(v) for v in strs]
+            fresh = [v for v, c in zip(strs, got) if c is None]
+            if fresh:
+                it = iter(range(len(vals), len(vals) + len(fresh)))
+                got = [next(it) if c is None else c for c in got]
+                vals.extend(fresh)
+                self._index_rest()  # (the values appended just now)
+            codes[missed] = got
+        return codes
+
+    def _join_names(self, names):
+        """The codes of ``names`` (distinct strings) among the Dictionary's
+        names (numpy int64, -1 where not one of them), by a join."""
+        import numpy as np
+
+        known = self.values.names.to_frame("t").with_row_index("i")
+        at = names.to_frame("t").join(known, on="t", how="left", maintain_order="left")["i"]
+        return at.fill_null(-1).to_numpy().astype(np.int64)
 
     def lookup(self, value):
         """The code of ``value``, or None when no fact of the run has it."""
-        return self.codes.get(value)
+        return self._dict_for((value,)).get(value)
 
     def look_up_names(self, names):
         """The codes of a polars String Series of names (numpy int64, -1 for
@@ -351,7 +410,7 @@ class Dictionary:
             out[maybe[same]] = order[at[maybe[same]]]
         missed = np.flatnonzero(out < 0)
         if len(missed) and (known is None or self.values._rest or shared):
-            get = self.codes.get  # (what came after the names, and a name whose hash another shares)
+            get = (self.codes if shared else self._index_rest()).get  # (what came after the names, and a name whose hash another shares)
             found = [get(v, -1) for v in names.gather(missed).to_list()]
             out[missed] = found
         return out

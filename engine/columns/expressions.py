@@ -55,32 +55,37 @@ class Values:
         n0, n = max(self._n, 0), len(vals)
         if n0 == n and self._n >= 0:
             return
-        new = vals[n0:]
         ints = np.zeros(n - n0, dtype=np.int64)
         floats = np.zeros(n - n0, dtype=np.float64)
         dens = np.ones(n - n0, dtype=np.int64)
         # 0 other, 1 int, 2 float, 3 Fraction (numerator in ints): the
         # kinds by type, ints and floats converted by numpy, range checks
-        # on whole arrays (a loop over every value took 4 ms at 27k values)
-        kind = np.fromiter(map(_KINDS.__getitem__, map(type, new)), dtype=np.int8, count=n - n0)
+        # on whole arrays (a loop over every value took 4 ms at 27k values);
+        # the names of a fact file (encoding.TermValues) are strings: kind 0,
+        # no Python string made for them
+        named = max(0, min(getattr(vals, "named", 0), n) - n0)
+        kind = np.zeros(n - n0, dtype=np.int8)
+        new = vals[n0 + named :]
+        kind[named:] = np.fromiter(map(_KINDS.__getitem__, map(type, new)), dtype=np.int8, count=n - n0 - named)
+        of = (lambda at: map(new.__getitem__, (at - named).tolist()))  # (the values at positions ``at``)
         at = np.flatnonzero(kind == 2)
         if at.size:
-            got = np.fromiter(map(new.__getitem__, at.tolist()), dtype=np.float64, count=at.size)
+            got = np.fromiter(of(at), dtype=np.float64, count=at.size)
             finite = np.isfinite(got)
             floats[at[finite]] = got[finite]
             kind[at[~finite]] = 0
         at = np.flatnonzero(kind == 1)
         if at.size:
             try:
-                got = np.fromiter(map(new.__getitem__, at.tolist()), dtype=np.int64, count=at.size)
+                got = np.fromiter(of(at), dtype=np.int64, count=at.size)
                 small = (got > -_BOUND) & (got < _BOUND)
             except OverflowError:  # beyond 64 bits: compared as Python ints
-                got = np.array(list(map(new.__getitem__, at.tolist())), dtype=object)
+                got = np.array(list(of(at)), dtype=object)
                 small = ((got > -_BOUND) & (got < _BOUND)).astype(bool)
             ints[at[small]] = floats[at[small]] = got[small].astype(np.int64)
             kind[at[~small]] = 0
         for i in np.flatnonzero(kind == 3).tolist():
-            v = new[i]
+            v = new[i - named]
             if -_BOUND < v.numerator < _BOUND and v.denominator < _BOUND:
                 ints[i], dens[i] = v.numerator, v.denominator
             else:

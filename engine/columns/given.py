@@ -9,7 +9,7 @@ read (quotes, exponents, ...) are few and join as rows."""
 
 from __future__ import annotations
 
-from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn, _Part
+from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn, _NameColumn, _Part
 
 from .coalesce import coalesce, coalesce_owned
 from .encoding import NEG, POS
@@ -44,6 +44,8 @@ def _term_codes(c, terms):
         return c.codes[c.indices]
     import numpy as np
 
+    if type(c) is _NameColumn:  # (strings given as Arrow: a join against the Dictionary's names)
+        return terms.code_names(c.names)[c.indices]
     if isinstance(c, _ExactColumn) or (isinstance(c, _Column) and c.values.dtype == np.float64 and np.isfinite(c.values).all()):
         return None
     if getattr(c, "terms", None) is terms:

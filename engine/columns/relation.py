@@ -84,6 +84,11 @@ def encode_column(arr, terms):
     if arr.null_count:
         raise Fallback("a null term")
     enc = arr.dictionary_encode()
+    if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):  # (by a join: no Python string each)
+        import polars as pl
+
+        mapping = np.asarray(terms.code_names(pl.Series(pl.from_arrow(enc.dictionary), dtype=pl.String)), dtype=np.int64)
+        return mapping[enc.indices.to_numpy(zero_copy_only=False)]
     mapping = np.asarray(terms.code_all(enc.dictionary.to_pylist()), dtype=np.int64)
     return mapping[enc.indices.to_numpy(zero_copy_only=False)]
 
@@ -104,7 +109,7 @@ def _encode_list(values: list, terms):
         from chronolog.language.string_columns import encode
 
         idx, distinct = encode(pl.Series(values, dtype=pl.String))
-        return np.asarray(terms.code_all(distinct.to_list()), dtype=np.int64)[idx]
+        return np.asarray(terms.code_names(distinct), dtype=np.int64)[idx]
     if kinds == {int}:
         ints = int64s(values)
         if ints is not None:

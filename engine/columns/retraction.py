@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from itertools import repeat
 
-from chronolog.language.fact_columns import _CodedColumn, _Column
+from chronolog.language.fact_columns import _CodedColumn, _Column, _NameColumn
 
 from .coalesce import coalesce_arrays
 from .encoding import Fallback
@@ -132,6 +132,8 @@ def _column_codes(col, terms):
 
     if isinstance(col, _CodedColumn) and isinstance(col.terms, Known):
         return col.codes.astype(np.int64)[col.indices]
+    if type(col) is _NameColumn:  # (strings given as Arrow: found by their hashes, no Python string each)
+        return terms.look_up_names(col.names)[col.indices]
     if not isinstance(col, _Column) or col.values.dtype != object:
         raise Fallback("a term column of numbers read as values")  # (floats, exact decimals: value columns decide)
     values = col.values.tolist()

@@ -35,7 +35,7 @@ from fractions import Fraction
 from chronolog.engine.term_types import value_kind
 from chronolog.language import ast
 from chronolog.language.timeline import decimal_places
-from chronolog.planner.ir import Assign, NegScan, Scan
+from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 from chronolog.planner.normalize import TOP
 from chronolog.planner.physical import Aggregate, CaptureTime, WrapInterval, rule_operator
 
@@ -165,13 +165,20 @@ def text_positions(plan, given: dict) -> set:
 
 
 def text_constants(plan, texts: set) -> list:
-    """The constants of ``plan``'s atoms and heads at positions of term
-    text (:func:`text_positions`): written as their key text, any term."""
+    """The constants of ``plan`` written as key text (any term): in atoms
+    and heads at positions of term text (:func:`text_positions`), and
+    compared (``==``, ``!=``) with a variable bound at one (rules.condition)."""
     out = []
     for r in plan.rules:
+        bound = set()  # the rule's variables at positions of term text
         for lit in r.body:
             if isinstance(lit, (Scan, NegScan)):
                 out += [t.value for i, t in enumerate(lit.terms) if isinstance(t, ast.Const) and (lit.pred, i) in texts]
+                bound |= {t.name for i, t in enumerate(lit.terms) if isinstance(t, ast.Var) and (lit.pred, i) in texts}
+        for lit in r.body:
+            sides = (lit.comparison.left, lit.comparison.right) if isinstance(lit, Condition) else ()
+            if sides and lit.comparison.op in ("==", "!=") and any(isinstance(x, ast.Var) and x.name in bound for x in sides):
+                out += [x.value for x in sides if isinstance(x, ast.Const)]
         out += [t.value for i, t in enumerate(r.head_terms) if isinstance(t, ast.Const) and (r.head_pred, i) in texts]
     return out
 

@@ -28,7 +28,8 @@ str(X) :- p(X, V), X == "1".
 h(X) :- r(X).
 h(1/3) :- q(X).
 few(X) :- s(X), q(X).
-@output("tt"). @output("tq"). @output("n"). @output("third"). @output("set"). @output("str"). @output("h"). @output("few").
+cnt(X, C) :- p(X, V), C = count(V).
+@output("cnt"). @output("tt"). @output("tq"). @output("n"). @output("third"). @output("set"). @output("str"). @output("h"). @output("few").
 """
 
 
@@ -68,7 +69,7 @@ def _rounds(spark, prog, inputs, stats):
 
 def test_term_text_runs_in_rounds_as_embedded(spark):
     """Joins of two term-text columns and of one with a typed column, a
-    negation, constants of the program against term text (in a body atom,
+    negation, a count grouped by term text, constants of the program against term text (in a body atom,
     a comparison and a head), as the embedded model; the outputs marked,
     so they read back as its terms; and an output given back to the next
     call is the embedded model of its own output."""

@@ -901,6 +901,7 @@ def _wide_input(spark, prog, frames, local_facts, keys):
     slots = {}  # (type, n-th of that type in a predicate) -> slot column
     parts, inputs, key_cases, csv_preds = [], [], [], {}  # csv_preds: pred -> its @mapping kinds
     unkeyed = False
+    texts = []  # per keyed input: (input, key slot, key column of term text, CSV)
     strings = _JavaStrings(spark)
     for i, (pred, df, csv) in enumerate(items):
         schema = df.schema  # one round trip for names, types and marks
@@ -937,13 +938,19 @@ def _wide_input(spark, prog, frames, local_facts, keys):
         k = keys.get(pred)
         if k is not None and k < len(terms):
             kind = csv_preds[pred].get(k, "auto") if csv else "auto"
-            if terms[k] in text:  # (no SQL key follows term text's equality, 1 = float(1.0): every row to one task)
-                unkeyed = True
             key_cases.append(f"WHEN {i} THEN {_key_sql(types[terms[k]], where[terms[k]], csv, kind)}")
+            texts.append((i, where[terms[k]], terms[k] in text, bool(csv)))
         inputs.append((pred, terms, where, text))
     if not parts:
         return None, None, inputs, csv_preds, held
     wide = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
+    if any(t for _, _, t, _ in texts):  # a key column of term text: no SQL key follows its equality (1 = float(1.0))
+        from .spark_rounds.udfs import key_text_sql
+
+        # every key its term's key text (term_types.key_text, an Arrow UDF over the input: equal terms share
+        # it); CSV cells and the program's held facts (their _k a double past 38 digits) have none: one task
+        unkeyed = len(texts) < len(key_cases) or any(csv for *_, csv in texts)
+        key_cases = [f"WHEN {i} THEN {key_text_sql(spark, col, is_text)}" for i, col, is_text, _ in texts]
     key = f"coalesce(CASE __in {' '.join(key_cases)} END, '')" if key_cases and not unkeyed else "''"
     return wide, key, inputs, csv_preds, held
 

@@ -221,7 +221,7 @@ def term_text_names(table) -> list:
     return json.loads(marked) if marked else []
 
 
-def _parse_term_texts(texts, calendar, pred="?", name="?"):
+def parse_term_texts(texts, calendar, pred="?", name="?"):
     """Canonical term texts to terms, by the language's own fact reader
     (each distinct text once)."""
     from chronolog.language.errors import ChronologError
@@ -325,7 +325,7 @@ def table_to_rows(table, pred: str = "?", calendar=None, timestamps: str = "erro
     from chronolog.language.nulls import reading_file
 
     with reading_file():  # one scope for the table's labelled nulls, in every column (a frame of every predicate: one for it)
-        cols = [_parse_term_texts(reader.column(n, False), calendar, pred, n) if n in text else reader.column(n, False)
+        cols = [parse_term_texts(reader.column(n, False), calendar, pred, n) if n in text else reader.column(n, False)
                 for n in term_names]
     n = table.num_rows
     terms = list(zip(*cols)) if cols else [()] * n

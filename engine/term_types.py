@@ -92,21 +92,32 @@ def text_instant_micros_sql(text: str) -> str:
 
 def key_text(v) -> str:
     """A term as text that two terms share exactly when the engine finds
-    them equal (the keyed stream's groups, connectors/spark_keyed_stream.py):
+    them equal (the keyed stream's groups, connectors/spark_keyed_stream.py;
+    the Spark rounds' column of term text, connectors/spark_rounds/classes.py):
     numbers by exact value (``1`` = ``1.0`` = ``2/2``; a float by its binary
     value, so ``0.1`` is not ``1/10``), ``#T``/``#F`` never numbers,
-    instants by their ISO text, anything else by its term text."""
+    instants by their ISO text, a set by its members' key texts, anything
+    else by its term text.  The text is also term text that reads back as
+    an equal term (engine/arrow.py): a number that is exactly a float
+    whose shortest text is another number (the float ``0.1``, or the
+    rational of its binary value) reads ``float(0.1)``, every other number
+    its exact text."""
     import math
 
-    from chronolog.language.text import format_term
+    from chronolog.language.text import format_term, format_term_text
     from chronolog.language.timeline import format_number, normalize
 
     if isinstance(v, bool) or type(v) is Boolean:
         return format_term(v)
-    if type(v) is float and math.isfinite(v):
-        return format_number(normalize(Fraction(v)))
-    if isinstance(v, (int, Fraction)):
-        return format_number(normalize(Fraction(v)))
+    if type(v) is tuple:  # a set: its members in term order, distinct (language/text.make_set)
+        return "{" + ",".join(map(key_text, v)) + "}"
+    if (type(v) is float and math.isfinite(v)) or isinstance(v, (int, Fraction)):
+        x = Fraction(v)
+        if x.denominator > 1 and x.denominator & (x.denominator - 1) == 0:  # (only such a number is a float's value)
+            f = float(x)
+            if Fraction(f) == x and Fraction(repr(f)) != x:
+                return format_term_text(f)
+        return format_number(normalize(x))
     return format_term(v)
 
 

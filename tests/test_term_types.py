@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from chronolog.engine.term_types import instant, key_text
 from chronolog.language.booleans import boolean
+from chronolog.language.text import make_set
 from chronolog.language.timeline import normalize
 
 UTC = dt.timezone.utc
@@ -47,6 +48,23 @@ def engine_equal(a, b) -> bool:
 @given(terms, terms)
 def test_key_text_is_shared_exactly_by_equal_terms(a, b):
     assert (key_text(a) == key_text(b)) == engine_equal(a, b), (a, b)
+
+
+@settings(max_examples=examples(500))
+@given(st.one_of(terms, st.lists(st.one_of(st.integers(-3, 3), st.sampled_from(["a", "b c", 0.1, 0.5])), min_size=1, max_size=3).map(make_set),
+                 st.sampled_from([Fraction(0.1), Fraction(2.0**-60), 2.0**-60])))
+def test_key_text_reads_back_as_an_equal_term(a):
+    """The text is term text (the Spark rounds' column of term text writes
+    it out as it is): the fact reader gives back an equal term of that key
+    text, and a float whose shortest text is another number reads back a
+    float (``float(0.1)``), not the rational of its binary value (a whole
+    float reads back as the integer it equals)."""
+    from chronolog.engine.arrow import parse_term_texts
+
+    (back,) = parse_term_texts([key_text(a)], None)
+    assert engine_equal(back, a) and key_text(back) == key_text(a), (a, key_text(a), back)
+    if type(a) is float and a - a == 0 and not a.is_integer() and Fraction(repr(a)) != Fraction(a):
+        assert type(back) is float and key_text(a) == f"float({a!r})", (a, key_text(a))
 
 
 def test_an_instant_is_its_utc_wall_clock():

@@ -66,7 +66,7 @@ from chronolog.planner.ir import Assign, Condition
 
 from .arithmetic import expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
-from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TS, body_classes
+from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, body_classes
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
@@ -111,6 +111,8 @@ def result_class(a, env: dict):
     (numbers, strings or floats), a set's for munion (sets.py), a float for
     a sum, a mean or a product of floats, else a number (None: not known yet)."""
     fold = FOLDS[a.func]
+    if fold != "count" and expr_class(a.expr, env) == TEXT:  # (any term: classes.TEXT)
+        raise NotRelational(f"aggregation: {a.func} of term text")
     if fold == "munion":
         return SET
     if fold in ("min", "max"):

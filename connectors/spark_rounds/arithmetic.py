@@ -50,7 +50,7 @@ from chronolog.engine.int_arithmetic import NotInteger
 from chronolog.language import ast, builtins
 from chronolog.planner.backend_choice import round_digits  # (what plan time refuses: backend_choice.expression_refusal)
 
-from .classes import NUM, value_class
+from .classes import NUM, TEXT, value_class
 from .fragment import NotRelational
 from .sql import Stmt, hex_string, raised
 
@@ -167,6 +167,8 @@ class Arithmetic:
         def operand(x):
             if id(x) not in operands:
                 sql, c = self.sql(x, varcols, varcls, rule)
+                if c == TEXT:  # (a cell of term text is any term: classes.TEXT)
+                    raise NotRelational(f"{e}: arithmetic or a function on term text", rule)
                 operands[id(x)] = (sql if isinstance(x, (ast.Var, ast.Const)) else bound.name(sql), c)
             return operands[id(x)]
 

@@ -15,6 +15,16 @@ through a float (``2^53 + 1`` = ``2.0^53``): a column or a join variable
 (a negated atom's too) holding floats and exact numbers is refused; a
 constant of one kind against a column of the other is compared exactly
 (rules.py, functions.float_vs_exact, terms.exact_equals_float).
+
+A column of term text (constants of several kinds, sets, exact numbers
+past decimals: engine/term_types.text_marker) is its own class, TEXT: each
+cell, once at the load, as the text ``term_types.key_text`` gives its term
+(udfs.key_text_sql), which two cells share exactly when the engine finds
+their terms equal, so joins, negation and grouping compare strings; the
+program's constants against it are written the same way (terms.py), and
+every column a variable joins with one (:func:`text_positions`) is
+such text too, an input's typed column keyed at its load.  No order or
+arithmetic is defined on it: refused (rules.py, arithmetic.py, aggregate.py).
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from fractions import Fraction
 from chronolog.engine.term_types import value_kind
 from chronolog.language import ast
 from chronolog.language.timeline import decimal_places
-from chronolog.planner.ir import Assign, NegScan, Scan
+from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 from chronolog.planner.normalize import TOP
 from chronolog.planner.physical import Aggregate, CaptureTime, WrapInterval, rule_operator
 
@@ -41,6 +51,7 @@ DATE = "date"  # instants at midnight, as Spark DATEs (an instant never equals a
 # midnight (outputs.midnights)
 TS = "timestamp"
 SET = "set"  # munion's set, as the engine's text of it (sets.py)
+TEXT = "term text"  # any term, as its key text (term_types.key_text): a column of term text
 
 
 # the rounds' class of each kind of term (engine/term_types.py: the rule);
@@ -124,11 +135,61 @@ def time_digits(typ) -> int:
     raise NotRelational(f"a time column of Spark type {typ.simpleString()} (numbers, dates and timestamps only on this path)")
 
 
-def infer_classes(plan, given: dict) -> dict:
+def text_positions(plan, given: dict) -> set:
+    """The ``(pred, argument)`` positions that hold term text (TEXT): those
+    ``given`` so, and every position a rule's variable links to one (a body
+    atom's argument, a negated atom's, the head's), transitively: a column
+    compared with term text must hold the same text (its input keyed at the
+    load, a constant written as its key text)."""
+    texts = {(p, i) for p, cols in given.items() for i, c in enumerate(cols) if c == TEXT}
+    links = []  # per rule and variable: the positions it occupies
+    for r in plan.rules:
+        at: dict = {}
+        for lit in r.body:
+            if isinstance(lit, (Scan, NegScan)) and lit.pred != TOP:
+                for i, t in enumerate(lit.terms):
+                    if isinstance(t, ast.Var):
+                        at.setdefault(t.name, set()).add((lit.pred, i))
+        for i, t in enumerate(r.head_terms):
+            if isinstance(t, ast.Var):
+                at.setdefault(t.name, set()).add((r.head_pred, i))
+        links.extend(ps for ps in at.values() if len(ps) > 1)
+    changed = bool(texts)
+    while changed:
+        changed = False
+        for ps in links:
+            if ps & texts and not ps <= texts:
+                texts |= ps
+                changed = True
+    return texts
+
+
+def text_constants(plan, texts: set) -> list:
+    """The constants of ``plan`` written as key text (any term): in atoms
+    and heads at positions of term text (:func:`text_positions`), and
+    compared (``==``, ``!=``) with a variable bound at one (rules.condition)."""
+    out = []
+    for r in plan.rules:
+        bound = set()  # the rule's variables at positions of term text
+        for lit in r.body:
+            if isinstance(lit, (Scan, NegScan)):
+                out += [t.value for i, t in enumerate(lit.terms) if isinstance(t, ast.Const) and (lit.pred, i) in texts]
+                bound |= {t.name for i, t in enumerate(lit.terms) if isinstance(t, ast.Var) and (lit.pred, i) in texts}
+        for lit in r.body:
+            sides = (lit.comparison.left, lit.comparison.right) if isinstance(lit, Condition) else ()
+            if sides and lit.comparison.op in ("==", "!=") and any(isinstance(x, ast.Var) and x.name in bound for x in sides):
+                out += [x.value for x in sides if isinstance(x, ast.Const)]
+        out += [t.value for i, t in enumerate(r.head_terms) if isinstance(t, ast.Const) and (r.head_pred, i) in texts]
+    return out
+
+
+def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
     """``{pred: [class per argument]}`` over the whole program: input classes
     flow through rule variables to the heads.  A column or a join variable
     with two classes (other than integers with decimals) would be compared by
-    Spark's implicit casts where the engine compares exactly: refused."""
+    Spark's implicit casts where the engine compares exactly: refused.
+    ``texts``: the positions of term text (:func:`text_positions`), where
+    a head's constant is term text too."""
     classes = {p: list(c) for p, c in given.items()}
 
     def put(pred, i, c, rule):
@@ -175,7 +236,10 @@ def infer_classes(plan, given: dict) -> dict:
                         env[v] = c
                 _assigned(r.after, env)  # assignments on the aggregates' results
             for i, t in enumerate(r.head_terms):
-                c = value_class(t.value) if isinstance(t, ast.Const) else env.get(t.name)
+                if isinstance(t, ast.Const):  # (term text: written as its key text, terms.TermTypes.const)
+                    c = TEXT if (r.head_pred, i) in texts else value_class(t.value)
+                else:
+                    c = env.get(t.name)
                 if c is not None:
                     changed |= put(r.head_pred, i, c, r)
     return classes

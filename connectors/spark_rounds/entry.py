@@ -19,7 +19,8 @@ from chronolog.planner.ir import NegScan, Scan
 from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, term_decimals, utc_times
-from .classes import DATE, NUM, SET, TS, decimal_digits, infer_classes, meet, mixed, spark_class, time_digits, value_class
+from .classes import (DATE, NUM, SET, TEXT, TS, decimal_digits, infer_classes, meet, mixed, spark_class, text_constants, text_positions,
+                      time_digits, value_class)
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
@@ -51,10 +52,12 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
             raise NotRelational(f"two inputs of {pred} with different numbers of columns")
         text = text_columns(df.schema)
         for i, t in enumerate(terms):
-            if t in text:
-                raise NotRelational(f"argument {i + 1} of {pred} is a column of term text (constants of several kinds, "
-                                    "sets of values or exact numbers written as text), which the rounds hold no column type for")
-            c, scale, whole = spark_class(df.schema[t].dataType)
+            if t in text:  # constants of several kinds, sets, exact numbers as text: their key text (classes.TEXT)
+                if calendar is not None:
+                    raise NotRelational(f"argument {i + 1} of {pred} is a column of term text in a program with a calendar")
+                c, scale, whole = TEXT, 0, 0
+            else:
+                c, scale, whole = spark_class(df.schema[t].dataType)
             digits = max(digits, scale)
             int_digits = max(int_digits, whole)
             if meet(cols[i], c) is False:
@@ -63,12 +66,22 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         for t in ("start", "end"):
             if t in df.columns and calendar is None:
                 digits = max(digits, time_digits(df.schema[t].dataType))
+    texts = text_positions(plan, given)
+    for pred, i in texts:  # an input's typed column joined with term text: its key text at the load
+        if pred in given:
+            given[pred][i] = TEXT
+    if texts and calendar is not None:
+        raise NotRelational("term text in a program with a calendar")
     term_scale = 0
+    written = text_constants(plan, texts)  # constants written as key text: any term
     for v in program_constants(plan):  # (in order: the first a run cannot hold is the one reported)
+        if any(v is w for w in written):
+            written.remove(next(w for w in written if w is v))
+            continue
         value_class(v)
         term_scale = max(term_scale, decimal_digits(v))
-    classes = infer_classes(plan, given)
-    scales = [term_decimals(df.schema[t].dataType) for _, df in inputs for t in _term_columns(df)]
+    classes = infer_classes(plan, given, texts)
+    scales = [term_decimals(df.schema[t].dataType) for pred, df in inputs for i, t in enumerate(_term_columns(df)) if given[pred][i] != TEXT]
     any_dec = term_scale > 0 or any(x is not None for x in scales)
     if any_dec:
         scale = max(term_scale, max((x for x in scales if x is not None), default=0))
@@ -237,8 +250,9 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
             found = midnights(rounds.catalog.sql(text), [names[p][i] for i in instants])
             text = output_sql(rounds.relations, rounds.grid, p, names[p], window, [instants[i] for i in found])
         schema = held_schema(rel, rounds.grid, names[p])  # a literal's: its statement analysed only where the caller uses the DataFrame
-        # munion's sets: term text, marked so that the output reads back as sets (connectors/distributed.text_columns)
-        sets = [n for n, c in zip(names[p], classes) if c == SET]
+        # munion's sets and term text's key texts: term text, marked so that the output reads back as its terms
+        # (connectors/distributed.text_columns)
+        sets = [n for n, c in zip(names[p], classes) if c in (SET, TEXT)]
         df = None if schema is not None else marked(rounds.catalog.sql(text), sets)
         answer = held_answer(rel, rounds.grid, names[p], window, schema or df.schema, large)
         if answer is None:  # (with sets, a DataFrame whose toArrow() marks them, as Model.to_arrow)

@@ -18,7 +18,7 @@ from chronolog.language.timeline import coalesce
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import micros_sql, seconds_sql
-from .classes import BOOL, FLOAT, NUM, STR, TS
+from .classes import BOOL, FLOAT, NUM, STR, TEXT, TS
 from .fragment import NotRelational
 from .grid import NEG, POS
 from .relations import Rel
@@ -116,9 +116,12 @@ def local_rows(df):
     fields = df.schema.fields
     if any(isinstance(f.dataType, (T.TimestampType, T.ArrayType, T.MapType, T.StructType, T.BinaryType)) for f in fields):
         return None
+    from chronolog.connectors.distributed import with_text_marks
+
     rows = df.collect()
-    return pa.Table.from_arrays([pa.array([r[i] for r in rows], to_arrow_type(f.dataType)) for i, f in enumerate(fields)],
-                                names=[f.name for f in fields])
+    table = pa.Table.from_arrays([pa.array([r[i] for r in rows], to_arrow_type(f.dataType)) for i, f in enumerate(fields)],
+                                 names=[f.name for f in fields])
+    return with_text_marks(table, df.schema)  # (a column of term text read as its terms, as the DataFrame's load reads it)
 
 
 def literal_inputs(relations, grid, facts: list) -> None:
@@ -136,6 +139,7 @@ def literal_inputs(relations, grid, facts: list) -> None:
         by_pred.setdefault(pred, []).extend(f.rows)
     for pred, facts_rows in by_pred.items():
         atoms: dict = {}
+        cls = types.classes.get(pred) or [None] * types.arity(pred)
         for terms, iv in facts_rows:
             try:
                 s, e = grid.codes(iv)
@@ -143,7 +147,7 @@ def literal_inputs(relations, grid, facts: list) -> None:
                 refuse_bad(pred, 1)  # (refused as its DataFrame's load refuses it)
             if s >= e or (s != NEG and not lo < s < hi) or (e != POS and not lo < e < hi):
                 refuse_bad(pred, 1)
-            atoms.setdefault(tuple(types.const(v) for v in terms), []).append(iv)
+            atoms.setdefault(tuple(types.const(v, c) for v, c in zip(terms, cls)), []).append(iv)
         out = [(*key, *map(int64, grid.codes(iv))) for key, ivs in atoms.items() for iv in coalesce(ivs)]
         relations.rels[pred] = relations.literal(pred, out)
 
@@ -175,10 +179,16 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     coalesced): a step of ``q`` reading the input's view."""
     from pyspark.sql import types as T
 
+    from chronolog.connectors.distributed import text_columns
+
+    from .udfs import key_text_sql
+
     types = relations.types
     cls = types.classes.get(pred) or [None] * len(terms)
     schema = {f.name: f.dataType for f in df.schema.fields}
+    text = text_columns(df.schema)  # (a typed column holding term text's class: its terms' key text too)
     cols = [f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT else f"{instant_sql(_sql_name(t), schema[t])} AS c{i}" if c == TS
+            else f"{key_text_sql(relations.catalog.spark, _sql_name(t), t in text)} AS c{i}" if c == TEXT
             else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
     L = grid.L
 

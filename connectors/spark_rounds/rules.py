@@ -21,7 +21,7 @@ from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
 
 from .aggregate import aggregate_step
 from .arithmetic import Arithmetic, inlined_size
-from .classes import BOOL, DATE, FLOAT, NUM, SET, TS, meet, value_class
+from .classes import BOOL, DATE, FLOAT, NUM, SET, TEXT, TS, meet, value_class
 from .fragment import NotRelational
 from .interval_terms import placed_step, wrap_step
 from .since_until import since_step
@@ -58,7 +58,7 @@ class RuleSql:
         conds, first = [], {}
         for i, t in enumerate(lit.terms):
             if isinstance(t, ast.Const):
-                c = value_class(t.value)
+                c = TEXT if cls[i] == TEXT else value_class(t.value)  # (term text: the constant's key text)
                 if cls[i] == FLOAT and c == NUM:  # an exact constant against floats, exactly (functions.py)
                     from .functions import float_vs_exact
 
@@ -68,7 +68,7 @@ class RuleSql:
                 elif meet(cls[i], c) is False:
                     conds.append("false")  # a string or a boolean never equals a number
                 else:
-                    conds.append(f"c{i} = {self.types.const(t.value)}")
+                    conds.append(f"c{i} = {self.types.const(t.value, c)}")
             elif t.name in first:
                 conds.append(f"c{i} = {first[t.name]}")
             else:
@@ -93,8 +93,17 @@ class RuleSql:
         return name, rel.count, key
 
     def condition(self, q: Stmt, src: str, cmp, varcls: dict, varcols: dict, rule) -> str:
-        (a, ca), (b, cb) = [self.arith.sql(x, varcols, varcls, rule) for x in (cmp.left, cmp.right)]
         ordered = cmp.op not in ("==", "!=")
+        sides = (cmp.left, cmp.right)
+        if any(isinstance(x, ast.Var) and varcls.get(x.name) == TEXT for x in sides):  # term text (classes.TEXT)
+            if ordered or not all(isinstance(x, ast.Const) or (isinstance(x, ast.Var) and varcls.get(x.name) == TEXT) for x in sides):
+                raise NotRelational(f"the comparison {cmp} with term text (it has no order, and compares only with "
+                                    "term text or a constant)", rule)
+            # equal exactly when the key texts are
+            a, b = [self.types.const(x.value, TEXT) if isinstance(x, ast.Const) else varcols[x.name] for x in sides]
+            ca = cb = TEXT
+        else:
+            (a, ca), (b, cb) = [self.arith.sql(x, varcols, varcls, rule) for x in sides]
         if FLOAT in (ca, cb) and {ca, cb} <= {NUM, FLOAT}:  # a float beside a float or an exact number
             from .functions import compare_float
 
@@ -241,7 +250,7 @@ class RuleSql:
         cls = self.types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
         cols = []
         for i, t in enumerate(rule.head_terms):
-            x = self.types.const(t.value) if isinstance(t, ast.Const) else varcols[t.name]
+            x = self.types.const(t.value, cls[i]) if isinstance(t, ast.Const) else varcols[t.name]
             cols.append(f"CAST({x} AS {self.types.sql_type(cls[i])}) AS c{i}")
         return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
 

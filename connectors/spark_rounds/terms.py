@@ -6,7 +6,8 @@ decimal term occurs; strings as strings; floats as ``double`` whatever the numbe
 A constant is written in its column's type, so that a comparison never
 goes through one of Spark's implicit casts; a float constant against a
 column of exact numbers is the exact number of its value, or never equal
-(:meth:`TermTypes.float_equals`).
+(:meth:`TermTypes.float_equals`); against a column of term text it is its
+key text (classes.TEXT).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from fractions import Fraction
 from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import format_number
 
-from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TS, decimal_digits
+from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
 
@@ -37,15 +38,21 @@ class TermTypes:
     def term_type(self, c):
         from pyspark.sql import types as T
 
-        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), SET: T.StringType(), DATE: T.DateType(),
+        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), SET: T.StringType(), TEXT: T.StringType(), DATE: T.DateType(),
                 TS: T.TimestampNTZType(), None: T.StringType()}[c]
 
     def sql_type(self, c) -> str:
         return self.term_type(c).simpleString()
 
-    def const(self, v) -> str:
-        """A constant term as SQL of its column's type."""
+    def const(self, v, c=None) -> str:
+        """A constant term as SQL of its column's type; in a column of term
+        text (``c`` TEXT), its key text (engine/term_types.key_text)."""
         from pyspark.sql import types as T
+
+        if c == TEXT:
+            from chronolog.engine.term_types import key_text
+
+            return hex_string(key_text(v))
 
         if type(v) is Boolean or type(v) is bool:
             return "true" if v else "false"

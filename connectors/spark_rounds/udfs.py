@@ -136,6 +136,55 @@ class EngineFold:
         return v if v else 0.0  # -0.0: one fact with 0.0, as the engine's
 
 
+class KeyText:
+    """Each term of a column as its key text (engine/term_types.key_text),
+    which two cells share exactly when the engine finds their terms equal:
+    the rounds' class of term text (classes.TEXT).  ``text``: the column
+    holds term text, read as the engine reads it (engine/arrow.py); else
+    typed values (an input column joined with term text), as the engine
+    holds them.  A null, a NaN or a labelled null (whose scope is its
+    table: language/nulls.py) gives null, a row the load refuses to one
+    task (inputs.refuse_bad), as text that is no term stops the run.
+
+    An Arrow UDF, once per input cell at the load (each batch's distinct
+    texts parsed once), never in the rounds: after the load a column of
+    term text is compared, joined and grouped as strings."""
+
+    def __init__(self, text: bool):
+        self.text = text
+
+    def __call__(self, column):
+        import pyarrow as pa
+
+        from chronolog.engine.term_types import instant, key_text
+        from chronolog.language.nulls import Null
+
+        values = column.to_pylist()
+        try:
+            if self.text:
+                from chronolog.engine.arrow import parse_term_texts
+
+                terms = parse_term_texts(values, None)
+            else:
+                terms = [None if v is None else instant(v) if isinstance(v, date) else engine_value(v) for v in values]
+        except Exception as err:  # noqa: BLE001 - the engine's error: the run stops, one task reports it
+            raise RowStop(stop_text(f"a cell of term text: {getattr(err, 'message', str(err))}")) from None
+        return pa.array([None if t is None or type(t) is Null or t != t else key_text(t) for t in terms], pa.string())
+
+
+def key_text_sql(spark, x: str, text: bool) -> str:
+    """SQL: the key text of each term of the column SQL ``x`` (:class:`KeyText`)."""
+    from pyspark.sql import types as T
+    from pyspark.sql.functions import arrow_udf
+
+    sql_name = f"{UDF_PREFIX}key_text{'' if text else '_typed'}"
+    done = spark.__dict__.setdefault("_chronolog_udfs", set())
+    if sql_name not in done:
+        spark.udf.register(sql_name, arrow_udf(KeyText(text), T.StringType()))
+        done.add(sql_name)
+    return f"{sql_name}({x})"
+
+
 def shown(values) -> str:
     """Values as the engine prints them."""
     from chronolog.language.text import format_term

@@ -1,0 +1,146 @@
+"""Columns of term text (several kinds of constants, sets, exact numbers
+written as text: marked ``chronolog.kind``, engine/term_types.text_marker)
+in Spark's relational rounds, with no key: each cell is its term's key
+text (classes.TEXT), so the rounds give the embedded engine's model on the
+same Arrow tables (``chronolog.reason``, the oracle), read back from the
+marked output, where one Spark task ran them before.  The cells mix what
+the engine finds equal and what it keeps apart: ``1``, ``1.0`` and
+``float(1.0)``; ``1/3`` and ``2/6``; ``{1,a}`` and ``{a,1}``; the string
+``"1"``; a date and the timestamp of its midnight; the float ``0.1``."""
+
+import warnings
+
+import pyarrow as pa
+import pytest
+
+import chronolog
+from chronolog.engine.arrow import table_to_rows, term_text_names, with_term_text
+
+pytestmark = pytest.mark.spark
+
+CELLS = ["1", "1.0", "float(1.0)", "1/3", "2/6", "{1,a}", "{a,1}", '"1"', "2024-01-01", "a", "float(0.1)", "#T"]
+PROGRAM = """tt(X, V) :- p(X, V), r(X).
+tq(X, V) :- p(X, V), q(X).
+n(X) :- p(X, V), not r(X).
+third(V) :- p(1/3, V).
+set(V) :- p({a,1}, V).
+str(X) :- p(X, V), X == "1".
+h(X) :- r(X).
+h(1/3) :- q(X).
+few(X) :- s(X), q(X).
+cnt(X, C) :- p(X, V), C = count(V).
+@output("cnt"). @output("tt"). @output("tq"). @output("n"). @output("third"). @output("set"). @output("str"). @output("h"). @output("few").
+"""
+
+
+def _tables():
+    n = len(CELLS)
+    return {
+        "p": with_term_text(pa.table({"k": CELLS, "v": list(range(n)), "start": [0] * n, "end": [10] * n}), ["k"]),
+        # more rows than a held input: a typed column joined with term text, keyed at the load
+        "q": pa.table({"k": list(range(150)), "start": [2] * 150, "end": [5] * 150}),
+        "r": with_term_text(pa.table({"k": ["2/6", "{a,1}", '"1"', "2024-01-01T00:00:00", "1", "float(0.1)"],
+                                      "start": [0] * 6, "end": [4] * 6}), ["k"]),
+        "s": with_term_text(pa.table({"k": ["1", "2/1", "3.0"], "start": [0] * 3, "end": [4] * 3}), ["k"]),  # numbers only: held
+    }
+
+
+def _facts(table, pred):
+    """The facts of ``table`` read back, by the engine's equality (Python's:
+    which of ``1`` and ``float(1.0)`` a join binds is each executor's own)."""
+    rows = table_to_rows(table, pred)
+    assert len(set(rows)) == len(rows), rows
+    return set(rows)
+
+
+def _rounds(spark, prog, inputs, stats):
+    """``cs.reason`` with no key, where a fall back to one task is an error."""
+    from chronolog import spark as cs
+    from chronolog.connectors.spark_paths import ONE_TASK_CONF
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs.OneTaskFallback)
+        spark.conf.set(ONE_TASK_CONF, "-1")
+        try:
+            return cs.reason(spark, prog, inputs, distributed=True, stats=stats)
+        finally:
+            spark.conf.unset(ONE_TASK_CONF)
+
+
+def test_term_text_runs_in_rounds_as_embedded(spark):
+    """Joins of two term-text columns and of one with a typed column, a
+    negation, a count grouped by term text, constants of the program against term text (in a body atom,
+    a comparison and a head), as the embedded model; the outputs marked,
+    so they read back as its terms; and an output given back to the next
+    call is the embedded model of its own output."""
+    from chronolog import spark as cs
+
+    tables = _tables()
+    model = chronolog.reason(PROGRAM, tables)
+    stats = {}
+    out = _rounds(spark, PROGRAM, {p: cs.arrow_frame(spark, t) for p, t in tables.items()}, stats)
+    assert stats["path"] == "relational", stats
+    got = {p: df.toArrow() for p, df in out.items()}
+    for p in out:
+        assert _facts(got[p], p) == _facts(model.to_arrow(p), p), p
+    assert "c0" in term_text_names(got["tt"]) and "c0" in term_text_names(got["n"])  # the mark kept
+    assert all(model.to_arrow(p).num_rows for p in out), {p: model.to_arrow(p).num_rows for p in out}  # (every rule derives)
+    again = "both(X, V) :- tt(X, V), n(Y), X == 1/3.\nback(X) :- tt(X, V), q(X).\n@output(\"both\"). @output(\"back\").\n"
+    want = chronolog.reason(again, {"tt": model.to_arrow("tt"), "n": model.to_arrow("n"), "q": tables["q"]})
+    stats = {}
+    back = _rounds(spark, again, {"tt": out["tt"], "n": out["n"], "q": cs.arrow_frame(spark, tables["q"])}, stats)
+    assert stats["path"] == "relational", stats
+    for p, df in back.items():
+        assert want.to_arrow(p).num_rows, p
+        assert _facts(df.toArrow(), p) == _facts(want.to_arrow(p), p), p
+
+
+@pytest.mark.parametrize("rule", ["o(X) :- p(X, V), X > 1.", "o(Y) :- p(X, V), Y = X + 1.", "o(M) :- p(X, V), M = max(X)."])
+def test_no_order_or_arithmetic_on_term_text(spark, rule):
+    """Term text has no order and no arithmetic in the rounds: such a rule
+    goes to one task, which gives the embedded model, and the warning says why."""
+    from chronolog import spark as cs
+    from chronolog.connectors.spark_paths import ONE_TASK_CONF
+
+    numbers = ["1", "1/3", "float(0.5)", "2/6", "float(1.0)"]  # (the engine orders numbers, not {1,a} with 1)
+    tables = {"p": with_term_text(pa.table({"k": numbers, "v": [0, 1, 2, 3, 4], "start": [0] * 5, "end": [10] * 5}), ["k"])}
+    prog = f"{rule}\nc(V) :- p(1/3, V).\n@output(\"o\"). @output(\"c\").\n"
+    model = chronolog.reason(prog, tables)
+    stats = {}
+    spark.conf.set(ONE_TASK_CONF, "-1")  # (inputs this small go to one task by size, with no warning)
+    try:
+        with pytest.warns(cs.OneTaskFallback, match="term text"):
+            out = cs.reason(spark, prog, {"p": cs.arrow_frame(spark, tables["p"])}, distributed=True, stats=stats)
+    finally:
+        spark.conf.unset(ONE_TASK_CONF)
+    assert stats["path"] == "one task", stats
+    for p, df in out.items():
+        assert _facts(df.toArrow(), p) == _facts(model.to_arrow(p), p), p
+
+
+def test_a_key_of_term_text_is_partitioned_by_its_key_text(spark):
+    """Keyed on a column of term text (and a typed column it joins), the
+    facts go to tasks by their terms' key text, not all to one task: equal
+    terms meet in one task, as the embedded model shows."""
+    import pyspark.sql.functions as F
+
+    from chronolog import spark as cs
+    from chronolog.api import load_program
+    from chronolog.connectors.spark import _wide_input
+
+    tables = _tables()
+    prog = """tt(X, V) :- p(X, V), r(X).
+tq(X, V) :- p(X, V), q(X).
+n(X) :- p(X, V), not r(X).
+@output("tt"). @output("tq"). @output("n").
+"""
+    frames = {p: cs.arrow_frame(spark, tables[p]) for p in ("p", "q", "r")}
+    model = chronolog.reason(prog, {p: tables[p] for p in frames})
+    out = cs.reason(spark, prog, frames, distributed=True, key={"p": 0, "q": 0, "r": 0}, partitions=5, arrow=True)
+    for p, table in out.items():
+        assert model.to_arrow(p).num_rows, p
+        assert _facts(table, p) == _facts(model.to_arrow(p), p), p
+    wide, key, *_ = _wide_input(spark, load_program(prog), [(p, df, False) for p, df in frames.items()], [], {"p": 0, "q": 0, "r": 0})
+    assert key != "''", key  # (every row to one task)
+    parts = wide.repartition(5, F.expr(key)).rdd.glom().map(len).collect()  # (the rows each task gets)
+    assert sum(1 for n in parts if n) > 1, parts

@@ -491,11 +491,14 @@ class Stream:
 
     def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict, call: str, place=None) -> None:
         """The input not processed yet, corrected: ``holes`` out, ``fresh`` in
-        (``added``: every added fact, counted as input)."""
+        (``added``: every added fact, counted as input, its predicates as
+        pushed: a later correction may take them back)."""
         from chronolog.stream_corrections import corrected
 
         if holes:
             self._say_unmet(holes, call, added, place)
+        if self._pushed is not None:
+            self._pushed.update(added)
         self._buffer = corrected(self._buffer, holes, fresh)
         self.stats["input facts"] += sum(len(rs) for rs in added.values())
         self.stats["corrections"] = self.stats.get("corrections", 0) + 1

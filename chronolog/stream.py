@@ -121,7 +121,7 @@ class Stream:
         self._log = None  # corrections off: no log, only the latest end of processed input per predicate
         self._processed_reach: dict = {}
         self._failed = None  # why a step failed midway (_failing)
-        self._pushed: set | None = set()  # the predicates pushed (None: not known, after a restore of an older snapshot): _refuse_unpushed
+        self._pushed: set | None = set()  # the predicates pushed or added by a correction (None: not known, after a restore of an older snapshot): _refuse_unpushed
         self._reach_floor = NEG_INF  # for a predicate not in _processed_reach
         if reach_back is not None:
             from chronolog.stream_corrections import CorrectionLog
@@ -418,9 +418,10 @@ class Stream:
         return f"{self._point_text(v)} ({'inclusive' if closed else 'exclusive'})"
 
     def _refuse_unknown(self, holes: dict, call: str, adding=()) -> None:
-        """A retraction of a predicate neither the program nor a pushed fact
-        (nor ``adding``, the same correction's added facts) names: a typo,
-        most likely, as Reasoner.retract says; skipped, the fact meant would stay."""
+        """A retraction of a predicate neither the program nor a fact pushed
+        or added by a correction (nor ``adding``, the same correction's
+        added facts) names: a typo, most likely, as Reasoner.retract says;
+        skipped, the fact meant would stay."""
         from chronolog.arguments import refuse_unknown_predicate
 
         for pred in holes:

@@ -125,9 +125,9 @@ def test_the_rounds_compute_the_same_strings(spark, strs):
     assert agree(spark, CASES, {"w": words(rows)}, ["up", "same"]) == "relational"
 
 
-@pytest.mark.xfail(strict=True, reason="equal numbers of two types share one code on columns: the binding's Q=1 "
-                   "reads back as n(k1)'s 1.0, substr() refuses it, and the fallback names the substr error, not "
-                   "the two types (the answers are the rows')")
+@pytest.mark.xfail(strict=True, reason="equal numbers of two types (k0's Q=1, k1's P=1.0) share one code on columns; "
+                   "substr() meets 1.0 before the two types are noticed, so the fallback names substr's error "
+                   "(with P=0.0 beside Q=0 it names the two types; the answers are the rows')")
 def test_a_position_beside_an_equal_float_falls_back_as_two_types():
     """n(k0,0,1) beside n(k1,1.0,0): only k0 joins p, its substr(S, 0, 1)
     is whole, yet the columns fall back naming substr's error (found by the

@@ -121,7 +121,7 @@ class Stream:
         self._log = None  # corrections off: no log, only the latest end of processed input per predicate
         self._processed_reach: dict = {}
         self._failed = None  # why a step failed midway (_failing)
-        self._pushed: set | None = set()  # the predicates pushed (None: not known, after a restore of an older snapshot): _refuse_unpushed
+        self._pushed: set | None = set()  # the predicates pushed or added by a correction (None: not known, after a restore of an older snapshot): _refuse_unpushed
         self._reach_floor = NEG_INF  # for a predicate not in _processed_reach
         if reach_back is not None:
             from chronolog.stream_corrections import CorrectionLog
@@ -418,9 +418,10 @@ class Stream:
         return f"{self._point_text(v)} ({'inclusive' if closed else 'exclusive'})"
 
     def _refuse_unknown(self, holes: dict, call: str, adding=()) -> None:
-        """A retraction of a predicate neither the program nor a pushed fact
-        (nor ``adding``, the same correction's added facts) names: a typo,
-        most likely, as Reasoner.retract says; skipped, the fact meant would stay."""
+        """A retraction of a predicate neither the program nor a fact pushed
+        or added by a correction (nor ``adding``, the same correction's
+        added facts) names: a typo, most likely, as Reasoner.retract says;
+        skipped, the fact meant would stay."""
         from chronolog.arguments import refuse_unknown_predicate
 
         for pred in holes:
@@ -491,11 +492,14 @@ class Stream:
 
     def _correct_unprocessed(self, holes: dict, fresh: dict, added: dict, call: str, place=None) -> None:
         """The input not processed yet, corrected: ``holes`` out, ``fresh`` in
-        (``added``: every added fact, counted as input)."""
+        (``added``: every added fact, counted as input, its predicates as
+        pushed: a later correction may take them back)."""
         from chronolog.stream_corrections import corrected
 
         if holes:
             self._say_unmet(holes, call, added, place)
+        if self._pushed is not None:
+            self._pushed.update(added)
         self._buffer = corrected(self._buffer, holes, fresh)
         self.stats["input facts"] += sum(len(rs) for rs in added.values())
         self.stats["corrections"] = self.stats.get("corrections", 0) + 1

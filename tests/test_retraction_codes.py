@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from budget import examples
@@ -102,6 +102,8 @@ def padded(lines: str) -> str:
 
 @settings(max_examples=examples(30), **SETTINGS)
 @given(start=facts(TERMS, 12), steps=st.lists(st.tuples(st.booleans(), facts(TERMS + NEVER, 8)), min_size=1, max_size=4))
+@example(start=[("p", ("a",), (0, 0, True, True))],  # (a retraction naming n(a,1), an integer no given fact held)
+         steps=[(True, [("p", ("a",), (0, 0, True, True)), ("p", ("a",), (0, 0, True, True)), ("n", ("a", "1"), (0, 0, True, True))])])
 def test_sessions_of_large_retractions_and_additions(start, steps, monkeypatch):
     """Retractions (whole facts, pieces, duplicates, facts not given, values
     the model never saw; quoted names, numbers, dates) read by the kernels,
@@ -112,8 +114,10 @@ def test_sessions_of_large_retractions_and_additions(start, steps, monkeypatch):
     monkeypatch.setattr(evaluator, "POINT_ATOMS", -1)
     read, real = [], corrections.retraction_frames
     monkeypatch.setattr(corrections, "retraction_frames", lambda *a: read.append(real(*a)) or read[-1])
-    # (every given predicate given from the start: one the session first meets later is new to the plan, read by the general path)
-    start = [(p, ("c",) * (2 if p == "e" else 1) if p != "n" else ("c", "0"), make(30, 31)) for p in "pesnu"] + start
+    # (every given predicate given from the start: one the session first meets later is new to the plan, read by the general path;
+    # and every integer the facts draw: one the model never held may equal a float, read so too: retraction.lookup)
+    start = [(p, ("c",) * (2 if p == "e" else 1) if p != "n" else ("c", "0"), make(30, 31)) for p in "pesnu"] + [
+        ("n", ("c", str(k)), make(30, 31)) for k in range(1, 4)] + start
     r = chronolog.Reasoner(PROGRAM, text(start), engine="columns")
     now = list(start)
     for retract, rows in steps:

@@ -125,13 +125,11 @@ def test_the_rounds_compute_the_same_strings(spark, strs):
     assert agree(spark, CASES, {"w": words(rows)}, ["up", "same"]) == "relational"
 
 
-@pytest.mark.xfail(strict=True, reason="equal numbers of two types (k0's Q=1, k1's P=1.0) share one code on columns; "
-                   "substr() meets 1.0 before the two types are noticed, so the fallback names substr's error "
-                   "(with P=0.0 beside Q=0 it names the two types; the answers are the rows')")
 def test_a_position_beside_an_equal_float_falls_back_as_two_types():
     """n(k0,0,1) beside n(k1,1.0,0): only k0 joins p, its substr(S, 0, 1)
-    is whole, yet the columns fall back naming substr's error (found by the
-    hunt profile of the property test above)."""
+    is whole; one code stands for 1 and 1.0 on columns, so substr meets 1.0
+    there, and the fallback names the two types, not substr's error (found
+    by the hunt profile of the property test above)."""
     program = "b(K, B) :- p(K, S, V), n(K, P, Q), B = substr(S, P, Q)."
     facts = {"p": [(("k0", "", 0), (0, 2, True, False))],
              "n": [(("k0", 0, 1), (0, 9, True, True)), (("k1", 1.0, 0), (0, 9, True, True))]}

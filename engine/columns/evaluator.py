@@ -611,6 +611,7 @@ class HybridEvaluator(Evaluator):
         """The stratum on columns: a recurrence in one sweep, else its rounds
         in the seminaive loop on column deltas; its relations then given to
         the store, as rows made when read."""
+        from .maintenance import CONFLATION
         from .relation import to_atoms
 
         self._time_scale()
@@ -624,11 +625,17 @@ class HybridEvaluator(Evaluator):
             for pred, growing in self._growing.items():
                 if growing is not None:
                     self._tables[pred] = growing.frame()
+        except Fallback:
+            # (a kernel's error after two types met, say substr's of the 1.0 one code gave
+            # for 1, is the conflation's doing: the rows give each its own type)
+            if self.terms.conflations != conflations:
+                raise Fallback(CONFLATION) from None
+            raise
         finally:
             self._delta = {}
             self._growing = {}
         if self.terms.conflations != conflations:
-            raise Fallback("equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type")
+            raise Fallback(CONFLATION)
         terms, scale = self.terms, self._scale
         for pred in stratum.preds:
             df = self._tables.get(pred)

@@ -195,8 +195,13 @@ class ColumnMaintenance:
         for p, a in adds.items():
             if p not in derived:
                 self._add_given(p, a)
-        for stratum in ev.plan.strata:
-            self._stratum(stratum)
+        try:
+            for stratum in ev.plan.strata:
+                self._stratum(stratum)
+        except Fallback:
+            if ev.terms.conflations != conflations:  # (an error of a value one code gave the other type: the two types are why)
+                raise Fallback(CONFLATION) from None
+            raise
         if ev.terms.conflations != conflations:
             raise Fallback(CONFLATION)
         self._commit()

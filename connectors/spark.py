@@ -452,6 +452,7 @@ def reason_with(
                     from chronolog.connectors.bindings import check_mapped_header
                     from chronolog.connectors.csv_files import refuse_unnamed_columns
 
+                    _refuse_csv_names_alike(spark, df, b)
                     header = [c.strip() for c in df.columns]
                     # Spark names a header cell without a name _c<its index>
                     named = ["" if c == f"_c{i}" else c for i, c in enumerate(header)]
@@ -676,6 +677,37 @@ def _refuse_names_alike(spark, frames, sources) -> None:
                     "which matches column names without case (spark.sql.caseSensitive is false)",
                     hint="rename one of them (df.withColumnRenamed), or set spark.sql.caseSensitive to true, "
                     "or run with distributed=False")
+
+
+def _refuse_csv_names_alike(spark, df, b: dict) -> None:
+    """Refuse a ``"spark csv"`` input whose header has names alike to Spark
+    SQL (``Start`` beside ``start``; spark.sql.caseSensitive false), as
+    :func:`_refuse_names_alike` a DataFrame's, naming them as written:
+    Spark's CSV reader renames each such header cell to its name and its
+    index (``Start0``, ``start2``), and the load then missed ``start``
+    ("the DataFrame for owns has no 'start' column"), on the driver too.
+    The header's row is read as written only where the names read look
+    renamed so (a header of ``x0``, ``X1`` is read as such)."""
+    from chronolog.language.errors import ArgumentError
+
+    if str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() == "true":
+        return
+    cols = list(df.columns)
+    stems = [c[: -len(str(i))].lower() for i, c in enumerate(cols) if c.endswith(str(i)) and len(c) > len(str(i))]
+    if len(stems) == len(set(stems)):
+        return
+    first = read_binding(spark, {**b, "options": {**b["options"], "header": "false"}}).limit(1).collect()
+    written = [str(c).strip() for c in first[0]] if first else []
+    seen = {}
+    for i, c in enumerate(written):
+        other = seen.setdefault(c.lower(), (c, i))
+        if other[1] != i:
+            j = other[1]
+            renamed = f"; Spark's CSV reader renames them {cols[j]!r} and {cols[i]!r}" if len(cols) == len(written) else ""
+            raise ArgumentError(
+                f"{b['pred']} ({b['location']}): the header's columns {other[0]!r} and {c!r} are one column to Spark SQL, "
+                f"which matches column names without case (spark.sql.caseSensitive is false){renamed}",
+                hint="rename one of them in the header, or set spark.sql.caseSensitive to true")
 
 
 def _checked_inputs(inputs) -> dict:

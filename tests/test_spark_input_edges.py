@@ -8,7 +8,9 @@ distributed paths (keyed tasks, the rounds, one task) read columns by name
 in Spark SQL and stopped on an AnalysisException (AMBIGUOUS_REFERENCE);
 they refuse such an input by its columns before any job, while the driver
 (``distributed=False``) and a case-sensitive session answer as the
-embedded engine on the same table.
+embedded engine on the same table.  A ``"spark csv"`` header of such
+names is refused by them as written, on the driver too (Spark's CSV
+reader renames them, and the time column ``start`` was then missing).
 
 A pandas column of values of several kinds (1 beside "a"), which no Arrow
 column holds: refused naming the column and its kinds on every path, as
@@ -84,6 +86,22 @@ def test_a_case_sensitive_session_distributes_them(spark, program):
     finally:
         spark.conf.unset("spark.sql.caseSensitive")
     assert got == want
+
+
+@pytest.mark.parametrize("distributed", [False, True], ids=["driver", "distributed"])
+def test_a_csv_header_of_names_alike_is_refused_by_name(spark, tmp_path, distributed):
+    """Spark's CSV reader renames header cells alike without case (``Start``
+    beside ``start``: ``Start0``, ``start2``); the load then missed the
+    time column ("the DataFrame for owns has no 'start' column")."""
+    from chronolog import spark as cs
+
+    (tmp_path / "owns.csv").write_text("Start,y,start,end\na,b,0,5\nb,c,1,4\n")
+    program = f'@bind("owns", "spark csv", "{tmp_path}", "owns.csv").\n' + NO_KEY
+    with pytest.raises(ArgumentError, match="owns .*: the header's columns 'Start' and 'start' are one column to Spark SQL") as e:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cs.reason(spark, program, distributed=distributed, one_task_bytes=-1)
+    assert "spark.sql.caseSensitive" in e.value.hint
 
 
 @pytest.mark.parametrize("distributed, one_task_bytes", [(False, None), (True, -1), (True, None)], ids=["driver", "rounds", "by size"])

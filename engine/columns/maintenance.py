@@ -195,13 +195,8 @@ class ColumnMaintenance:
         for p, a in adds.items():
             if p not in derived:
                 self._add_given(p, a)
-        try:
-            for stratum in ev.plan.strata:
-                self._stratum(stratum)
-        except Fallback:
-            if ev.terms.conflations != conflations:  # (an error of a value one code gave the other type: the two types are why)
-                raise Fallback(CONFLATION) from None
-            raise
+        for stratum in ev.plan.strata:
+            self._stratum(stratum)
         if ev.terms.conflations != conflations:
             raise Fallback(CONFLATION)
         self._commit()

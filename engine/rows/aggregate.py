@@ -399,7 +399,7 @@ def _piece_interval(pts, first, last):
 
 
 # ---------------------------------------------------------------- lowering
-def aggregate_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+def aggregate_pipeline(op, rule, state, variant=None, horizon=None, explain=False, scans_first=False):
     """The row pipeline of an Aggregate operator (planner/physical.py): its
     body over the full relations (in a recursive round too: the seminaive
     loop runs one variant of it, engine/seminaive.py), an AggregateNode per

@@ -187,11 +187,11 @@ def _next_seq():
 
 
 # ---------------------------------------------------------------- lowering
-def chase_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+def chase_pipeline(op, rule, state, variant=None, horizon=None, explain=False, scans_first=False):
     """The row pipeline of a ChaseStep (planner/physical.py): its body, then the chase step."""
     from .pipeline import body_pipeline
 
-    body, slots = body_pipeline(op.input, rule, state, driver, delta_preds, scans_first)
+    body, slots = body_pipeline(op.input, rule, state, variant, scans_first)
     node = ChaseNode(body, rule, slots, state, horizon, explain)
     node.slots, node.rule = slots, rule
     return node

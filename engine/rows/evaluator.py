@@ -95,7 +95,7 @@ class Evaluator:
         self.check_constraints()
         return report
 
-    def _pipelines(self, rule, driver, delta_preds, operator=None):
+    def _pipelines(self, rule, variant, operator=None):
         # The horizon confines the facts of the user's predicates.  The fresh
         # predicates the planner made for nested operators are not clipped:
         # the user's rule has no such intermediate facts, and clipping them
@@ -104,17 +104,17 @@ class Evaluator:
         horizon = None if rule.fresh else self.horizon
         # a recursive stratum asks for the same variants round after round:
         # build each once and reset it (nodes keep only version-checked caches)
-        key = (id(rule), driver, delta_preds)
+        key = (id(rule), variant)
         pipe = self._pipeline_cache.get(key)
         if pipe is not None and getattr(pipe, "rule", rule) is rule:
             pipe.reset()
             return pipe
-        pipe = self._build_pipeline(rule, driver, delta_preds, horizon, operator)
+        pipe = self._build_pipeline(rule, variant, horizon, operator)
         self._pipeline_cache[key] = pipe
         return pipe
 
-    def _build_pipeline(self, rule, driver, delta_preds, horizon, operator=None):
-        return pipeline_for(rule, self, driver, delta_preds, horizon, self.explain, operator=operator)
+    def _build_pipeline(self, rule, variant, horizon, operator=None):
+        return pipeline_for(rule, self, variant, horizon, self.explain, operator=operator)
 
     def _variants(self, planned, changed: frozenset) -> tuple:
         """The seminaive variants of a round after ``changed`` (engine/seminaive.py)."""
@@ -172,7 +172,7 @@ class Evaluator:
         (only where it meets ``within``, when given)."""
         violations = []
         for rule in self.plan.constraints:
-            pipe = self._pipelines(rule, None, frozenset())
+            pipe = self._pipelines(rule, None)
             slots = pipe.slots
             for b, iv in pipe.child.rows():
                 if within is not None:
@@ -204,12 +204,10 @@ class RowRounds(seminaive.Backend):
     def round(self, variants, deltas: dict) -> dict:
         ev, merges = self.ev, self.merges
         ev.delta = deltas
-        changed = frozenset(deltas)
         for m in merges.values():
             m.inputs = []
         for rp, v in variants:
-            driver = None if v is None else v.position
-            merges[rp.rule.head_pred].inputs.append(ev._pipelines(rp.rule, driver, changed, rp.operator))
+            merges[rp.rule.head_pred].inputs.append(ev._pipelines(rp.rule, v, rp.operator))
         return ev._round(merges)
 
     def settle(self, deltas: dict) -> dict:

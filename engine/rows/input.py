@@ -6,8 +6,9 @@ from __future__ import annotations
 from chronolog.language import ast
 
 from ..node import BATCH_SIZE, Node
+from ..seminaive import DELTA, OLD
 
-FULL, DELTA, OLD = "full", "delta", "old"
+FULL = "full"  # (the other views of an atom: engine/seminaive.views)
 
 
 class AtomPattern:

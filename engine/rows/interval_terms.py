@@ -155,24 +155,24 @@ class ExplainingPlacedOutputNode(PlacedOutputNode):
 
 
 # ---------------------------------------------------------------- lowering
-def wrap_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+def wrap_pipeline(op, rule, state, variant=None, horizon=None, explain=False, scans_first=False):
     """The row pipeline of a WrapInterval (planner/physical.py): ``lit@[S,E]``."""
-    return _wrapped(WrapNode, op, rule, state, driver, delta_preds, scans_first, explain)
+    return _wrapped(WrapNode, op, rule, state, variant, scans_first, explain)
 
 
-def capture_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+def capture_pipeline(op, rule, state, variant=None, horizon=None, explain=False, scans_first=False):
     """The row pipeline of a CaptureTime (planner/physical.py): ``lit@T``."""
-    return _wrapped(lambda out: CaptureNode(out, rule.lit), op, rule, state, driver, delta_preds, scans_first, explain)
+    return _wrapped(lambda out: CaptureNode(out, rule.lit), op, rule, state, variant, scans_first, explain)
 
 
-def _wrapped(make_node, op, rule, state, driver, delta_preds, scans_first, explain):
+def _wrapped(make_node, op, rule, state, variant, scans_first, explain):
     """The node over the rule's output; with ``explain`` each row carries
     its derivation after its interval, and the nodes pass it on (a proof
     goes through the fresh predicate down to the atom read)."""
     from .output import ExplainingOutputNode
     from .pipeline import body_pipeline
 
-    body, slots = body_pipeline(op.input, rule, state, driver, delta_preds, scans_first)
+    body, slots = body_pipeline(op.input, rule, state, variant, scans_first)
     out = (ExplainingOutputNode if explain else OutputNode)(body, rule.head_pred, rule.inner_terms, slots)
     out.slots, out.rule = slots, rule
     node = make_node(out)
@@ -180,11 +180,11 @@ def _wrapped(make_node, op, rule, state, driver, delta_preds, scans_first, expla
     return node
 
 
-def timed_head_pipeline(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
+def timed_head_pipeline(op, rule, state, variant=None, horizon=None, explain=False, scans_first=False):
     """The row pipeline of a PlaceInterval (planner/physical.py): ``p(X)@[S,E] :- body``."""
     from .pipeline import body_pipeline
 
-    body, slots = body_pipeline(op.input, rule, state, driver, delta_preds, scans_first)
+    body, slots = body_pipeline(op.input, rule, state, variant, scans_first)
     cls = ExplainingPlacedOutputNode if explain else PlacedOutputNode
     program = getattr(getattr(state, "plan", None), "program", None)
     out = cls(body, rule.head_pred, rule.head_terms, slots, op.timed, horizon, getattr(program, "calendar", None))

@@ -439,7 +439,7 @@ class Maintenance:
             changed = frozenset(delta)
             for rp, v in planned.delta_variants(changed):
                 rule = rp.rule
-                pipe = ev._pipelines(rule, v.position, changed, rp.operator)  # (the insertion's, reset: built once a session)
+                pipe = ev._pipelines(rule, v, rp.operator)  # (the insertion's, reset: built once a session)
                 into = found.setdefault(rule.head_pred, {})
                 while pipe.next():
                     for terms, iv in pipe.get():
@@ -518,9 +518,9 @@ class Maintenance:
                 rule = rp.rule
                 if rule.head_pred != pred:
                     continue
-                if isinstance(rp.operator, ph.SinceUntil):  # driven by the right operand's atoms (position 1)
+                if isinstance(rp.operator, ph.SinceUntil):  # driven by the right operand's atoms: the plan's first variant
                     ev.delta = {rule.right.pred: self._right_atoms(rule, by)}
-                    pipe = ev._pipelines(rule, 1, frozenset([rule.right.pred]), rp.operator)
+                    pipe = ev._pipelines(rule, ph.delta_variants(rp.operator, (rule.right.pred,))[0], rp.operator)
                 else:
                     ev.delta = {name: {terms: {EVERYWHERE} for terms in by}}
                     driver, bound = self._driver(stratum, at, name, rule)
@@ -558,7 +558,7 @@ class Maintenance:
         rule = self._facts(stratum)["planned"].rules[at].rule
         narrowed = PlanRule(rule.head_pred, rule.head_terms, [driver] + [rule.body[i] for i in order],
                             rule.head_shift, rule.source, rule.fresh)
-        pipe = ev.rederive_rules[key] = pipeline_for(narrowed, ev, 0, frozenset([driver.pred]),
+        pipe = ev.rederive_rules[key] = pipeline_for(narrowed, ev, ph.DeltaVariant(0, driver.pred, ()),  # (its first atom)
                                                      None if rule.fresh else ev.horizon, scans_first=True)
         return pipe
 

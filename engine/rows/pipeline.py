@@ -16,9 +16,10 @@ from chronolog.language.errors import ProgramError
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
+from .. import seminaive
 from .closing import ClosingNode
 from .difference import DifferenceNode
-from .input import DELTA, FULL, OLD, InputNode
+from .input import FULL, InputNode
 from .join import TemporalJoinNode
 from .linear import AssignNode, ConditionNode
 from .output import ExplainingOutputNode, OutputNode
@@ -92,35 +93,31 @@ def choose_driver(rule, size) -> int:
     )[0]
 
 
-def pipeline_for(rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False, operator=None):
+def pipeline_for(rule, state, variant=None, horizon=None, explain=False, scans_first=False, operator=None):
     """The row pipeline of a planned rule (one seminaive variant of it),
     ending in its output: the lowering of its physical operator
     (``operator``, else ``physical.rule_operator(rule)``) from :data:`_LOWERINGS`.
 
-    ``driver``: the position of the atom that reads the delta (a
-    Since/Until's: 0 its left operand, 1 its right), ``None`` in a first
-    round, when everything is read in full.  Atoms before it whose
-    predicate is in ``delta_preds`` read old facts only, so no combination
-    of delta facts is joined twice (non-repetition).
+    ``variant``: the plan's DeltaVariant (planner/physical.py), whose
+    atoms read what :func:`engine.seminaive.views` says (the delta, the old
+    facts, else everything); ``None`` in a first round, when everything is
+    read in full.
     """
     op = operator if operator is not None else ph.rule_operator(rule)
     lower = _LOWERINGS.get(type(op))
     if lower is None:
         lower = _load_lowerings()[type(op)]
-    return lower(op, rule, state, driver, delta_preds, horizon, explain, scans_first)
+    return lower(op, rule, state, variant, horizon, explain, scans_first)
 
 
-def body_pipeline(body: ph.Body, rule, state, driver=None, delta_preds=frozenset(), scans_first=False):
+def body_pipeline(body: ph.Body, rule, state, variant=None, scans_first=False):
     """``(node, slots)`` of a conjunction: its steps in :func:`order_body`'s
-    order, each lowered by :data:`_STEPS`; ``slots``: variable -> binding position."""
+    order, driven by ``variant``'s atom (in a first round, ``None``: by
+    :func:`choose_driver`'s), each step lowered by :data:`_STEPS` reading
+    what :func:`engine.seminaive.views` says; ``slots``: variable -> binding position."""
     size = state.relation_size
-    if driver is None:
-        drv, views = choose_driver(rule, size), {}
-    else:
-        drv = driver
-        views = {i: OLD for i, step in enumerate(body.steps[:driver])
-                 if isinstance(step, ph.IntervalJoin) and ph.atom_scan(step.atom).pred in delta_preds}
-        views[driver] = DELTA
+    drv = choose_driver(rule, size) if variant is None else variant.position
+    views = seminaive.views(variant)
     slots: dict = {}
     node = None
     for pos, _ in order_body(rule, drv, size, scans_first):
@@ -138,8 +135,8 @@ def rule_output(node, slots, rule, head_terms, horizon, explain, shift=None):
     return out
 
 
-def _body(op, rule, state, driver, delta_preds, horizon, explain, scans_first):
-    node, slots = body_pipeline(op, rule, state, driver, delta_preds, scans_first)
+def _body(op, rule, state, variant, horizon, explain, scans_first):
+    node, slots = body_pipeline(op, rule, state, variant, scans_first)
     return rule_output(node, slots, rule, rule.head_terms, horizon, explain, rule.head_shift)
 
 
@@ -198,21 +195,22 @@ def assignment_origin(rule, var):
     return src
 
 
-def _since(op, rule, state, driver=None, delta_preds=frozenset(), horizon=None, explain=False, scans_first=False):
-    """``left S right`` (or U): driven by the right operand (its delta at
-    ``driver`` 1, in full in a first round) probing the left in full, or
-    by the left operand's delta (0), closed, probing the right's old facts."""
+def _since(op, rule, state, variant=None, horizon=None, explain=False, scans_first=False):
+    """``left S right`` (or U): driven by the right operand (1: its delta,
+    or in full in a first round) probing the left, or by the left
+    operand's delta (0), closed, probing the right; each operand reads what
+    :func:`engine.seminaive.views` says of ``variant``."""
     left, right = ph.atom_scan(op.left), ph.atom_scan(op.right)
-    if driver == 0:
-        node = InputNode(left.pred, left.terms, DELTA, state)
+    views = seminaive.views(variant)
+    if variant is not None and variant.position == 0:
+        node = InputNode(left.pred, left.terms, views[0], state)
         slots = {v: i for i, v in enumerate(node.pattern.new_vars)}
         node = ClosingNode(node)
-        view = OLD if right.pred in delta_preds else FULL
-        node = SinceJoinNode(node, op.op, op.window, True, right.pred, right.terms, dict(slots), view, state)
+        node = SinceJoinNode(node, op.op, op.window, True, right.pred, right.terms, dict(slots), views.get(1, FULL), state)
     else:
-        node = InputNode(right.pred, right.terms, FULL if driver is None else DELTA, state)
+        node = InputNode(right.pred, right.terms, views.get(1, FULL), state)
         slots = {v: i for i, v in enumerate(node.pattern.new_vars)}
-        node = SinceJoinNode(node, op.op, op.window, False, left.pred, left.terms, dict(slots), FULL, state)
+        node = SinceJoinNode(node, op.op, op.window, False, left.pred, left.terms, dict(slots), views.get(0, FULL), state)
     for v in node.pattern.new_vars:
         slots[v] = len(slots)
     return rule_output(node, slots, rule, rule.head_terms, horizon, explain, rule.head_shift)

@@ -219,22 +219,22 @@ class StreamEvaluator(Evaluator):
             out.extend((r, v) for r, v in variants if r is rp and not (clipped and v.position > 0))
         return tuple(out)
 
-    def _build_pipeline(self, rule, driver, delta_preds, horizon, operator=None):
-        pipe = super()._build_pipeline(rule, driver, delta_preds, horizon, operator)
+    def _build_pipeline(self, rule, variant, horizon, operator=None):
+        pipe = super()._build_pipeline(rule, variant, horizon, operator)
         operator = operator if operator is not None else rule_operator(rule)
         if isinstance(operator, PlaceInterval):
             return _NotBeforeTheWatermark(pipe, self, rule, operator.timed)
         return pipe
 
-    def _pipelines(self, rule, driver, delta_preds, operator=None):
+    def _pipelines(self, rule, variant, operator=None):
         if id(rule) in self.clipped_since:  # confined to this step (and the horizon): built for it
             from .pipeline import pipeline_for
 
             within = self._step_iv if self.horizon is None else intersect(self._step_iv, self.horizon)
             if within is None:
                 return _Nothing()
-            return pipeline_for(rule, self, driver, delta_preds, within, operator=operator)
-        return super()._pipelines(rule, driver, delta_preds, operator)
+            return pipeline_for(rule, self, variant, within, operator=operator)
+        return super()._pipelines(rule, variant, operator)
 
     # ---------------------------------------------------------- output
     def _emit(self, changes: dict, step_iv) -> list:

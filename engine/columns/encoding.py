@@ -55,6 +55,10 @@ def int64s(values):
         return None
 
 
+# the reason a stratum whose run met equal numbers of two types gives (evaluator, maintenance)
+CONFLATION = "equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type"
+
+
 class Fallback(Exception):
     """The columnar executor cannot run this stratum exactly; rows will.
     ``point``: the time point the reason names (``{point}`` in it, and

@@ -19,7 +19,7 @@ from chronolog.planner.normalize import TOP
 from .. import seminaive
 from ..rows.evaluator import Evaluator
 from ..store import Relation
-from .encoding import Dictionary, Fallback, TimeScale
+from .encoding import CONFLATION, Dictionary, Fallback, TimeScale
 from .store import LazyStore
 
 # An update of at most this many retracted pieces and added facts runs atom
@@ -368,7 +368,6 @@ class HybridEvaluator(Evaluator):
         frames of what it touched are made again from them when read."""
         from ..rows.maintenance import Maintenance
 
-        from .maintenance import CONFLATION
 
         conflations = self.terms.conflations
         m = Maintenance(self)
@@ -399,7 +398,7 @@ class HybridEvaluator(Evaluator):
         if refusal(self) is not None:
             return None
         from .coalesce import coalesce
-        from .maintenance import CONFLATION, AtomsLater, atoms_of, semi
+        from .maintenance import AtomsLater, atoms_of, semi
         from .retraction import conclusions_only
         from .sorted_given import atoms_missing, take_back
 
@@ -611,7 +610,6 @@ class HybridEvaluator(Evaluator):
         """The stratum on columns: a recurrence in one sweep, else its rounds
         in the seminaive loop on column deltas; its relations then given to
         the store, as rows made when read."""
-        from .maintenance import CONFLATION
         from .relation import to_atoms
 
         self._time_scale()

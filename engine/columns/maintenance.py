@@ -48,7 +48,7 @@ from ..seminaive import DELTA
 from ..rows.maintenance import why_recompute
 from .coalesce import coalesce, merge_new
 from .difference import subtract
-from .encoding import NEG, POS, Fallback
+from .encoding import CONFLATION, NEG, POS, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames
 from .native import array
@@ -64,7 +64,6 @@ from .value_columns import is_values, same_kinds
 # of the two choices made in hindsight.  (Not before a second: a small
 # model's updates stay where they are, whichever is cheaper.)
 ROWS_AFTER = 3.0
-CONFLATION = "equal numbers of two types (such as 1 and 1.0): one code on columns would give both one type"
 ROWS_AFTER_SECONDS = 1.0
 
 

@@ -127,7 +127,7 @@ def _read(path, calendar, terms):
             raise _Refused  # an empty cell before an argument
         arity += filled
         before = filled
-    del before, filled
+
     widths = _widths(pid, arity, len(preds), len(term_cols))
     del arity
     # the facts that repeat forever: rows of their own
@@ -141,14 +141,20 @@ def _read(path, calendar, terms):
     values = [_TermColumn(*cells[i], header[i], reader) for i in term_cols]
     every = cells[cols["every"]] if every_rows else None
     del cells
+    out = FactColumns()
+    out.terms = terms
+    if terms is not None and (terms.has_floats or any(col.floats for col in values)):
+        # a float beside an equal number of another kind would share its
+        # code, and rows decoded from the codes would give it the other's
+        # type: the columns keep their values (the executor codes them,
+        # and counts such a meeting: the stratum then runs on these rows)
+        terms = None
     if terms is not None:
         for col in values:
             col.code_strings(terms)
         for col in values:
             col.code_rest(terms)
 
-    out = FactColumns()
-    out.terms = terms
     pid, preds, order, at = _grouped(pid, preds)
     first_lines = lines.of(order[at[:-1]])
     keep = None
@@ -482,11 +488,13 @@ class _TermColumn:
         if len(at):
             self.values[at] = d.filter(pa.array(words)).to_pylist()
         other = np.flatnonzero(~(self.plain | self.empty | ints | decimals | words))
-        self.strs = None  # which distinct cells are strings (names and others), once coded
+        self.floats = False  # a float among the terms (in a set too)
         if len(other):
             values = self.values
             for i, cell in zip(other.tolist(), d.take(pa.array(other)).to_pylist()):
-                values[i] = reader.term(cell, 0, 0, name)  # (one by one: a set is a tuple, which numpy would spread)
+                v = values[i] = reader.term(cell, 0, 0, name)  # (one by one: a set is a tuple, which numpy would spread)
+                if type(v) is float or (type(v) is tuple and any(type(x) is float for x in v)):
+                    self.floats = True
         self.codes = None
 
     def _names(self):
@@ -578,7 +586,8 @@ def _repeating(out, every_rows, pid, preds, widths, values, lo, hi, lc, hc, ever
 
     terms = out.terms
     rows = np.array(every_rows, dtype=np.int64)
-    periods = every.take(rows).to_pylist()
+    indices, dictionary = every
+    periods = dictionary.take(indices[rows]).to_pylist()
     for r, line, text in zip(every_rows, lines.of(rows).tolist(), periods):
         k = int(pid[r])
         args = tuple(values[j].value(int(values[j].indices[r]), terms) for j in range(int(widths[k])))

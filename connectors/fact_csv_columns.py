@@ -175,7 +175,7 @@ def _read(path, calendar, terms):
         lo_k.ints = hi_k.ints = lo.ints
         out.parts[pred] = [(cols_k, lo_k, hi_k, pick(lc), pick(hc))]
     if every_rows:
-        _repeating(out, every_rows, pid, preds, widths, values, lo, hi, lc, hc, every, lines, source, reader)
+        _repeating(out, every_rows, pid, preds, widths, values, terms, lo, hi, lc, hc, every, lines, source, reader)
     return out
 
 
@@ -578,13 +578,13 @@ def _decimal_values(arr) -> list:
     return [a if b == 1 else Fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]
 
 
-def _repeating(out, every_rows, pid, preds, widths, values, lo, hi, lc, hc, every, lines, source, reader) -> None:
-    """The facts of ``every_rows`` (a period each), into ``out.slow`` as the row reader reads them."""
+def _repeating(out, every_rows, pid, preds, widths, values, terms, lo, hi, lc, hc, every, lines, source, reader) -> None:
+    """The facts of ``every_rows`` (a period each), into ``out.slow`` as the
+    row reader reads them (``terms``: the Dictionary that coded ``values``, or None)."""
     import numpy as np
 
     from .fact_csv import _interval, _period
 
-    terms = out.terms
     rows = np.array(every_rows, dtype=np.int64)
     indices, dictionary = every
     periods = dictionary.take(indices[rows]).to_pylist()

@@ -416,3 +416,35 @@ def test_any_terms_written_as_csv_are_read_by_the_kernels(tmp_path_factory, fact
     path.write_text(buf.getvalue(), encoding="utf-8", newline="")
     fast, rows = _kernels_and_rows(path)
     assert fast is not None and rows is not None
+
+
+@pytest.mark.parametrize("src, outputs", [(KINDS, OUTPUTS), (DATES, '@timeGranularity("days").\n@output("late"). @output("shift2").\n')])
+def test_a_large_csv_of_every_kind_runs_alike_on_columns_and_rows(tmp_path, src, outputs):
+    """run --format csv of every kind of term (nulls, sets, dates, a fact
+    that repeats), past the kernels' size and with a float beside an equal
+    decimal: read back by the kernels, the columns' model is the rows' and
+    the first run's."""
+    prog, echo = tmp_path / "prog.vada", tmp_path / "echo.vada"
+    prog.write_text(src)
+    echo.write_text(outputs + '@output("pad").\n')
+    first = CliRunner().invoke(cli, ["run", str(prog), "--format", "csv"])
+    assert first.exit_code == 0, first.output
+    header, _, body = first.stdout.partition("\n")
+    width = header.count(",") + 1
+    times = "0,1" if src is KINDS else "2020-01-01,2020-01-02"
+    pad = "".join(f"pad,k{i},{('float(2.5)', '2.5', '5/2')[i % 3]}" + "," * (width - 7) + f"{times},true,false"
+                  + ("," if header.endswith("every") else "") + "\n" for i in range(3000))
+    out = tmp_path / "out.csv"
+    out.write_text(header + "\n" + body + pad)
+    assert out.stat().st_size >= 1 << 16
+    from chronolog.api import _fact_columns, load_program
+
+    assert _fact_columns(out, "vadalog", load_program(echo).calendar) is not None
+    rows = chronolog.reason(echo, out, engine="rows")
+    cols = chronolog.reason(echo, out, engine="columns")
+    assert cols.lines() == rows.lines()
+    assert _facts(cols, ["pad"]) == _facts(rows, ["pad"])
+    assert {type(t[1]) for t, _ in cols.facts("pad")} == {float, Fraction}
+    model = chronolog.reason(prog)
+    preds = model.output_predicates
+    assert _facts(cols, preds) == _facts(model, preds) == _facts(rows, preds)

@@ -43,20 +43,15 @@ def fact(i: int) -> str:
     ``i`` (two facts with the same terms are in slots apart: none coalesce)."""
     s = 3 * (i % 10007)
     iv = (f"[{s},{s + 2})", f"({s},{s + 2}]", f"[{s},{s + 2}]")[i % 3]
-    k = i % 10
-    if k < 4:
-        head = f"emp(e{i % 20011},d{i % 301})"
-    elif k < 6:
-        head = f"price(item{i % 5003},{i % 997}.{i % 89 + 1})"
-    elif k == 6:
-        head = f'reading("sensor {i % 499}",{i % 151 - 50})'
-    elif k == 7:
-        head = f"on(m{i % 1009})"
-    elif k == 8:
-        head = f"link(n{i % 3001},n{i % 2999},{i % 10})"
-    else:
-        head = f"rate(r{i % 101},{1 + i % 8}/{1 + i % 6})"
-    return f"{head}@{iv}.\n"
+    return f"{_HEADS[i % 10](i)}@{iv}.\n"
+
+
+_HEADS = [lambda i: f"emp(e{i % 20011},d{i % 301})"] * 4 + [lambda i: f"price(item{i % 5003},{i % 997}.{i % 89 + 1})"] * 2 + [
+    lambda i: f'reading("sensor {i % 499}",{i % 151 - 50})',
+    lambda i: f"on(m{i % 1009})",
+    lambda i: f"link(n{i % 3001},n{i % 2999},{i % 10})",
+    lambda i: f"rate(r{i % 101},{1 + i % 8}/{1 + i % 6})",
+]  # (four in ten facts emp, two price, one each of the others)
 
 
 def files(n: int) -> tuple:
@@ -113,16 +108,14 @@ def main(argv=None) -> int:
         r = commands(n, a.repeat)
         results.append(r)
         print(f"chronolog run --facts, {r['rows']:,} rows of {len(PREDICATES)} predicates, median of {a.repeat} ({r['answers']} answers):")
-        for name in ("csv", "text"):
-            x = r[name]
-            print(f"  {name:<5} {x['wall']:7.2f} s wall {x['cpu']:7.2f} s CPU {x['rss'] / 2**20:6.0f} MB"
-                  f"   {x['wall'] / r['text']['wall']:.2f}x wall, {x['cpu'] / r['text']['cpu']:.2f}x CPU of text")
+        base = r["text"]
+        print("\n".join(f"  {name:<5} {x['wall']:7.2f} s wall {x['cpu']:7.2f} s CPU {x['rss'] / 2**20:6.0f} MB   "
+                        f"{x['wall'] / base['wall']:.2f}x wall, {x['cpu'] / base['cpu']:.2f}x CPU of text" for name, x in (("csv", r["csv"]), ("text", base))))
         print(f"  same answers: {r['same']}")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if a.json:
         with open(a.json, "a") as fh:
-            for r in results:
-                fh.write(json.dumps(r) + "\n")
+            fh.writelines(json.dumps(r) + "\n" for r in results)
     return 0 if all(r["same"] for r in results) else 1
 
 

@@ -161,6 +161,16 @@ def _lubm_command(out, rows):
     return Figures(ch, "-", "-")
 
 
+@bench(name="csv_facts", args="bench/csv_facts.py --facts 200000 1000000 --repeat 3", json=True,
+       peer="the same facts as fact text, as chronolog writes them (same run, alternately)",
+       what="`chronolog run --facts FILE.csv` of a CSV of six predicates (as run --format csv writes it) against the fact text file; whole command")
+def _csv_facts(out, rows):
+    ch = "; ".join(f"{r['rows'] // 1000}k rows {_s(r['csv']['wall'])} wall / {_s(r['csv']['cpu'])} CPU, {r['csv']['rss'] / 2**20:.0f} MB" for r in rows)
+    pe = "; ".join(f"{r['rows'] // 1000}k {_s(r['text']['wall'])} wall / {_s(r['text']['cpu'])} CPU, {r['text']['rss'] / 2**20:.0f} MB" for r in rows)
+    ra = "; ".join(f"{r['rows'] // 1000}k {_x(r['csv']['wall'], r['text']['wall'])} wall / {_x(r['csv']['cpu'], r['text']['cpu'])} CPU" for r in rows)
+    return Figures(ch, pe, ra, ok=all(r["same"] for r in rows))
+
+
 @bench(name="quoted_terms", args="bench/quoted_terms.py --facts 300000 --read 1000000 --repeat 7", json=True,
        peer="the same facts with bare names (same rules, same run)", target="1.2x bare, 1M facts/s read (issue 37)",
        what="LUBM 300k with quoted IRI terms in a fact file and inside the program, against bare names; whole command; 1M quoted facts read")

@@ -209,7 +209,7 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     from chronolog.connectors.fact_csv import is_fact_csv
 
     if any(is_fact_csv(p) for p in paths):
-        return None  # (a CSV file of facts: the rows' reading, connectors/fact_csv.py)
+        return _csv_columns(paths, calendar, terms) if all(is_fact_csv(p) for p in paths) else None
     from chronolog.connectors.paths import exists
 
     try:
@@ -229,6 +229,38 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
 
     with allocators.settled():  # (as the program's: the reader's parts live to the run's end; 10,000 predicates' parts met two collections)
         return _read_columns(paths, dialect, calendar, terms)
+
+
+def _csv_columns(paths, calendar=None, terms=None):
+    """CSV files of many predicates (as ``run --format csv`` writes them)
+    read by kernels (connectors/fact_csv_columns.py), a FactColumns each,
+    or None when the rows' reading applies: a small or missing file, one
+    the kernels refuse (it reports the first problem at its place), or a
+    predicate of two arities in two files (it names both places)."""
+    from chronolog.connectors.fact_csv_columns import read_columns
+    from chronolog.connectors.paths import exists
+
+    try:
+        if not all(exists(p, "facts file") and os.path.isfile(p) for p in paths) or sum(os.stat(p).st_size for p in paths) < KERNEL_BYTES:
+            return None
+    except (OSError, ChronologError):
+        return None  # the rows' reading reports it
+    from chronolog.engine.columns.encoding import Dictionary
+    from chronolog.language import allocators
+
+    if terms is None:
+        terms = Dictionary()  # the run's term codes, shared with the columnar executor
+    out, widths = [], {}
+    with allocators.settled():  # (as the kernel reader's parts: they live to the run's end)
+        for p in paths:
+            fc = read_columns(p, calendar, terms)
+            if fc is None:
+                return None
+            for pred, width in fc.widths().items():
+                if widths.setdefault(pred, width) != width:
+                    return None
+            out.append(fc)
+    return out
 
 
 def _read_columns(paths, dialect: str, calendar=None, terms=None):

@@ -103,7 +103,20 @@ class _Terms:
 
 
 def read(path, calendar=None):
-    """The facts of a CSV file of many predicates as FactRows."""
+    """The facts of a CSV file of many predicates as FactRows: a large one
+    read by kernels (connectors/fact_csv_columns.py), unless they leave it
+    to :func:`read_rows`."""
+    from .fact_csv_columns import read_columns
+
+    columns = read_columns(path, calendar)
+    if columns is not None:
+        return columns.rows()
+    return read_rows(path, calendar)
+
+
+def read_rows(path, calendar=None):
+    """:func:`read` by the csv module, row by row: each error at its
+    file:line:column."""
     from chronolog.language.source_text import read_text
 
     text = read_text(path, "facts file")

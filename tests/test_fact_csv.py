@@ -86,9 +86,7 @@ def test_a_large_csv_of_facts_is_read_as_csv_on_columns(tmp_path):
     assert len(rows.facts("q")) == 60_000 - 11
 
 
-@pytest.mark.parametrize("text, where, says", [
-    ("pred,c0,start\np,a,0\n", ":1:1:", "no end column"),
-    ("c0,start,end\na,0,1\n", ":1:1:", "no pred column"),
+_BAD = [  # (bad cells and rows, each named by its line and column)
     ("pred,c0,start,end\np,a,0\n", ":2:4:", "the row has 3 cells but the header names 4 columns"),
     ("pred,c0,start,end\nP,a,0,1\n", ":2:1:", "column pred: 'P' is not a predicate name"),
     ("pred,c0,c1,start,end\np,,a,0,1\n", ":2:2:", "column c0: an empty cell before c1"),
@@ -98,9 +96,21 @@ def test_a_large_csv_of_facts_is_read_as_csv_on_columns(tmp_path):
     ("pred,c0,start,end,every\np,a,0,1,zz\n", ":2:5:", "column every: 'zz' is not a period"),
     ("pred,c0,start,end,start_closed\np,a,0,1,maybe\n", ":2:5:", "column start_closed: 'maybe' is not a boolean"),
     ("pred,c0,start,end\np,a,2,1\n", ":2:3:", "the interval from 2 to 1 is empty"),
+]
+
+
+@pytest.mark.parametrize("text, where, says", [
+    ("pred,c0,start\np,a,0\n", ":1:1:", "no end column"),
+    ("c0,start,end\na,0,1\n", ":1:1:", "no pred column"),
+    *_BAD,
     ("pred,c0,c0,start,end\np,a,b,2,1\n", ":1:3:", "names the column 'c0' twice"),
 ])
 def test_a_bad_csv_of_facts_is_named_by_file_line_and_column(tmp_path, text, where, says):
+    _named(tmp_path, text, where, says)
+
+
+def _named(tmp_path, text, where, says, **options):
+    """``run --facts`` and ``reason`` of the CSV ``text`` stop at the error ``says`` at ``where``."""
     prog = tmp_path / "p.vada"
     prog.write_text("q(X) :- p(X).\n")
     path = tmp_path / "bad.csv"
@@ -110,7 +120,7 @@ def test_a_bad_csv_of_facts_is_named_by_file_line_and_column(tmp_path, text, whe
     assert f"{path}{where}" in out.output and says in out.output, out.output
     assert "Traceback" not in out.output
     with pytest.raises(chronolog.ChronologError, match=says.replace("(", r"\(").replace(")", r"\)").replace("'", "'")):
-        chronolog.reason(prog, Path(path))
+        chronolog.reason(prog, Path(path), **options)
 
 
 def test_a_hand_written_csv_of_facts_reads_bare_cells_as_the_language_does(tmp_path):
@@ -172,3 +182,264 @@ def test_any_terms_written_as_csv_read_back_as_themselves(tmp_path_factory, fact
     path.write_text(buf.getvalue(), encoding="utf-8", newline="")
     back = chronolog.reason(prog, path)
     assert _facts(back, list(given)) == _facts(model, list(given))
+
+
+# ------------------------------------------------ the kernels' reading (connectors/fact_csv_columns.py)
+
+
+def _view(rows):
+    """A FactRows as plain data: each predicate's facts with their terms'
+    types (a null by its label), in order, its first place, the facts that
+    repeat, and the predicates' order."""
+    from chronolog.language.nulls import Null
+
+    def term(v):
+        if type(v) is Null:
+            return ("Null", str(v))
+        if type(v) is tuple:
+            return ("set", tuple(term(x) for x in v))
+        return (type(v).__name__, repr(v))
+
+    return (list(rows), {p: [(tuple(map(term, t)), iv) for t, iv in lst] for p, lst in rows.items()},
+            {p: rows.positions[p] for p in rows},
+            {p: [(tuple(map(term, t)), iv, every, pos) for t, iv, every, pos in lst] for p, lst in rows.repeating.items()})
+
+
+def _kernels_and_rows(path, calendar=None):
+    """The kernels' reading of ``path`` (as values, and coded by a run's
+    Dictionary) against the row reader's: the same facts, places and
+    order, or None where the row reader finds an error.  Returns the
+    kernels' FactColumns (None: left to the row reader) and the row
+    reader's FactRows (None: its error)."""
+    from chronolog.connectors.fact_csv import read_rows
+    from chronolog.connectors.fact_csv_columns import read_columns
+    from chronolog.engine.columns.encoding import Dictionary
+
+    try:
+        rows = read_rows(path, calendar)
+    except chronolog.ChronologError:
+        rows = None
+    fast = read_columns(path, calendar, min_bytes=0)
+    coded = read_columns(path, calendar, Dictionary(), min_bytes=0)
+    assert (fast is None) == (coded is None)
+    if rows is None:
+        assert fast is None, "the kernels read a file the row reader refuses"
+    elif fast is not None:
+        assert _view(fast.rows()) == _view(rows)
+        assert _view(coded.rows()) == _view(rows)
+    return fast, rows
+
+
+@pytest.mark.parametrize("text, lines", [
+    # a quoted newline: the rows after it are a line further
+    ('pred,c0,c1,start,end\np,"a\nb",1,0,1\nq,x,,2,3\np,c,2,4,5\n', {"p": 2, "q": 4}),
+    ('pred,c0,start,end\np,"a\n\nb",0,1\nq,"\n",2,3\nq,z,4,5', {"p": 2, "q": 5}),
+    # a byte order mark, CRLF line ends (a quoted one kept in its cell)
+    ('\ufeffpred,c0,start,end\r\np,a,0,1\r\nq,"x\r\ny",0,1\r\nr,b,1,2\r\n', {"p": 2, "q": 3, "r": 5}),
+    # blank lines between rows and at the end (skipped, counted)
+    ("pred,c0,start,end\np,a,0,1\n\n\nq,b,1,2\n\r\n\n", {"p": 2, "q": 5}),
+    # empty cells: after a predicate's last argument, the quoted empty
+    # string (written """""" as a term), arity 0, a whole row of arity 0
+    ('pred,c0,c1,start,end\np,"""""",,0,1\nz,,,0,1\ns,a,"",1,2\np,b,,1,2\n', {"p": 2, "s": 4, "z": 3}),
+    # doubled quotes, a comma and blanks inside quotes, labelled nulls, sets, #T, dates as terms
+    ('pred,c0,c1,start,end\np,"say ""hi""","a,b",0,1\np," pad ",_:n1,0,1\np,"{1,b}",#T,1,2\np,2020-01-01,_:n1,1,2\n', {"p": 2}),
+    # numbers: integers, decimals (whole ones read as integers), fractions, floats, and words with blanks
+    ("pred,c0,c1,start,end\nn,007,-0,0,1\nn,1.50,2.0,0,1\nn,1/3,float(1.5),0,1\nn,sensor 12,Sensor one two,0,1\nn,99999999999999999999,0.5,0,1\n", {"n": 2}),
+    # times: decimals, fractions, infinities, closedness, a fact that repeats among its predicate's
+    ("pred,c0,start,end,start_closed,end_closed,every\np,a,-inf,1/3,true,false,\np,b,0.5,+inf,false,false,\np,c,0,0,true,true,7\nj,a,0,1,true,false, 30 \n",
+     {"p": 2, "j": 5}),
+])
+def test_the_kernels_read_a_csv_of_facts_as_the_rows_do(tmp_path, text, lines):
+    """Quoted newlines, a byte order mark, CRLF, blank lines, empty cells,
+    every kind of cell: the kernels read the facts, their places (the
+    line of each predicate's first row) and their order as the row reader
+    does, as values and coded."""
+    path = tmp_path / "f.csv"
+    path.write_bytes(text.encode("utf-8"))
+    fast, rows = _kernels_and_rows(path)
+    assert fast is not None and rows is not None
+    assert {p: rows.positions[p].line for p in rows.positions} == lines
+
+
+def test_the_kernels_read_dates_as_the_rows_do(tmp_path):
+    from chronolog.language.dates import Calendar
+
+    path = tmp_path / "d.csv"
+    path.write_text("pred,c0,start,end,start_closed,end_closed,every\n"
+                    "shift,a,2020-01-01,2020-01-03,true,false,P7D\nshift,b,2020-01-02,2020-01-03T12:00:00,true,true,\n"
+                    "late,a,-inf,2020-02-29,false,false,\nlate,c,1969-12-31,+inf,true,false,\n")
+    for unit in ("days", "hours"):
+        fast, rows = _kernels_and_rows(path, Calendar(unit))
+        assert rows is not None and (fast is not None or unit == "days")  # (noon is no day: the row reader says so)
+    fast, rows = _kernels_and_rows(path, Calendar("hours"))
+    assert fast is not None
+
+
+def test_the_kernels_read_a_long_csv_of_many_predicates_in_blocks(tmp_path, monkeypatch):
+    """More rows than 16-bit indices hold, over many of Arrow's blocks
+    (their dictionaries unified): as the rows."""
+    from chronolog.connectors import fact_csv_columns
+
+    path = tmp_path / "long.csv"
+    path.write_text("pred,c0,c1,start,end,start_closed,end_closed\n" + "".join(
+        f"{'pqr'[i % 3]}{i % 7},k{i % 70001},{i % 13 if i % 5 else f'x {i}'},{i % 50},{i % 50 + 2},true,{str(i % 2 == 0).lower()}\n"
+        for i in range(70_000)))
+    monkeypatch.setattr(fact_csv_columns, "BLOCK", 1 << 16)
+    fast, rows = _kernels_and_rows(path)
+    assert fast is not None and sum(map(len, rows.values())) == 70_000
+
+
+@pytest.mark.parametrize("text", [
+    'pred,"c0",start,end\np,a,0,1\n',  # a quoted header cell
+    "pred,c0,start,end\rp,a,0,1\rq,b,1,2\r",  # lone carriage returns (line ends for the csv module)
+    "\npred,c0,start,end\np,a,0,1\n",  # a blank line before the header
+    'pred,c0,start,end\np,a"b,0,1\np,"x"y,0,1\n',  # quotes inside a bare cell, after a quoted one
+    "pred,c0,start,end\np,a,0,1\n   \nq,b,0,1\n",  # a line of blanks (one cell: skipped by the row reader)
+    "pred,c0,start,end\np," + "x" * 131_073 + ",0,1\n",  # a cell longer than the csv module takes
+])
+def test_what_the_kernels_leave_to_the_rows_reads_as_before(tmp_path, text):
+    """Files the kernels would read otherwise than the csv module (or not
+    at all) are the row reader's: read or refused as before."""
+    from chronolog.connectors import fact_csv
+
+    path = tmp_path / "f.csv"
+    path.write_bytes(text.encode("utf-8"))
+    fast, rows = _kernels_and_rows(path)
+    assert fast is None
+    try:
+        got = fact_csv.read(path)
+    except chronolog.ChronologError as e:
+        assert rows is None, e
+    else:
+        assert _view(got) == _view(rows)
+
+
+def _padded(text: str) -> str:
+    """``text`` with rows of another predicate after it, past the size
+    from which the kernels read a CSV of facts (the error stays where it is)."""
+    header = [h.strip() for h in text.split("\n", 1)[0].split(",")]
+    cell = {"pred": "pad", "start": "0", "end": "1", "start_closed": "true", "end_closed": "true", "every": ""}
+    row = ",".join(cell.get(h, "a") for h in header) + "\n"
+    return text + row * (70_000 // len(row))
+
+
+@pytest.mark.parametrize("text, where, says", [
+    *_BAD,
+    ('pred,c0,start,end\np,"a\nb",0,1\n\nq,"x\ny",0,1\nq,b,2,x\n', ":7:4:", "column end: 'x' is not a number"),
+])
+def test_a_bad_large_csv_of_facts_is_named_by_file_line_and_column(tmp_path, text, where, says):
+    """The errors of a file the kernels would read: each named at its
+    line (after quoted newlines and blank lines) and column, as in a small one."""
+    text = _padded(text)
+    assert len(text.encode("utf-8")) >= 1 << 16
+    _named(tmp_path, text, where, says, engine="columns")
+
+
+def test_a_large_csv_of_facts_goes_to_the_columns_as_read(tmp_path):
+    """A CSV of facts past the kernels' size is read into FactColumns for
+    the columnar executor (as fact text is), not rows."""
+    from chronolog.api import _fact_columns
+
+    path = tmp_path / "big.csv"
+    path.write_text("pred,c0,c1,start,end\n" + "".join(f"p,k{i % 97},{i},{i % 50},{i % 50 + 2}\n" for i in range(6000)))
+    columns = _fact_columns(path, "vadalog")
+    assert columns is not None and [fc.count("p") for fc in columns] == [6000]
+    assert columns[0].slow == {} and not columns[0].slow.repeating
+
+
+_CELL = st.one_of(
+    st.text(alphabet=st.sampled_from(list('aZ09 ,"\n\r#_:{}./-+\t') + ["é"]), max_size=6),
+    st.from_regex(r"[A-Za-z][a-z0-9_]{0,3}( [A-Za-z0-9_]{1,3}){0,2}", fullmatch=True),
+    st.from_regex(r"-?[0-9]{1,20}(\.[0-9]{1,10})?", fullmatch=True),
+    st.sampled_from(["inf", "nan", "true", "not", "every", "float", "P3D", "_:n1", "#T", "#F", "1/0", '""', "", "a b",
+                     "X", "Ab cd", "1 2", "a - b", "2020-01-01", "2020-01-01 10:00", "{1,a}"]),
+)
+
+
+def _csv_cell(cell: str, quote: int) -> str:
+    """``cell`` as a CSV cell: bare (0), quoted as the csv module quotes
+    (1), or quoted whatever it holds (2)."""
+    if quote == 0:
+        return cell
+    if quote == 1 and not any(c in cell for c in ',"\n\r') and cell.strip() == cell:
+        return cell
+    return '"' + cell.replace('"', '""') + '"'
+
+
+@settings(deadline=None, max_examples=examples(150))
+@given(st.lists(st.tuples(st.sampled_from(["p", "q"] * 8 + [" p", "P"]), st.lists(st.tuples(_CELL, st.sampled_from([1, 1, 1, 2, 0])), max_size=3),
+                          st.sampled_from(["0", "1", "1/2", "-inf", "2.5"] * 4 + ["x"]), st.sampled_from(["3", "+inf", "3", "1", ""]),
+                          st.sampled_from(["true", "false", "#F"] * 6 + ["maybe"]), st.sampled_from([""] * 12 + ["5", "zz"])),
+                min_size=1, max_size=8),
+       st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_any_csv_of_facts_reads_alike_by_kernels_and_rows(tmp_path_factory, rows, newline, bom):
+    """Hand-written CSV files of facts (any cells, quoted or not, ragged,
+    blank, bad): where the row reader reads one, the kernels read the same
+    facts or leave it to it; where it finds an error, they leave it to it."""
+    width = max(len(cells) for _, cells, *_ in rows)
+    lines = ["pred," + ",".join(f"c{i}" for i in range(width)) + ",start,end,end_closed,every"]
+    arity: dict = {}
+    for pred, cells, lo, hi, closed, every in rows:
+        n = arity.setdefault(pred.strip(), len(cells))  # (mostly one arity a predicate; an empty cell mostly the string "")
+        cells = (cells + [("a", 0)] * n)[:n] if len(rows) % 4 else cells
+        terms = [_csv_cell(c if c or len(rows) % 3 == 0 else '""', q) for c, q in cells] + [""] * (width - len(cells))
+        lines.append(",".join([pred, *terms, lo, hi, closed, every]))
+    path = tmp_path_factory.mktemp("csv") / "f.csv"
+    path.write_bytes((("\ufeff" if bom else "") + newline.join(lines) + newline).encode("utf-8"))
+    _kernels_and_rows(path)
+
+
+@settings(deadline=None, max_examples=examples(60))
+@given(st.lists(st.tuples(st.sampled_from(["p", "q", "r0"]), st.lists(_TERMS, max_size=3), st.integers(0, 5)), min_size=1, max_size=6))
+def test_any_terms_written_as_csv_are_read_by_the_kernels(tmp_path_factory, facts):
+    """What ``run --format csv`` writes of any terms (quotes, commas,
+    newlines, strings that spell other terms) is read by the kernels, not
+    left to the row reader, and read as the rows read it."""
+    arity = {}
+    given = {}
+    for pred, terms, start in facts:
+        terms = tuple(terms[: arity.setdefault(pred, len(terms))]) + ("pad",) * (arity[pred] - len(terms[: arity[pred]]))
+        given.setdefault(pred, []).append((terms, (start, start + 2)))
+    model = chronolog.reason("".join(f'@output("{p}"). ' for p in given), given)
+    import io
+
+    from chronolog.ux_cli import model_facts, write_facts
+
+    buf = io.StringIO()
+    write_facts(model, model_facts(model, model.output_predicates, None), "csv", buf)
+    path = tmp_path_factory.mktemp("csv") / "out.csv"
+    path.write_text(buf.getvalue(), encoding="utf-8", newline="")
+    fast, rows = _kernels_and_rows(path)
+    assert fast is not None and rows is not None
+
+
+@pytest.mark.parametrize("src, outputs", [(KINDS, OUTPUTS), (DATES, '@timeGranularity("days").\n@output("late"). @output("shift2").\n')])
+def test_a_large_csv_of_every_kind_runs_alike_on_columns_and_rows(tmp_path, src, outputs):
+    """run --format csv of every kind of term (nulls, sets, dates, a fact
+    that repeats), past the kernels' size and with a float beside an equal
+    decimal: read back by the kernels, the columns' model is the rows' and
+    the first run's."""
+    prog, echo = tmp_path / "prog.vada", tmp_path / "echo.vada"
+    prog.write_text(src)
+    echo.write_text(outputs + '@output("pad").\n')
+    first = CliRunner().invoke(cli, ["run", str(prog), "--format", "csv"])
+    assert first.exit_code == 0, first.output
+    header, _, body = first.stdout.partition("\n")
+    width = header.count(",") + 1
+    times = "0,1" if src is KINDS else "2020-01-01,2020-01-02"
+    pad = "".join(f"pad,k{i},{('float(2.5)', '2.5', '5/2')[i % 3]}" + "," * (width - 7) + f"{times},true,false"
+                  + ("," if header.endswith("every") else "") + "\n" for i in range(3000))
+    out = tmp_path / "out.csv"
+    out.write_text(header + "\n" + body + pad)
+    assert out.stat().st_size >= 1 << 16
+    from chronolog.api import _fact_columns, load_program
+
+    assert _fact_columns(out, "vadalog", load_program(echo).calendar) is not None
+    rows = chronolog.reason(echo, out, engine="rows")
+    cols = chronolog.reason(echo, out, engine="columns")
+    assert cols.lines() == rows.lines()
+    assert _facts(cols, ["pad"]) == _facts(rows, ["pad"])
+    assert {type(t[1]) for t, _ in cols.facts("pad")} == {float, Fraction}
+    model = chronolog.reason(prog)
+    preds = model.output_predicates
+    assert _facts(cols, preds) == _facts(model, preds) == _facts(rows, preds)

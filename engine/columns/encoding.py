@@ -211,6 +211,12 @@ class Dictionary:
             self._floats = any(type(v) is float for v in values)
         self.values.extend(values)
 
+    @property
+    def has_floats(self) -> bool:
+        """Whether a float was ever coded: else a value coded meets an equal
+        number of another kind only if it is a float (:meth:`_check_kinds`)."""
+        return self._floats
+
     def _check_kinds(self, looked_up, codes) -> None:
         """Count the numbers among ``looked_up`` whose code holds an equal
         number of another kind (strings never equal a number: skipped).

@@ -15,8 +15,9 @@ and :func:`views` says what each atom of a variant reads.
 
 from __future__ import annotations
 
-# what a body atom of a variant reads instead of its predicate's full relation
-DELTA, OLD = "delta", "old"
+# what a body atom reads: its predicate's whole relation, or in a delta
+# variant the round's new facts or the facts from before them
+FULL, DELTA, OLD = "full", "delta", "old"
 
 
 def views(variant) -> dict:

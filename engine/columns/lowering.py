@@ -60,14 +60,12 @@ def body_pipeline(ev, body, rule, variant=None):
     """A conjunction, its joins in :func:`join_order`, each atom reading
     what ``variant`` says (engine/seminaive.views); each step lowered by
     :data:`_STEPS`."""
-    from .scan import FULL
-
     views = seminaive.views(variant)
     node = None
     bound: set = set()
     for pos, _ in join_order(ev, rule, None if variant is None else variant.position):
         step = body.steps[pos]
-        node = _STEPS[type(step)](ev, node, step, views.get(pos, FULL), bound, rule)
+        node = _STEPS[type(step)](ev, node, step, views.get(pos, seminaive.FULL), bound, rule)
     return node
 
 
@@ -83,10 +81,10 @@ def _join(ev, node, step, view, bound, rule):
 
 def _difference(ev, node, step, view, bound, rule):
     from .difference import DifferenceNode
-    from .scan import FULL, ScanNode
+    from .scan import ScanNode
 
     neg = step.negated
-    return DifferenceNode(node, ScanNode(neg.pred, neg.terms, FULL, ev), ev.values)
+    return DifferenceNode(node, ScanNode(neg.pred, neg.terms, seminaive.FULL, ev), ev.values)
 
 
 def _condition(ev, node, step, view, bound, rule):
@@ -146,13 +144,13 @@ def _aggregate(ev, op, rule, variant):
 
 
 def _since(ev, op, rule, variant):
-    from .scan import FULL, ScanNode
+    from .scan import ScanNode
     from .since import SinceNode
 
     if not (isinstance(op.left, ph.Scan) and isinstance(op.right, ph.Scan)):  # pragma: no cover - the planner makes them atoms
         raise Fallback("a Since/Until operand with an operator")
-    right = ScanNode(op.right.pred, op.right.terms, FULL, ev)
-    left = ScanNode(op.left.pred, op.left.terms, FULL, ev)
+    right = ScanNode(op.right.pred, op.right.terms, seminaive.FULL, ev)
+    left = ScanNode(op.left.pred, op.left.terms, seminaive.FULL, ev)
     return SinceNode(right, left, op.op, op.window, ev._scale, ev.values)
 
 

@@ -8,8 +8,6 @@ from chronolog.language import ast
 from ..node import Node
 from .base import frame_of
 
-FULL = "full"  # (the other views of an atom: engine/seminaive.views)
-
 
 def var_column(name: str) -> str:
     return "v:" + name

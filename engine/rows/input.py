@@ -8,7 +8,6 @@ from chronolog.language import ast
 from ..node import BATCH_SIZE, Node
 from ..seminaive import DELTA, OLD
 
-FULL = "full"  # (the other views of an atom: engine/seminaive.views)
 
 
 class AtomPattern:

@@ -17,9 +17,10 @@ from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
 from .. import seminaive
+from ..seminaive import FULL
 from .closing import ClosingNode
 from .difference import DifferenceNode
-from .input import FULL, InputNode
+from .input import InputNode
 from .join import TemporalJoinNode
 from .linear import AssignNode, ConditionNode
 from .output import ExplainingOutputNode, OutputNode

@@ -33,6 +33,7 @@ from chronolog.language.timeline import EVERYWHERE, contains, intersect, subtrac
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import PlanRule, Scan
 
+from .. import seminaive
 from .merge import MergeNode
 from .pipeline import pipeline_for
 
@@ -422,50 +423,18 @@ class Maintenance:
 
     def _over_delete(self, stratum, gone_in, seeds) -> dict:
         """The pieces of the stratum's facts that may have depended on what
-        is gone: ``{pred: {terms: [intervals]}}``, to a fixpoint."""
-        ev = self.ev
-        planned = self._facts(stratum)["planned"]
-        over: dict = {}
-        used: dict = {}  # pred -> {terms: old maximal intervals already driven}
+        is gone: ``{pred: {terms: [intervals]}}``, to a fixpoint (the
+        rounds of :class:`_OverDeletion` in seminaive.run)."""
+        rounds = _OverDeletion(self, stratum.recursive)
+        over, used = rounds.over, rounds.used
         delta = {p: {t: set(ivs) for t, ivs in by.items()} for p, by in gone_in.items()}
         for p, by in seeds.items():  # given pieces of the stratum's own predicates
             rel = self.store.relation(p)
             for terms, hs in by.items():
                 over.setdefault(p, {}).setdefault(terms, []).extend(hs)
             self._widen(rel, by, used, delta)
-        while delta:
-            found: dict = {}
-            ev.delta = delta
-            changed = frozenset(delta)
-            for rp, v in planned.delta_variants(changed):
-                rule = rp.rule
-                pipe = ev._pipelines(rule, v, rp.operator)  # (the insertion's, reset: built once a session)
-                into = found.setdefault(rule.head_pred, {})
-                while pipe.next():
-                    for terms, iv in pipe.get():
-                        got = into.get(terms)
-                        if got is None:
-                            into[terms] = [iv]
-                        else:
-                            got.append(iv)
-            ev.delta = {}
-            delta = {}
-            for p, by in found.items():
-                if not by:
-                    continue
-                rel = self.store.relation(p)
-                rel.read_atoms(by)
-                hit = {}
-                for terms, pieces in by.items():
-                    ivs = rel.atoms.get(terms)
-                    if not ivs:
-                        continue
-                    real = [x for iv in pieces for old in ivs if (x := intersect(iv, old)) is not None]
-                    if real:
-                        over.setdefault(p, {}).setdefault(terms, []).extend(real)
-                        hit[terms] = real
-                if stratum.recursive:
-                    self._widen(rel, hit, used, delta)
+        if delta:
+            seminaive.run(rounds, self._facts(stratum)["planned"], delta)
         return over
 
     @staticmethod
@@ -628,3 +597,56 @@ class Maintenance:
                 out[terms] = set(rel.atoms[terms])
         return out
 
+
+
+class _OverDeletion(seminaive.Backend):
+    """The over-deletion's rounds (seminaive.run): each variant's pipeline
+    (the insertion's, reset: built once a session) driven by whole lost old
+    maximal intervals, the other atoms reading the old facts; what a round
+    derives is met with the relations and the pieces met collected
+    (``over``), not merged.  In a recursive stratum the next round is driven
+    by the old maximal intervals those pieces meet not driven yet
+    (``used``: so the rounds end)."""
+
+    def __init__(self, upkeep: Maintenance, recursive: bool):
+        self.upkeep, self.recursive = upkeep, recursive
+        self.over: dict = {}  # pred -> {terms: [pieces over-deleted]}
+        self.used: dict = {}  # pred -> {terms: old maximal intervals already driven}
+
+    def round(self, variants, deltas: dict) -> dict:
+        up = self.upkeep
+        ev, store, over = up.ev, up.store, self.over
+        found: dict = {}
+        ev.delta = deltas
+        try:
+            for rp, v in variants:
+                rule = rp.rule
+                pipe = ev._pipelines(rule, v, rp.operator)
+                into = found.setdefault(rule.head_pred, {})
+                while pipe.next():
+                    for terms, iv in pipe.get():
+                        got = into.get(terms)
+                        if got is None:
+                            into[terms] = [iv]
+                        else:
+                            got.append(iv)
+        finally:
+            ev.delta = {}
+        delta: dict = {}
+        for p, by in found.items():
+            if not by:
+                continue
+            rel = store.relation(p)
+            rel.read_atoms(by)
+            hit = {}
+            for terms, pieces in by.items():
+                ivs = rel.atoms.get(terms)
+                if not ivs:
+                    continue
+                real = [x for iv in pieces for old in ivs if (x := intersect(iv, old)) is not None]
+                if real:
+                    over.setdefault(p, {}).setdefault(terms, []).extend(real)
+                    hit[terms] = real
+            if self.recursive:  # (without recursion no round follows: seminaive.run asks planned.recursion)
+                up._widen(rel, hit, self.used, delta)
+        return delta

@@ -408,8 +408,10 @@ class ColumnMaintenance:
         them all its intervals over the inputs as they are now (no
         recursion: exact), so the pieces to delete are never computed.
         Returns ``{pred: atoms}``."""
-        guessed: set = set()  # (heads given candidate atoms by :func:`projected`)
-        found = self._round(self._planned(stratum).delta_variants(frozenset(gone_in)), gone_in, self.before.get, guessed)
+        rounds = _Candidates(self)
+        if gone_in:
+            seminaive.run(rounds, self._planned(stratum), dict(gone_in))  # (one round: no recursion)
+        found, guessed = rounds.found, rounds.guessed
         out: dict = {}
         for p in set(seeds) | set(found):
             names = self.names(p)
@@ -574,6 +576,23 @@ class _OverDeletion(seminaive.Backend):
                 self.over[p] = up.concat(p, [self.over.get(p), real])
                 up._widen(p, hit, self.used, delta)
         return delta
+
+
+class _Candidates(seminaive.Backend):
+    """The over-deletion's one round of a stratum without recursion
+    (:meth:`ColumnMaintenance._over_delete_once`): what each variant derives, the
+    other atoms reading the relations before the update (``found``), and
+    the heads given their delta's atoms projected (``guessed``)."""
+
+    def __init__(self, upkeep):
+        self.upkeep = upkeep
+        self.found: dict = {}
+        self.guessed: set = set()  # (heads given candidate atoms by :func:`projected`)
+
+    def round(self, variants, deltas: dict) -> dict:
+        up = self.upkeep
+        self.found = up._round(variants, deltas, up.before.get, self.guessed)
+        return {}  # (no round after: nothing of the stratum is read by it)
 
 
 class _Insertion(seminaive.Backend):

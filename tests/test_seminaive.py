@@ -151,3 +151,54 @@ def test_each_executor_takes_what_an_atom_reads_from_seminaive_views(monkeypatch
         oracle = evaluate_text(program, facts, (0, 12))
         for pred in oracle.predicates():
             assert sorted(m.facts(pred)) == sorted(oracle.facts(pred)), pred
+
+
+# An update's rounds too: DRed's over-deletion and the insertion are
+# backends of the loop, on the rows (the rows' own updates and the columns'
+# updates by atoms) as on the columns' frames; no loop of their own asks the
+# plan for a round's variants.
+UPDATED = """
+t(X,Y) :- e(X,Y).
+t(X,Z) :- t(X,Y), e(Y,Z).
+u(X) :- t(X,Y), m(Y).
+"""
+UPDATED_FACTS = ["e(1,2)@[0,6]", "e(2,3)@[2,8]", "e(3,4)@[1,9]", "e(4,1)@[3,5]", "m(3)@[0,10]", "m(1)@[4,7]"]
+
+
+@pytest.mark.parametrize("engine,path", [("rows", None), ("columns", "atoms"), ("columns", "frames")])
+def test_an_updates_rounds_are_all_run_by_the_one_loop(monkeypatch, backends, engine, path):
+    from chronolog.engine.columns import evaluator as columns_evaluator
+    from chronolog.planner import physical as ph
+
+    monkeypatch.setattr(columns_evaluator, "POINT_ATOMS", 10**9 if path == "atoms" else -1)
+    inside, outside = [], []
+    run, variants = seminaive.run, ph.StratumPlan.delta_variants
+    depth = [0]
+
+    def counted_run(*args, **kwargs):
+        depth[0] += 1
+        try:
+            return run(*args, **kwargs)
+        finally:
+            depth[0] -= 1
+
+    def recorded(self, changed, *args):
+        (inside if depth[0] else outside).append(sorted(changed))
+        return variants(self, changed, *args)
+
+    monkeypatch.setattr(seminaive, "run", counted_run)
+    monkeypatch.setattr(ph.StratumPlan, "delta_variants", recorded)
+    reasoner = chronolog.Reasoner(UPDATED, UPDATED_FACTS, engine=engine)
+    reasoner.model
+    del backends[:], inside[:]
+    gone, added = "e(2,3)@[3,5]", ["e(3,1)@[6,7]", "m(4)@[2,3]"]
+    updated = reasoner.update(retract=[gone], add=added)
+    assert outside == [] and inside  # (every round's variants asked for inside seminaive.run)
+    ran = updated.stats["maintenance"]
+    assert all(s["maintained"] for s in ran) and {s.get("path") for s in ran} == {path}
+    assert "RowRounds" in backends if engine == "rows" or path == "atoms" else "_Insertion" in backends
+    assert "_OverDeletion" in backends
+    facts = ". ".join(f for f in UPDATED_FACTS if f != "e(2,3)@[2,8]") + ". e(2,3)@[2,3). e(2,3)@(5,8]. " + ". ".join(added) + "."
+    oracle = evaluate_text(UPDATED, facts, (0, 12))
+    for pred in ("t", "u"):
+        assert sorted(updated.facts(pred)) == sorted(oracle.facts(pred)), pred

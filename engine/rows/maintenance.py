@@ -598,7 +598,6 @@ class Maintenance:
         return out
 
 
-
 class _OverDeletion(seminaive.Backend):
     """The over-deletion's rounds (seminaive.run): each variant's pipeline
     (the insertion's, reset: built once a session) driven by whole lost old

@@ -108,8 +108,14 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     if isinstance(facts, os.PathLike):
         from chronolog.connectors import fact_csv
 
-        if fact_csv.is_fact_csv(facts) and dialect != "lars":  # (as run --format csv writes them)
-            return fact_csv.read(facts, calendar)
+        if fact_csv.is_fact_csv(facts):  # (as run --format csv writes them)
+            rows = fact_csv.read(facts, calendar)
+            if dialect == "lars":  # ticks, as LARS fact text and bound files are read: start 5, end 7 is ticks 5 to 7
+                from chronolog.language.lars import fact_rows
+
+                fact_rows(rows, "a CSV of facts read by a LARS program holds ticks: whole numbers, "
+                                "the range 5 to 7 as start 5, end 7, both closed (as run --format csv writes them)")
+            return rows
         from chronolog.language.source_text import read_text
 
         text = read_text(facts, "facts file")  # decoded once: a bad byte is reported at its place

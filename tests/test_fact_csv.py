@@ -347,6 +347,39 @@ def test_a_large_csv_of_facts_goes_to_the_columns_as_read(tmp_path):
     assert columns[0].slow == {} and not columns[0].slow.repeating
 
 
+def test_csv_and_fact_text_files_in_one_list_each_go_to_their_kernels(tmp_path):
+    """A list of ``.csv`` and fact-text files: each run of files of one kind
+    read by its own kernels into columns (a small CSV's rows beside them),
+    the model the rows' reading of the same list gives; a predicate of two
+    arities in two files still named at both places."""
+    from chronolog.api import _fact_columns
+
+    big_csv = tmp_path / "big.csv"
+    big_csv.write_text("pred,c0,c1,start,end\n" + "".join(f"p,k{i % 97},{i},{i % 50},{i % 50 + 2}\n" for i in range(6000)))
+    small_csv = tmp_path / "small.csv"
+    small_csv.write_text('pred,c0,c1,start,end,every\np,x,"1",0,1,\nr,a,b,0,0,30\n')
+    text = tmp_path / "big.txt"
+    text.write_text("".join(f"p(t{i % 89},{i})@[{i % 40},{i % 40 + 3}]\n" for i in range(5000)) + "r(c,d)@5\n")
+    small_text = tmp_path / "small.txt"
+    small_text.write_text("p(y,2)@1\n")
+    files = [small_text, big_csv, text, small_csv]
+    columns = _fact_columns(files, "vadalog")
+    assert columns is not None
+    assert [fc.count("p") for fc in columns] == [1, 6000, 5000, 1]  # (the two text files: one FactColumns each, in order)
+    assert columns[1].slow == {} and columns[2].slow == {}
+    prog = tmp_path / "p.vada"
+    prog.write_text('q(X, Y) :- p(X, Y).\ns(X) :- r(X, Y).\n@output("q"). @output("s").\n')
+    rows = chronolog.reason(prog, files, engine="rows")
+    cols = chronolog.reason(prog, files, engine="columns")
+    assert cols.lines() == rows.lines()
+    assert len(rows.facts("q")) == len({t for fc in _fact_columns(files, "vadalog") for t, _ in fc.rows().get("p", [])})
+    other = tmp_path / "other.txt"
+    other.write_text("p(z)@1\n")
+    assert _fact_columns([big_csv, other], "vadalog") is None  # (the rows' reading names both places)
+    with pytest.raises(chronolog.ChronologError, match="p has 1 argument here but 2"):
+        chronolog.reason(prog, [big_csv, other], engine="columns")
+
+
 _CELL = st.one_of(
     st.text(alphabet=st.sampled_from(list('aZ09 ,"\n\r#_:{}./-+\t') + ["é"]), max_size=6),
     st.from_regex(r"[A-Za-z][a-z0-9_]{0,3}( [A-Za-z0-9_]{1,3}){0,2}", fullmatch=True),

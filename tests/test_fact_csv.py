@@ -208,20 +208,26 @@ def _view(rows):
 def _kernels_and_rows(path, calendar=None):
     """The kernels' reading of ``path`` (as values, and coded by a run's
     Dictionary) against the row reader's: the same facts, places and
-    order, or None where the row reader finds an error.  Returns the
-    kernels' FactColumns (None: left to the row reader) and the row
+    order, or where the row reader finds an error, None or that error
+    (its message, file, line and column).  Returns the kernels'
+    FactColumns (None: left to the row reader, or its error) and the row
     reader's FactRows (None: its error)."""
     from chronolog.connectors.fact_csv import read_rows
     from chronolog.connectors.fact_csv_columns import read_columns
     from chronolog.engine.columns.encoding import Dictionary
 
-    try:
-        rows = read_rows(path, calendar)
-    except chronolog.ChronologError:
-        rows = None
-    fast = read_columns(path, calendar, min_bytes=0)
-    coded = read_columns(path, calendar, Dictionary(), min_bytes=0)
-    assert (fast is None) == (coded is None)
+    def read(reader, *args, **options):
+        try:
+            return reader(path, calendar, *args, **options), None
+        except chronolog.ChronologError as e:
+            return None, str(e)
+
+    rows, error = read(read_rows)
+    fast, fast_error = read(read_columns, min_bytes=0)
+    coded, coded_error = read(read_columns, Dictionary(), min_bytes=0)
+    assert (fast is None) == (coded is None) and fast_error == coded_error
+    if fast_error is not None:
+        assert fast_error == error
     if rows is None:
         assert fast is None, "the kernels read a file the row reader refuses"
     elif fast is not None:
@@ -333,6 +339,32 @@ def test_a_bad_large_csv_of_facts_is_named_by_file_line_and_column(tmp_path, tex
     text = _padded(text)
     assert len(text.encode("utf-8")) >= 1 << 16
     _named(tmp_path, text, where, says, engine="columns")
+
+
+@pytest.mark.parametrize("text, where, says", [
+    *[bad for bad in _BAD if "cells but the header" not in bad[2]],  # (a ragged row: Arrow's reader refuses the file)
+    ('pred,c0,start,end\np,"a\nb",0,1\n\nq,"x\ny",0,1\nq,b,2,x\n', ":7:4:", "column end: 'x' is not a number"),
+    ('pred,c0,c1,start,end\np,"a\n\nb",x,0,1\n\nq,"P\nQ",y,0,1\nq,"P\nQ",,0,1\nq,"""s",,0,1\n', ":8:1:", "q has 1 argument here but 2 at"),
+    ('pred,c0,c1,start,end\np,"a\n\nb",x,0,1\n\nq,"P\nQ",y,0,1\nq,"""s",z,0,1\nq,z,,0,1\n', ":8:2:", 'column c0: "s is not a string'),
+    ("pred,c0,start,end,start_closed\n" + "p,a,0,1,true\n" * 3000 + "p,b,1,2,maybe\n", ":3002:5:", "'maybe' is not a boolean"),
+])
+def test_the_kernels_name_a_bad_row_of_a_large_csv_as_the_row_reader_does(tmp_path, text, where, says):
+    """A bad row of a file the kernels read is named by them, with the row
+    reader's message, file, line and column (they read only its rows from
+    that one on), not by a second reading of the whole file row by row."""
+    from chronolog.connectors.fact_csv import read_rows
+    from chronolog.connectors.fact_csv_columns import read_columns
+    from chronolog.engine.columns.encoding import Dictionary
+
+    path = tmp_path / "bad.csv"
+    path.write_text(_padded(text) if len(text) < 1 << 16 else text)
+    with pytest.raises(chronolog.ChronologError) as rows:
+        read_rows(path)
+    assert f"{path}{where}" in str(rows.value) and says in str(rows.value)
+    for terms in (None, Dictionary()):
+        with pytest.raises(chronolog.ChronologError) as fast:
+            read_columns(path, None, terms, min_bytes=0)
+        assert str(fast.value) == str(rows.value)
 
 
 def test_a_large_csv_of_facts_goes_to_the_columns_as_read(tmp_path):

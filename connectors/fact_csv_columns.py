@@ -40,11 +40,11 @@ from chronolog.language import ast
 from chronolog.language.errors import ChronologError
 from chronolog.language.source_text import KERNEL_BYTES
 
+from . import cell_types
+
 BLOCK = 1 << 22  # bytes parsed by Arrow at a time (a chunk of the columns each; the whole file at once took 3x its size at the peak)
 CELL_LIMIT = 131072  # the csv module's field_size_limit(): a longer cell is its error, on the row reader's path
 _PLAIN = r"^[a-z][A-Za-z0-9_]*$"  # fact_csv._PLAIN: a name, read back as itself
-_INT = r"^-?[0-9]{1,18}$"  # the term reader's int, in 64 bits
-_DECIMAL = r"^-?[0-9]{1,17}\.[0-9]{1,17}$"  # its exact decimal (an int when whole), at most 18 digits in all: numpy's
 # words of letters, digits and _ after a letter, one blank between two: no
 # term of the grammar (a sum of primaries: no two side by side), so the
 # term reader gives the cell's text (its parse fails: ~150 us a cell)
@@ -169,7 +169,7 @@ def _read(path, calendar, terms):
     before = None
     for i in term_cols:
         idx, dictionary = cells[i]
-        filled = (_lengths(dictionary) > 0)[idx]
+        filled = (cell_types.lengths(dictionary) > 0)[idx]
         if before is not None:
             bad |= filled & ~before  # an empty cell before an argument
         arity += filled
@@ -184,7 +184,9 @@ def _read(path, calendar, terms):
     lo, hi = _time_columns(cells[cols["start"]], cells[cols["end"]], calendar, bad)
     lc = _flags(*cells[cols["start_closed"]], "start_closed", bad) if "start_closed" in cols else np.ones(n, dtype=bool)
     hc = _flags(*cells[cols["end_closed"]], "end_closed", bad) if "end_closed" in cols else np.ones(n, dtype=bool)
-    lc, hc = _check_intervals(lo, hi, lc, hc, bad)
+    lc, hc, empty = cell_types.empty_intervals(lo, hi, lc, hc)
+    if empty is not None:
+        bad |= empty  # an empty interval: the row reader names the first
 
     values = [_TermColumn(*cells[i], header[i], reader, bad) for i in term_cols]
     if bool(bad.any()):
@@ -264,18 +266,10 @@ def _cells(column):
     dictionary = chunks[0].dictionary  # (unified: one for the chunks)
     if not pa.types.is_string(dictionary.type) or column.null_count:
         raise _Refused
-    if len(dictionary) and int(_lengths(dictionary).max()) > CELL_LIMIT:
+    if len(dictionary) and int(cell_types.lengths(dictionary).max()) > CELL_LIMIT:
         raise _Refused  # (bytes: a cell of that many characters or more)
     idx = [c.indices.to_numpy(zero_copy_only=False) for c in chunks]
     return (idx[0] if len(idx) == 1 else np.concatenate(idx)), dictionary
-
-
-def _lengths(arr):
-    """The byte length of each cell of a string array (its offsets, no copy)."""
-    import numpy as np
-
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
-    return np.diff(offsets)
 
 
 def _quotes(b, off: int):
@@ -408,10 +402,12 @@ def _every_rows(indices, dictionary, reader, bad) -> list:
 
 def _time_columns(start, end, calendar, bad):
     """The start and end columns over one array of their distinct values
-    (csv_files.convert's, plain integers and dates by kernels; the rows of
+    (``cell_types.time_points``, the rest by csv_files.convert; the rows of
     a cell that is no time point marked in ``bad``, its value 0)."""
     import numpy as np
     import pyarrow as pa
+
+    from chronolog.language.fact_columns import _Column
 
     from .csv_files import convert
 
@@ -419,10 +415,7 @@ def _time_columns(start, end, calendar, bad):
     enc = pa.concat_arrays([sd, ed]).dictionary_encode()  # (the two columns' distinct cells as one)
     both = enc.indices.to_numpy(zero_copy_only=False)
     dictionary = enc.dictionary
-    if calendar is None:
-        vals = _typed(dictionary, _INT, lambda a: a.cast(pa.int64()).to_numpy(zero_copy_only=False).tolist())
-    else:  # (dates; any other cell, an integer too, as convert reads it on the timeline)
-        vals = _dates(dictionary, calendar) or [None] * len(dictionary)
+    vals = cell_types.time_points(dictionary, calendar)
     left = [i for i, v in enumerate(vals) if v is None]
     wrong = []
     if left:
@@ -435,58 +428,13 @@ def _time_columns(start, end, calendar, bad):
                 wrong.append(i)
     shared = np.empty(len(vals), dtype=object)
     shared[:] = vals
-    ints = None
-    if all(type(v) is int for v in vals):
-        arr = np.array(vals, dtype=np.int64) if vals else np.zeros(0, dtype=np.int64)
-        ints = arr if not arr.size or int(np.abs(arr).max()) < 1 << 62 else None
-    from chronolog.language.fact_columns import _Column
-
     lo, hi = _Column.of(both[: len(sd)][si], shared), _Column.of(both[len(sd) :][ei], shared)
-    lo.ints = hi.ints = ints
+    lo.ints = hi.ints = cell_types.all_ints(shared)
     if wrong:
         mask = np.zeros(len(vals), dtype=bool)
         mask[wrong] = True
         bad |= mask[lo.indices] | mask[hi.indices]
     return lo, hi
-
-
-def _typed(dictionary, pattern: str, cast) -> list:
-    """The values ``cast`` gives the distinct cells matching ``pattern``
-    (None for the others)."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    mask = pc.match_substring_regex(dictionary, pattern)
-    out = [None] * len(dictionary)
-    at = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
-    if len(at):
-        for i, v in zip(at.tolist(), cast(dictionary.filter(mask))):
-            out[i] = v
-    return out
-
-
-def _dates(dictionary, calendar):
-    """The time points of the distinct cells that are ISO dates
-    (``2020-01-31``) on a timeline of days or a unit dividing a day, by
-    Arrow's date32 cast (None for the others); None for another timeline."""
-    from fractions import Fraction
-
-    import pyarrow as pa
-
-    per_day = Fraction(86400) / calendar.unit_seconds
-    if per_day.denominator != 1:
-        return None
-
-    def cast(a):
-        days = a.cast(pa.date32()).cast(pa.int32()).to_numpy(zero_copy_only=False).tolist()
-        if days and min(days) < -719162:  # before 0001-01-01: convert reads it (language/dates.py)
-            return [None] * len(days)
-        return [d * int(per_day) for d in days]
-
-    try:
-        return _typed(dictionary, r"^\d{4}-\d{2}-\d{2}$", cast)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None  # an invalid date: convert reads each (and reports it)
 
 
 def _flags(indices, dictionary, name: str, bad):
@@ -508,38 +456,6 @@ def _flags(indices, dictionary, name: str, bad):
     return np.asarray(vals, dtype=bool)[indices]
 
 
-def _check_intervals(lo, hi, lc, hc, bad):
-    """``lc``, ``hc`` with an infinite end open (as ``timeline.make`` makes
-    it); the rows of an empty interval marked in ``bad``."""
-    import numpy as np
-
-    from chronolog.language.timeline import make
-
-    from .csv_columns import _time_keys
-
-    got = _time_keys(lo)
-    if got is None:  # (a time the keys cannot order: each distinct interval by make)
-        from chronolog.language.timeline import NEG_INF, POS_INF
-
-        fin = np.array([v not in (NEG_INF, POS_INF) for v in lo.values.tolist()], dtype=bool)
-        lc, hc = lc & fin[lo.indices], hc & fin[hi.indices]
-        m = len(lo.values)
-        key = (lo.indices.astype(np.int64) * m + hi.indices) * 4 + lc.astype(np.int64) * 2 + hc
-        uniq, inverse = np.unique(key, return_inverse=True)
-        empty = np.array([make(lo.values[kk // 4 // m], hi.values[kk // 4 % m], bool(kk & 2), bool(kk & 1)) is None
-                          for kk in uniq.tolist()], dtype=bool)
-        if empty.any():
-            bad |= empty[inverse.reshape(-1)]
-        return lc, hc
-    keys, finite = got
-    lc, hc = lc & finite[lo.indices], hc & finite[hi.indices]
-    a, b = keys[lo.indices], keys[hi.indices]
-    ok = (a < b) | ((a == b) & lc & hc)
-    if not bool(ok.all()):
-        bad |= ~ok  # an empty interval: the row reader names the first
-    return lc, hc
-
-
 class _TermColumn:
     """One term column: each row's index into its distinct cells, and
     their terms: names and plain integers and decimals typed by kernels,
@@ -555,17 +471,20 @@ class _TermColumn:
         self.indices, self.dictionary = indices, d
         m = len(d)
         self.plain = pc.match_substring_regex(d, _PLAIN).to_numpy(zero_copy_only=False)
-        self.empty = _lengths(d) == 0
-        ints = pc.match_substring_regex(d, _INT).to_numpy(zero_copy_only=False)
-        decimals = pc.match_substring_regex(d, _DECIMAL).to_numpy(zero_copy_only=False)
+        self.empty = cell_types.lengths(d) == 0
+        ints = cell_types.matching(d, cell_types.INT)
+        decimals = cell_types.matching(d, cell_types.DECIMAL)
         words = pc.match_substring_regex(d, _WORDS).to_numpy(zero_copy_only=False)
         self.values = np.empty(m, dtype=object)  # the terms of the cells that are not names (None for a name, and the empty cell)
         at = np.flatnonzero(ints)
         if len(at):
-            self.values[at] = d.filter(pa.array(ints)).cast(pa.int64()).to_numpy(zero_copy_only=False).tolist()
+            self.values[at] = cell_types.ints(d.filter(pa.array(ints)))
         at = np.flatnonzero(decimals)
         if len(at):
-            self.values[at] = _decimal_values(d.filter(pa.array(decimals)))
+            got = cell_types.decimals(d.filter(pa.array(decimals)))
+            if got is None:
+                raise _Refused
+            self.values[at] = got
         at = np.flatnonzero(words)
         if len(at):
             self.values[at] = d.filter(pa.array(words)).to_pylist()
@@ -651,20 +570,6 @@ class _TermColumn:
         if terms is not None:
             return terms.values[int(self.codes[i])]
         return self.decoded_values()[i]
-
-
-def _decimal_values(arr) -> list:
-    """The terms of plain decimals (``12.50``: the term reader's exact
-    value, an int when whole), by numpy (csv_columns._exact_decimals)."""
-    from fractions import Fraction
-
-    from .csv_columns import _exact_decimals
-
-    got = _exact_decimals(arr)
-    if got is None:
-        raise _Refused
-    _, num, den = got
-    return [a if b == 1 else Fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]
 
 
 def _repeating(out, every_rows, pid, preds, widths, values, terms, lo, hi, lc, hc, every, lines, source, reader) -> None:

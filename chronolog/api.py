@@ -226,12 +226,13 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     paths = [Path(p) for p in paths]  # (the kernel reader's; a small run imports no pathlib)
     from chronolog.language import allocators
 
-    with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
-        import numpy  # noqa: F401  (the kernels': here, not first in a reader thread)
-        import polars  # noqa: F401
+    kinds = [is_fact_csv(p) for p in paths]
+    if not all(kinds):  # (CSV files alone: Arrow's reader before polars' import, whose heap it would sit above: 1M rows' peak 298 -> 266 MB)
+        with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
+            import numpy  # noqa: F401  (the kernels': here, not first in a reader thread)
+            import polars  # noqa: F401
 
     with allocators.settled():  # (as the program's: the reader's parts live to the run's end; 10,000 predicates' parts met two collections)
-        kinds = [is_fact_csv(p) for p in paths]
         if not any(kinds):
             return _read_columns(paths, dialect, calendar, terms)
         return _each_kind_columns(paths, kinds, dialect, calendar, terms)

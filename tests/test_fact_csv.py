@@ -412,6 +412,21 @@ def test_csv_and_fact_text_files_in_one_list_each_go_to_their_kernels(tmp_path):
         chronolog.reason(prog, [big_csv, other], engine="columns")
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_csv_of_facts_is_added_and_retracted_as_its_fact_text(tmp_path, engine):
+    """``Reasoner.add`` and ``retract`` of a ``Path`` to a CSV of facts take
+    the facts it holds, as the same facts' text does."""
+    table = tmp_path / "change.csv"
+    table.write_text("pred,c0,start,end,end_closed\na,x,0,1,true\na,z,1,2,false\n")
+    text = "a(x)@[0,1]\na(z)@[1,2)"
+    program = 'q(X) :- a(X).\n@output("q").\na(x)@[0,3].\na(y)@[0,1].'
+    for how in ("retract", "add"):
+        by_csv, by_text = (chronolog.Reasoner(program, engine=engine) for _ in range(2))
+        getattr(by_csv, how)(table)
+        getattr(by_text, how)(text)
+        assert by_csv.model.lines() == by_text.model.lines()
+
+
 _CELL = st.one_of(
     st.text(alphabet=st.sampled_from(list('aZ09 ,"\n\r#_:{}./-+\t') + ["é"]), max_size=6),
     st.from_regex(r"[A-Za-z][a-z0-9_]{0,3}( [A-Za-z0-9_]{1,3}){0,2}", fullmatch=True),

@@ -108,8 +108,14 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     if isinstance(facts, os.PathLike):
         from chronolog.connectors import fact_csv
 
-        if fact_csv.is_fact_csv(facts) and dialect != "lars":  # (as run --format csv writes them)
-            return fact_csv.read(facts, calendar)
+        if fact_csv.is_fact_csv(facts):  # (as run --format csv writes them)
+            rows = fact_csv.read(facts, calendar)
+            if dialect == "lars":  # ticks, as LARS fact text and bound files are read: start 5, end 7 is ticks 5 to 7
+                from chronolog.language.lars import fact_rows
+
+                fact_rows(rows, "a CSV of facts read by a LARS program holds ticks: whole numbers, "
+                                "the range 5 to 7 as start 5, end 7, both closed (as run --format csv writes them)")
+            return rows
         from chronolog.language.source_text import read_text
 
         text = read_text(facts, "facts file")  # decoded once: a bad byte is reported at its place
@@ -207,9 +213,6 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     if not paths or not all(isinstance(p, os.PathLike) for p in paths):
         return None
     from chronolog.connectors.fact_csv import is_fact_csv
-
-    if any(is_fact_csv(p) for p in paths):
-        return _csv_columns(paths, calendar, terms) if all(is_fact_csv(p) for p in paths) else None
     from chronolog.connectors.paths import exists
 
     try:
@@ -223,44 +226,61 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     paths = [Path(p) for p in paths]  # (the kernel reader's; a small run imports no pathlib)
     from chronolog.language import allocators
 
-    with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
-        import numpy  # noqa: F401  (the kernels': here, not first in a reader thread)
-        import polars  # noqa: F401
+    kinds = [is_fact_csv(p) for p in paths]
+    if not all(kinds):  # (CSV files alone: Arrow's reader before polars' import, whose heap it would sit above: 1M rows' peak 298 -> 266 MB)
+        with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
+            import numpy  # noqa: F401  (the kernels': here, not first in a reader thread)
+            import polars  # noqa: F401
 
     with allocators.settled():  # (as the program's: the reader's parts live to the run's end; 10,000 predicates' parts met two collections)
-        return _read_columns(paths, dialect, calendar, terms)
+        if not any(kinds):
+            return _read_columns(paths, dialect, calendar, terms)
+        return _each_kind_columns(paths, kinds, dialect, calendar, terms)
 
 
-def _csv_columns(paths, calendar=None, terms=None):
-    """CSV files of many predicates (as ``run --format csv`` writes them)
-    read by kernels (connectors/fact_csv_columns.py), a FactColumns each,
-    or None when the rows' reading applies: a small or missing file, one
-    the kernels refuse (it reports the first problem at its place), or a
-    predicate of two arities in two files (it names both places)."""
-    from chronolog.connectors.fact_csv_columns import read_columns
-    from chronolog.connectors.paths import exists
+def _each_kind_columns(paths, kinds, dialect: str, calendar=None, terms=None):
+    """Fact files of which some are CSV files of many predicates (``kinds``:
+    which), each run of consecutive files of one kind read by its own
+    kernels into columns coded by one Dictionary, in the files' order; None
+    when the rows' reading applies (a fact text the kernels leave, a
+    predicate of two arities in two files: it names both places)."""
+    from itertools import groupby
 
-    try:
-        if not all(exists(p, "facts file") and os.path.isfile(p) for p in paths) or sum(os.stat(p).st_size for p in paths) < KERNEL_BYTES:
-            return None
-    except (OSError, ChronologError):
-        return None  # the rows' reading reports it
     from chronolog.engine.columns.encoding import Dictionary
-    from chronolog.language import allocators
+    from chronolog.language.fact_columns import line_counts, restore_line_counts
 
     if terms is None:
         terms = Dictionary()  # the run's term codes, shared with the columnar executor
-    out, widths = [], {}
-    with allocators.settled():  # (as the kernel reader's parts: they live to the run's end)
-        for p in paths:
-            fc = read_columns(p, calendar, terms)
-            if fc is None:
-                return None
-            for pred, width in fc.widths().items():
-                if widths.setdefault(pred, width) != width:
-                    return None
-            out.append(fc)
+    counts = line_counts()
+    out = []
+    for csv, run in groupby(zip(paths, kinds), key=lambda pk: pk[1]):
+        run = [p for p, _ in run]
+        got = [_csv_columns(p, calendar, terms) for p in run] if csv else _kernel_columns(run, dialect, calendar, terms)
+        if got is None:
+            restore_line_counts(counts)
+            return None
+        out += got
+    if not _same_widths(out):
+        restore_line_counts(counts)
+        return None
     return out
+
+
+def _csv_columns(path, calendar, terms):
+    """A CSV file of many predicates (as ``run --format csv`` writes it) read
+    by kernels (connectors/fact_csv_columns.py) as a FactColumns; where they
+    leave it (a small file, a form the csv module reads otherwise), its rows
+    by the row reader as the FactColumns' parsed facts."""
+    from chronolog.connectors import fact_csv
+    from chronolog.connectors.fact_csv_columns import read_columns
+    from chronolog.language.fact_columns import FactColumns
+
+    fc = read_columns(path, calendar, terms)
+    if fc is None:
+        fc = FactColumns()
+        fc.terms = terms
+        fc.slow = fact_csv.read_rows(path, calendar)
+    return fc
 
 
 def _read_columns(paths, dialect: str, calendar=None, terms=None):

@@ -259,8 +259,13 @@ def read_for_columns(facts, dialect: str, calendar, terms=None):
     if paths and all(isinstance(p, Path) for p in paths):
         from chronolog.language.source_text import read_text
 
+        from chronolog.connectors.fact_csv import is_fact_csv
+
         columns, rows = [], FactRows()
         for p in paths:
+            if is_fact_csv(p):  # (a CSV of facts, as load_facts reads it)
+                rows.merge(load_facts(p, dialect, calendar))
+                continue
             text = read_text(p, "facts file")  # (decoded once: a bad byte is reported at its place)
             if len(text) < KERNEL_BYTES:  # (as load_facts reads a small file)
                 rows.merge(read_dialect_facts(text.splitlines(), str(p), dialect, calendar))

@@ -1,11 +1,15 @@
 """@bind CSV inputs read by Arrow kernels into the columnar executor's input
 form (language/fact_columns.py's FactColumns), without a Python row per fact.
 
-``pyarrow.csv`` splits the file into string columns; each column is
-dictionary-encoded and each **distinct** cell is converted once by the row
-reader's own :func:`~chronolog.connectors.csv_files.convert` (exact decimals
-and fractions, dates on the program's timeline, booleans, the mapping's
-types), at the position of its first occurrence.  The facts are then indices
+``pyarrow.csv`` splits the file into string columns (or, for columns
+mapped ``float``, ``int`` or ``string`` and dates on a days timeline,
+typed columns: :func:`_arrow_types`); each other column is
+dictionary-encoded and its **distinct** cells are typed once: plain
+integers, decimals and ISO dates by kernels (connectors/cell_types.py, as
+the CSV of facts' reader types them), each other cell by the row reader's
+own :func:`~chronolog.connectors.csv_files.convert` (fractions, dates on
+the program's timeline, booleans, the mapping's types), at the position of
+its first occurrence.  The facts are then indices
 into those values: the columnar executor codes each distinct value once, and
 a row stratum or the Python API gets rows from the same columns.
 
@@ -30,8 +34,8 @@ from chronolog.language import ast
 from chronolog.language.errors import ChronologError
 from chronolog.language.mapping_types import NUMBER_TYPES, STRING_TYPES
 from chronolog.language.source_text import KERNEL_BYTES  # from this size on a bound CSV file is read by kernels
-from chronolog.language.timeline import NEG_INF, POS_INF, make
 
+from . import cell_types
 from .csv_files import _is_closed_col, _time_columns, convert
 
 
@@ -114,41 +118,27 @@ _EXACT_KINDS = ("auto",) + NUMBER_TYPES
 _DECIMAL = re.compile(r"-?(\d{1,17})(?:\.(\d{1,17}))?")
 
 
-def _quick(dictionary, tokens, kind, calendar):
-    """The values ``convert`` gives the distinct cells ``tokens``, for the
-    two common shapes, or None (then ``convert`` converts each):
-
-    * plain integers and decimals (``7``, ``-12.50``) in a number column: ``Fraction(digits,
-      10**k)`` in lowest terms, an int when whole (``parse_number``'s value,
-      without its text parsing);
-    * ISO dates (``2020-01-31``) on a timeline of days or a unit dividing a
-      day: ``date32`` by Arrow's cast (an invalid date fails the cast: then
-      ``convert`` reports it), as whole units since 1970-01-01."""
+def _quick(dictionary, tokens, kind):
+    """The values ``convert`` gives the distinct cells ``tokens`` of a
+    column of ``kind`` (not a time column: :func:`cell_types.time_points`),
+    for the common shapes, or None (then ``convert`` converts each): a
+    ``float`` column's numbers (:func:`_floats`); plain integers and
+    decimals (``7``, ``-12.50``) in a number column, ``Fraction(digits,
+    10**k)`` in lowest terms, an int when whole (``parse_number``'s value,
+    without its text parsing): integers by Arrow's cast, decimals as exact
+    integer pairs (:func:`cell_types.exact_decimals`), longer ones by
+    Python."""
     if kind == "float":
         return _floats(dictionary)
-    if kind not in _EXACT_KINDS and kind != "time":
+    if kind not in _EXACT_KINDS:
         return None  # (before pyarrow.compute's import: 23 ms of CPU that a first call on names alone skips)
-    import numpy as np
-    import pyarrow as pa
     import pyarrow.compute as pc
 
-    if kind == "time" and calendar is not None:
-        per_day = Fraction(86400) / calendar.unit_seconds
-        if per_day.denominator != 1 or not pc.all(pc.match_substring_regex(dictionary, r"^\d{4}-\d{2}-\d{2}$")).as_py():
-            return None
-        try:
-            days = dictionary.cast(pa.date32()).cast(pa.int32()).to_numpy(zero_copy_only=False)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            return None
-        if days.min() < -719162:  # before 0001-01-01: convert reads it (language/dates.py, by 400-year cycles)
-            return None
-        return (days.astype(np.int64) * int(per_day)).tolist()
-    if pc.all(pc.match_substring_regex(dictionary, r"^-?[0-9]{1,18}$")).as_py():
-        return dictionary.cast(pa.int64()).to_pylist()  # integers: int(cell)
-    if kind != "time":
-        exact = _exact_decimals(dictionary)
-        if exact is not None:
-            return exact
+    if pc.all(pc.match_substring_regex(dictionary, cell_types.INT)).as_py():
+        return cell_types.ints(dictionary)  # integers: int(cell)
+    exact = cell_types.exact_decimals(dictionary)
+    if exact is not None:
+        return exact
     out = []
     match = _DECIMAL.fullmatch
     for tok in tokens:
@@ -160,30 +150,6 @@ def _quick(dictionary, tokens, kind, calendar):
         f = Fraction(-num if tok[0] == "-" else num, 10 ** len(frac))
         out.append(f.numerator if f.denominator == 1 else f)
     return out
-
-
-def _exact_decimals(dictionary):
-    """Plain decimals (``-12.50``) as ``("exact", num, den)``, numpy int64
-    in lowest terms, by kernels (the value ``Fraction(digits, 10**k)``
-    gives, no Python number per cell: the column becomes an exact value
-    column, engine/columns/exact_columns.py); None when a cell is not such
-    a decimal or has more than 18 digits (then the Python loop)."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if not pc.all(pc.match_substring_regex(dictionary, r"^-?[0-9]{1,17}(\.[0-9]{1,17})?$")).as_py():
-        return None
-    point = pc.find_substring(dictionary, ".").to_numpy(zero_copy_only=False).astype(np.int64)
-    length = pc.utf8_length(dictionary).to_numpy(zero_copy_only=False).astype(np.int64)
-    k = np.where(point >= 0, length - point - 1, 0)
-    try:
-        num = pc.replace_substring(dictionary, ".", "").cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.int64)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None  # more than 18 digits
-    den = (10**k).astype(np.int64)
-    g = np.gcd(num, den)
-    return ("exact", num // g, den // g)
 
 
 class _Tokens:
@@ -220,35 +186,6 @@ def _floats(dictionary):
         return None
 
 
-def _distinct_ints(a):
-    """``(distinct values ascending, each row's index among them)`` of an
-    int64 array whose range is at most a few times its length, by
-    ``bincount`` (no sort, no hash); None for a wider range."""
-    import numpy as np
-
-    if not a.size:
-        return None
-    lo = int(a.min())
-    span = int(a.max()) - lo + 1
-    if span > 4 * a.size + 1024:
-        return None
-    off = a - lo
-    present = np.flatnonzero(np.bincount(off, minlength=span))
-    rank = np.zeros(span, dtype=np.int64)
-    rank[present] = np.arange(len(present), dtype=np.int64)
-    return present + lo, rank[off]
-
-
-def _int_values(ints, idx):
-    """A column of the distinct ints ``ints`` (Python ints, as ``convert``
-    gives them) indexed by ``idx``, with the int64 array kept beside."""
-    from chronolog.language.fact_columns import _Column
-
-    col = _Column(idx, ints.tolist())
-    col.ints = ints
-    return col
-
-
 def _int_column(arr):
     """A column of plain integers (the cells ``^-?[0-9]{1,18}$`` accepts,
     as :func:`_quick` reads them) by Arrow's int64 cast of the whole column
@@ -274,10 +211,10 @@ def _int_column(arr):
         ints = pc.cast(arr, pa.int64()).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None  # a lone or misplaced "-": convert decides
-    got = _distinct_ints(ints)
+    got = cell_types.distinct_ints(ints)
     if got is None:
         return None
-    return _int_values(*got)
+    return cell_types.int_values(*got)
 
 
 def _days(column):
@@ -300,49 +237,32 @@ def _date_columns(lo, hi, calendar):
     reader parsed as date32 are cast to themselves); None when the cast
     refuses a cell or a date is before year 1 (then that path, where
     ``convert`` reports a bad cell).  The cast takes exactly the valid
-    ``YYYY-MM-DD`` dates, what :func:`_quick`'s regular expression and cast
-    take (tests/test_csv_columns.py).  Dictionary-encoding the 1,000,000
+    ``YYYY-MM-DD`` dates, what ``cell_types.date_points``' regular expression
+    and cast take (tests/test_csv_columns.py).  Dictionary-encoding the 1,000,000
     cells of 5 series x 100,000 days cost 27-50 ms, this 14 ms."""
     import numpy as np
     import pyarrow as pa
 
-    if calendar is None:
-        return None
-    per_day = Fraction(86400) / calendar.unit_seconds
-    if per_day.denominator != 1:
+    per_day = cell_types.days_per_unit(calendar)
+    if per_day is None:
         return None
     try:
         days = [_days(c) for c in (lo, hi)]
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     both = np.concatenate(days).astype(np.int64)
-    if not both.size or both.min() < -719162:  # before 0001-01-01: convert reads it (language/dates.py, by 400-year cycles)
+    if not both.size or both.min() < cell_types.FIRST_DAY:  # (convert reads it)
         return None
-    got = _distinct_ints(both)
+    got = cell_types.distinct_ints(both)
     ints, idx = got if got is not None else np.unique(both, return_inverse=True)  # (days far apart: by a sort)
     n = len(days[0])
-    shared = _int_values(ints * int(per_day), idx)
+    shared = cell_types.int_values(ints * per_day, idx)
     from chronolog.language.fact_columns import _Column
 
     hi_col = _Column(idx[n:], shared.values)
     hi_col.ints = shared.ints
     shared.indices = idx[:n]
     return shared, hi_col
-
-
-def _all_ints(values):
-    """``values`` (an object array) as int64 when every one is a Python int
-    in 62 bits, else None."""
-    import numpy as np
-
-    vals = values.tolist()
-    if not all(type(v) is int for v in vals):
-        return None
-    try:
-        arr = np.array(vals, dtype=np.int64)
-    except OverflowError:
-        return None
-    return arr if not arr.size or np.abs(arr).max() < 1 << 62 else None
 
 
 def _arrow_types(kinds: dict, times, calendar, data: bytes) -> dict:
@@ -367,7 +287,7 @@ def _arrow_types(kinds: dict, times, calendar, data: bytes) -> dict:
             types[i] = pa.int64()
         elif kind in STRING_TYPES:
             types[i] = pa.dictionary(pa.int32(), pa.string())
-    if calendar is not None and (Fraction(86400) / calendar.unit_seconds).denominator == 1:
+    if cell_types.days_per_unit(calendar) is not None:
         for i in times:
             types[i] = pa.date32()
     return types
@@ -449,9 +369,9 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         if arr.type == pa.float64():  # parsed by the reader (_arrow_types), finite: a value column
             return _Column(np.arange(n), arr.to_numpy())
         if arr.type == pa.int64():
-            got = _distinct_ints(arr.to_numpy())
+            got = cell_types.distinct_ints(arr.to_numpy())
             if got is not None:
-                return _int_values(*got)
+                return cell_types.int_values(*got)
             enc = arr.dictionary_encode()  # (ints far apart)
             return _Column(enc.indices.to_numpy().astype(np.int64), enc.dictionary.to_pylist())
         if kind in _EXACT_KINDS:
@@ -461,7 +381,7 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         enc = arr if pa.types.is_dictionary(arr.type) else arr.dictionary_encode()
         idx = enc.indices.to_numpy().astype(np.int64)
         tokens = _Tokens(enc.dictionary)
-        vals = _quick(enc.dictionary, tokens, kind, cal)
+        vals = _quick(enc.dictionary, tokens, kind)
         if isinstance(vals, tuple):  # exact decimals as integer pairs
             return _ExactColumn(idx, vals[1], vals[2])
         if vals is None:
@@ -479,14 +399,13 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         both = pa.chunked_array([table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()]).combine_chunks()
         enc = both.dictionary_encode()
         idx = enc.indices.to_numpy().astype(np.int64)
-        tokens = _Tokens(enc.dictionary)
-        vals = _quick(enc.dictionary, tokens, "time", calendar)
-        if vals is None:
-            _, at = np.unique(idx, return_index=True)
-            vals = [
-                convert(tok, "time", ast.Pos(str(path), first_line + r % n, (i_lo if r < n else i_hi) + 1), "start" if r < n else "end", calendar)
-                for tok, r in zip(tokens, at.tolist())
-            ]
+        vals = cell_types.time_points(enc.dictionary, calendar)
+        left = [i for i, v in enumerate(vals) if v is None]
+        if left:
+            _, at = np.unique(idx, return_index=True)  # the row of each distinct cell's first occurrence
+            for i, tok, r in zip(left, enc.dictionary.take(pa.array(left)).to_pylist(), at[left].tolist()):
+                vals[i] = convert(tok, "time", ast.Pos(str(path), first_line + r % n, (i_lo if r < n else i_hi) + 1),
+                                  "start" if r < n else "end", calendar)
         shared = np.empty(len(vals), dtype=object)
         shared[:] = vals
         return _Column(idx[:n], shared), _Column(idx[n:], shared)
@@ -503,66 +422,7 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         c = column(header.index(col_name), "bool", col_name)
         return np.asarray(c.values.take(c.indices), dtype=bool)
 
-    lc, hc = closed("start_closed", sc), closed("end_closed", ec)
-    got = _time_keys(lo)  # (start and end share their values)
-    if got is None:  # a time the keys cannot order: every distinct interval checked by make
-        return _checked_slowly(pred, cols, lo, hi, lc, hc, where)
-    keys, finite = got
-    lc, hc = lc & finite[lo.indices], hc & finite[hi.indices]  # an infinite end is open
-    a, b = keys[lo.indices], keys[hi.indices]
-    if not np.all((a < b) | ((a == b) & lc & hc)):
+    lc, hc, empty = cell_types.empty_intervals(lo, hi, closed("start_closed", sc), closed("end_closed", ec))
+    if empty is not None:
         return None  # an empty interval: the row reader names the first
-    return FactColumns.of_table(pred, cols, lo, hi, lc, hc, where)
-
-
-def _time_keys(col):
-    """int64 keys in the order of ``col``'s distinct time values (exact:
-    each scaled by the values' common denominator; -inf below and +inf
-    above every finite one), and which values are finite; None for a value
-    that is none of int, Fraction, ±inf, or keys beyond 62 bits.  Times with
-    decimals were checked one distinct interval at a time by ``make`` (a
-    Fraction compared with ±inf four times each): 0.1 s for the 50,000
-    intervals of 200,000 rows, where integer times took 1 ms."""
-    import math
-
-    import numpy as np
-
-    ints = col.ints if getattr(col, "ints", None) is not None else _all_ints(col.values)
-    if ints is not None:
-        return ints, np.ones(len(ints), dtype=bool)
-    vals = col.values.tolist()
-    finite = [type(v) is int or type(v) is Fraction for v in vals]
-    if not all(f or v in (NEG_INF, POS_INF) for f, v in zip(finite, vals)):
-        return None
-    rats = [v for f, v in zip(finite, vals) if f]
-    dens = [v.denominator for v in rats]
-    common = math.lcm(*set(dens)) if dens else 1
-    try:
-        num = np.array([v.numerator for v in rats], dtype=np.int64)
-        factor = np.array([common // d for d in dens], dtype=np.int64)
-    except OverflowError:
-        return None
-    if num.size and float(np.abs(num.astype(np.float64) * factor).max()) >= 2.0**62:
-        return None
-    finite = np.array(finite, dtype=bool)
-    keys = np.where(np.array([v == POS_INF for v in vals], dtype=bool), np.iinfo(np.int64).max, np.iinfo(np.int64).min)
-    keys[finite] = num * factor
-    return keys, finite
-
-
-def _checked_slowly(pred, cols, lo, hi, lc, hc, where):
-    """The FactColumns, or None for an empty interval, each distinct
-    interval checked by ``make`` (times :func:`_time_keys` cannot order)."""
-    import numpy as np
-
-    from chronolog.language.fact_columns import FactColumns
-
-    lo_fin = np.array([v not in (NEG_INF, POS_INF) for v in lo.values.tolist()], dtype=bool)[lo.indices]
-    hi_fin = np.array([v not in (NEG_INF, POS_INF) for v in hi.values.tolist()], dtype=bool)[hi.indices]
-    lc, hc = lc & lo_fin, hc & hi_fin  # an infinite end is open
-    m = len(hi.values)
-    key = (lo.indices * m + hi.indices) * 4 + lc.astype(np.int64) * 2 + hc
-    for kk in np.unique(key).tolist():
-        if make(lo.values[kk // 4 // m], hi.values[kk // 4 % m], bool(kk & 2), bool(kk & 1)) is None:
-            return None
     return FactColumns.of_table(pred, cols, lo, hi, lc, hc, where)

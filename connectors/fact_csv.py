@@ -124,12 +124,15 @@ def read_rows(path, calendar=None):
         return _read(text, str(path), calendar)
 
 
-def _read(text: str, source: str, calendar):
+def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
+    """The facts of ``text`` (a header, then rows); ``skipped``: the file's
+    lines left out after the header (``text`` from a later row on, its
+    lines numbered as the file's), ``rows``: the FactRows they are added to."""
     from chronolog.language.facts import FactRows
 
     from .csv_files import convert
 
-    rows = FactRows()
+    rows = FactRows() if rows is None else rows
     lines = io.StringIO(text, newline="").readlines()
     reader = csv.reader(lines)
     terms = _Terms(calendar, source)
@@ -146,7 +149,7 @@ def _read(text: str, source: str, calendar):
 
     try:
         for record in reader:
-            line, done = done + 1, reader.line_num
+            line, done = done + 1 + (skipped if header is not None else 0), reader.line_num
             if header is None:
                 if not any(c.strip() for c in record):
                     continue
@@ -186,7 +189,7 @@ def _read(text: str, source: str, calendar):
                 every = _period(record[ev].strip(), ast.Pos(source, line, ev + 1), terms)
             rows.add(pred, tuple(args), iv, ast.Pos(source, line, 1), every)
     except csv.Error as e:
-        raise DataError(f"the row cannot be read as CSV ({e})", ast.Pos(source, done + 1, 1),
+        raise DataError(f"the row cannot be read as CSV ({e})", ast.Pos(source, done + 1 + (skipped if header is not None else 0), 1),
                         hint="write one record per line, its cells separated by commas") from None
     return rows
 

@@ -18,13 +18,16 @@ run's term Dictionary the term columns are coded as read, once per column
 for every predicate.
 
 The facts and values are the row reader's (:func:`fact_csv._read`,
-tests/test_fact_csv.py compares them), and so are its errors: whatever this
-reader finds wrong or cannot read as the csv module does -- a bad cell, a
-gap, two arities, an empty interval, a byte order mark the header keeps,
-a lone carriage return, a quote not at a cell's ends, a blank first line,
-a ragged row, a NUL byte, a cell past the csv module's size limit -- makes
-it return None, and the row reader reads the file and reports the first
-problem with its file:line:column.  A row's line is its row's number plus
+tests/test_fact_csv.py compares them), and so are its errors.  The rows the
+row reader refuses -- a bad cell, a gap, another arity than the
+predicate's first row's, an empty interval -- are marked as the distinct
+cells are typed; the row reader then reads the header and the rows from
+the first of them on, numbered as the file's lines, and raises its error
+there (:func:`_row_error`).  What this reader cannot read as the csv module
+does -- a byte order mark the header keeps, a lone carriage return, a
+quote not at a cell's ends, a blank first line, a ragged row, a NUL byte,
+a cell past the csv module's size limit -- makes it return None, and the
+row reader reads the whole file.  A row's line is its row's number plus
 the header's line where no line is blank and no quoted cell holds a
 newline; otherwise the lines are counted from the newlines outside quotes.
 """
@@ -37,11 +40,11 @@ from chronolog.language import ast
 from chronolog.language.errors import ChronologError
 from chronolog.language.source_text import KERNEL_BYTES
 
+from . import cell_types
+
 BLOCK = 1 << 22  # bytes parsed by Arrow at a time (a chunk of the columns each; the whole file at once took 3x its size at the peak)
 CELL_LIMIT = 131072  # the csv module's field_size_limit(): a longer cell is its error, on the row reader's path
 _PLAIN = r"^[a-z][A-Za-z0-9_]*$"  # fact_csv._PLAIN: a name, read back as itself
-_INT = r"^-?[0-9]{1,18}$"  # the term reader's int, in 64 bits
-_DECIMAL = r"^-?[0-9]{1,17}\.[0-9]{1,17}$"  # its exact decimal (an int when whole), at most 18 digits in all: numpy's
 # words of letters, digits and _ after a letter, one blank between two: no
 # term of the grammar (a sum of primaries: no two side by side), so the
 # term reader gives the cell's text (its parse fails: ~150 us a cell)
@@ -50,6 +53,15 @@ _WORDS = r"^[A-Za-z][A-Za-z0-9_]*( [A-Za-z0-9_]+)+$"
 
 class _Refused(Exception):
     """The file is left to the row reader (which reads it, or names its first problem)."""
+
+
+class _BadRow(Exception):
+    """The first row the row reader refuses: its ``line``, and ``seen``, the
+    first line and arity of each predicate of the rows before it."""
+
+    def __init__(self, line: int, seen: dict):
+        super().__init__(line)
+        self.line, self.seen = line, seen
 
 
 def read_columns(path, calendar=None, terms=None, min_bytes: int = KERNEL_BYTES):
@@ -70,8 +82,39 @@ def read_columns(path, calendar=None, terms=None, min_bytes: int = KERNEL_BYTES)
     try:
         with reading_file():  # one scope for the file's labelled nulls
             return _read(path, calendar, terms)
+    except _BadRow as bad:
+        _row_error(path, calendar, bad)  # (raises the row reader's error at its place)
+        return None
     except (_Refused, ChronologError, pa.ArrowException, OSError):
         return None
+
+
+def _row_error(path, calendar, bad: _BadRow) -> None:
+    """Raise the row reader's error of the file's first bad row: it reads
+    the header and the rows from that row's line on (numbered as the
+    file's lines; each predicate seen before it seeded at its first line
+    and arity, as the whole file's reading would have it).  Returns when
+    it finds none there (the whole file is then the row reader's)."""
+    import numpy as np
+
+    from chronolog.language.facts import FactRows
+    from chronolog.language.nulls import reading_file
+
+    from .fact_csv import _read as read_rows
+
+    source = str(path)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    off = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    end = data.find(b"\n", off)
+    start = end + 1 if bad.line == 2 else int(np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))[bad.line - 2]) + 1
+    text = (data[off : end + 1] + data[start:]).decode("utf-8")
+    del data
+    rows = FactRows()
+    for pred, (line, width) in bad.seen.items():
+        rows.add(pred, (None,) * width, (0, 0, True, True), ast.Pos(source, line, 1))
+    with reading_file():
+        read_rows(text, source, calendar, bad.line - 2, rows)
 
 
 def _read(path, calendar, terms):
@@ -113,32 +156,43 @@ def _read(path, calendar, terms):
     cells = [_cells(table.column(i)) for i in range(len(header))]
     del table
     reader = _Terms(calendar, source)
+    # the rows the row reader refuses (a bad cell, a gap, another arity, an
+    # empty interval): the first is reported as it reports it (_row_error)
+    bad = np.zeros(n, dtype=bool)
 
     # the predicates, each distinct cell stripped and checked once
-    pid, preds = _predicates(*cells[cols["pred"]], lambda p: _predicate(p, ast.Pos(source, 1, 1), reader))
+    pid, preds = _predicates(*cells[cols["pred"]], lambda p: _predicate(p, ast.Pos(source, 1, 1), reader), bad)
+    pid, preds, order, at = _grouped(pid, preds)
     # arities: the non-empty term cells are a prefix of the row's, of one count per predicate
     term_cols = cols["terms"]
     arity = np.zeros(n, dtype=np.int8 if len(term_cols) < 127 else np.int64)
     before = None
     for i in term_cols:
         idx, dictionary = cells[i]
-        filled = (_lengths(dictionary) > 0)[idx]
-        if before is not None and bool((filled & ~before).any()):
-            raise _Refused  # an empty cell before an argument
+        filled = (cell_types.lengths(dictionary) > 0)[idx]
+        if before is not None:
+            bad |= filled & ~before  # an empty cell before an argument
         arity += filled
         before = filled
-
-    widths = _widths(pid, arity, len(preds), len(term_cols))
+    first_rows = order[at[:-1]]
+    widths = arity[first_rows]  # (each predicate's arity on its first row; a row of another is refused)
+    bad |= arity != widths[pid]
     del arity
     # the facts that repeat forever: rows of their own
-    every_rows = _every_rows(*cells[cols["every"]]) if "every" in cols else []
+    every_rows = _every_rows(*cells[cols["every"]], reader, bad) if "every" in cols else []
 
-    lo, hi = _time_columns(cells[cols["start"]], cells[cols["end"]], calendar)
-    lc = _flags(*cells[cols["start_closed"]], "start_closed") if "start_closed" in cols else np.ones(n, dtype=bool)
-    hc = _flags(*cells[cols["end_closed"]], "end_closed") if "end_closed" in cols else np.ones(n, dtype=bool)
-    lc, hc = _check_intervals(lo, hi, lc, hc)
+    lo, hi = _time_columns(cells[cols["start"]], cells[cols["end"]], calendar, bad)
+    lc = _flags(*cells[cols["start_closed"]], "start_closed", bad) if "start_closed" in cols else np.ones(n, dtype=bool)
+    hc = _flags(*cells[cols["end_closed"]], "end_closed", bad) if "end_closed" in cols else np.ones(n, dtype=bool)
+    lc, hc, empty = cell_types.empty_intervals(lo, hi, lc, hc)
+    if empty is not None:
+        bad |= empty  # an empty interval: the row reader names the first
 
-    values = [_TermColumn(*cells[i], header[i], reader) for i in term_cols]
+    values = [_TermColumn(*cells[i], header[i], reader, bad) for i in term_cols]
+    if bool(bad.any()):
+        r = int(np.argmax(bad))
+        seen = {preds[k]: (int(lines.of(first_rows[k : k + 1])[0]), int(widths[k])) for k in range(len(preds)) if first_rows[k] < r}
+        raise _BadRow(int(lines.of(np.array([r]))[0]), seen)
     every = cells[cols["every"]] if every_rows else None
     del cells
     out = FactColumns()
@@ -155,8 +209,7 @@ def _read(path, calendar, terms):
         for col in values:
             col.code_rest(terms)
 
-    pid, preds, order, at = _grouped(pid, preds)
-    first_lines = lines.of(order[at[:-1]])
+    first_lines = lines.of(first_rows)
     keep = None
     if every_rows:
         keep = np.ones(n, dtype=bool)
@@ -213,18 +266,10 @@ def _cells(column):
     dictionary = chunks[0].dictionary  # (unified: one for the chunks)
     if not pa.types.is_string(dictionary.type) or column.null_count:
         raise _Refused
-    if len(dictionary) and int(_lengths(dictionary).max()) > CELL_LIMIT:
+    if len(dictionary) and int(cell_types.lengths(dictionary).max()) > CELL_LIMIT:
         raise _Refused  # (bytes: a cell of that many characters or more)
     idx = [c.indices.to_numpy(zero_copy_only=False) for c in chunks]
     return (idx[0] if len(idx) == 1 else np.concatenate(idx)), dictionary
-
-
-def _lengths(arr):
-    """The byte length of each cell of a string array (its offsets, no copy)."""
-    import numpy as np
-
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
-    return np.diff(offsets)
 
 
 def _quotes(b, off: int):
@@ -286,21 +331,28 @@ class _Lines:
         return rows + 2 if self.table is None else self.table[rows]
 
 
-def _predicates(indices, dictionary, check):
+def _predicates(indices, dictionary, check, bad):
     """``(each row's predicate index, the predicates in order of first
-    appearance)``: each distinct cell stripped and checked once."""
+    appearance)``: each distinct cell stripped and checked once (the rows
+    of a bad one marked in ``bad``)."""
     import numpy as np
 
     index: dict = {}
     remap = []
+    wrong = []
     for cell in dictionary.to_pylist():
         pred = cell.strip()
         k = index.get(pred)
         if k is None:
-            check(pred)
+            try:
+                check(pred)
+            except ChronologError:
+                wrong.append(len(index))
             k = index[pred] = len(index)
         remap.append(k)
     pid = np.asarray(remap, dtype=np.int64)[indices]
+    if wrong:
+        bad |= np.isin(pid, wrong)
     return pid, list(index)
 
 
@@ -326,31 +378,36 @@ def _grouped(pid, preds: list):
     return pid, preds, order, at
 
 
-def _widths(pid, arity, npred: int, most: int):
-    """Each predicate's arity; refused where one has two."""
+def _every_rows(indices, dictionary, reader, bad) -> list:
+    """The rows whose ``every`` cell holds more than blanks (those of a
+    cell that is no period marked in ``bad``)."""
     import numpy as np
 
-    seen = np.bincount(pid * (most + 1) + arity, minlength=npred * (most + 1)).reshape(npred, most + 1) > 0
-    if not bool((seen.sum(axis=1) == 1).all()):
-        raise _Refused  # a predicate with two arities: the row reader names both places
-    return seen.argmax(axis=1)
+    from .fact_csv import _period
 
-
-def _every_rows(indices, dictionary) -> list:
-    """The rows whose ``every`` cell holds more than blanks."""
-    import numpy as np
-
-    blank = np.array([not c.strip() for c in dictionary.to_pylist()], dtype=bool)
+    cells = dictionary.to_pylist()
+    blank = np.array([not c.strip() for c in cells], dtype=bool)
     if blank.all():
         return []
+    wrong = np.zeros(len(cells), dtype=bool)
+    for i in np.flatnonzero(~blank).tolist():
+        try:
+            _period(cells[i].strip(), ast.NOWHERE, reader)
+        except ChronologError:
+            wrong[i] = True
+    if wrong.any():
+        bad |= wrong[indices]
     return np.flatnonzero(~blank[indices]).tolist()
 
 
-def _time_columns(start, end, calendar):
+def _time_columns(start, end, calendar, bad):
     """The start and end columns over one array of their distinct values
-    (csv_files.convert's, plain integers and dates by kernels)."""
+    (``cell_types.time_points``, the rest by csv_files.convert; the rows of
+    a cell that is no time point marked in ``bad``, its value 0)."""
     import numpy as np
     import pyarrow as pa
+
+    from chronolog.language.fact_columns import _Column
 
     from .csv_files import convert
 
@@ -358,104 +415,45 @@ def _time_columns(start, end, calendar):
     enc = pa.concat_arrays([sd, ed]).dictionary_encode()  # (the two columns' distinct cells as one)
     both = enc.indices.to_numpy(zero_copy_only=False)
     dictionary = enc.dictionary
-    if calendar is None:
-        vals = _typed(dictionary, _INT, lambda a: a.cast(pa.int64()).to_numpy(zero_copy_only=False).tolist())
-    else:  # (dates; any other cell, an integer too, as convert reads it on the timeline)
-        vals = _dates(dictionary, calendar) or [None] * len(dictionary)
+    vals = cell_types.time_points(dictionary, calendar)
     left = [i for i, v in enumerate(vals) if v is None]
+    wrong = []
     if left:
         cells = dictionary.take(pa.array(left)).to_pylist()
         for i, cell in zip(left, cells):
-            vals[i] = convert(cell, "time", ast.NOWHERE, "start", calendar)
+            try:
+                vals[i] = convert(cell, "time", ast.NOWHERE, "start", calendar)
+            except ChronologError:
+                vals[i] = 0
+                wrong.append(i)
     shared = np.empty(len(vals), dtype=object)
     shared[:] = vals
-    ints = None
-    if all(type(v) is int for v in vals):
-        arr = np.array(vals, dtype=np.int64) if vals else np.zeros(0, dtype=np.int64)
-        ints = arr if not arr.size or int(np.abs(arr).max()) < 1 << 62 else None
-    from chronolog.language.fact_columns import _Column
-
     lo, hi = _Column.of(both[: len(sd)][si], shared), _Column.of(both[len(sd) :][ei], shared)
-    lo.ints = hi.ints = ints
+    lo.ints = hi.ints = cell_types.all_ints(shared)
+    if wrong:
+        mask = np.zeros(len(vals), dtype=bool)
+        mask[wrong] = True
+        bad |= mask[lo.indices] | mask[hi.indices]
     return lo, hi
 
 
-def _typed(dictionary, pattern: str, cast) -> list:
-    """The values ``cast`` gives the distinct cells matching ``pattern``
-    (None for the others)."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    mask = pc.match_substring_regex(dictionary, pattern)
-    out = [None] * len(dictionary)
-    at = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
-    if len(at):
-        for i, v in zip(at.tolist(), cast(dictionary.filter(mask))):
-            out[i] = v
-    return out
-
-
-def _dates(dictionary, calendar):
-    """The time points of the distinct cells that are ISO dates
-    (``2020-01-31``) on a timeline of days or a unit dividing a day, by
-    Arrow's date32 cast (None for the others); None for another timeline."""
-    from fractions import Fraction
-
-    import pyarrow as pa
-
-    per_day = Fraction(86400) / calendar.unit_seconds
-    if per_day.denominator != 1:
-        return None
-
-    def cast(a):
-        days = a.cast(pa.date32()).cast(pa.int32()).to_numpy(zero_copy_only=False).tolist()
-        if days and min(days) < -719162:  # before 0001-01-01: convert reads it (language/dates.py)
-            return [None] * len(days)
-        return [d * int(per_day) for d in days]
-
-    try:
-        return _typed(dictionary, r"^\d{4}-\d{2}-\d{2}$", cast)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None  # an invalid date: convert reads each (and reports it)
-
-
-def _flags(indices, dictionary, name: str):
-    """A closedness column as numpy bools (``csv_files.convert``'s ``bool`` of each distinct cell)."""
+def _flags(indices, dictionary, name: str, bad):
+    """A closedness column as numpy bools (``csv_files.convert``'s ``bool``
+    of each distinct cell; the rows of a cell that is none marked in ``bad``)."""
     import numpy as np
 
     from .csv_files import convert
 
-    vals = [bool(convert(cell, "bool", ast.NOWHERE, name)) for cell in dictionary.to_pylist()]
+    vals, wrong = [], []
+    for i, cell in enumerate(dictionary.to_pylist()):
+        try:
+            vals.append(bool(convert(cell, "bool", ast.NOWHERE, name)))
+        except ChronologError:
+            vals.append(False)
+            wrong.append(i)
+    if wrong:
+        bad |= np.isin(indices, wrong)
     return np.asarray(vals, dtype=bool)[indices]
-
-
-def _check_intervals(lo, hi, lc, hc):
-    """``lc``, ``hc`` with an infinite end open (as ``timeline.make`` makes
-    it); refused where an interval is empty."""
-    import numpy as np
-
-    from chronolog.language.timeline import make
-
-    from .csv_columns import _time_keys
-
-    got = _time_keys(lo)
-    if got is None:  # (a time the keys cannot order: each distinct interval by make)
-        from chronolog.language.timeline import NEG_INF, POS_INF
-
-        fin = np.array([v not in (NEG_INF, POS_INF) for v in lo.values.tolist()], dtype=bool)
-        lc, hc = lc & fin[lo.indices], hc & fin[hi.indices]
-        m = len(lo.values)
-        key = (lo.indices.astype(np.int64) * m + hi.indices) * 4 + lc.astype(np.int64) * 2 + hc
-        for kk in np.unique(key).tolist():
-            if make(lo.values[kk // 4 // m], hi.values[kk // 4 % m], bool(kk & 2), bool(kk & 1)) is None:
-                raise _Refused
-        return lc, hc
-    keys, finite = got
-    lc, hc = lc & finite[lo.indices], hc & finite[hi.indices]
-    a, b = keys[lo.indices], keys[hi.indices]
-    if not bool(np.all((a < b) | ((a == b) & lc & hc))):
-        raise _Refused  # an empty interval: the row reader names the first
-    return lc, hc
 
 
 class _TermColumn:
@@ -465,7 +463,7 @@ class _TermColumn:
     predicate's last argument) None.  Coded by a run's Dictionary
     (:meth:`code_strings`, then :meth:`code_rest`) or as values."""
 
-    def __init__(self, indices, d, name: str, reader):
+    def __init__(self, indices, d, name: str, reader, bad):
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -473,17 +471,20 @@ class _TermColumn:
         self.indices, self.dictionary = indices, d
         m = len(d)
         self.plain = pc.match_substring_regex(d, _PLAIN).to_numpy(zero_copy_only=False)
-        self.empty = _lengths(d) == 0
-        ints = pc.match_substring_regex(d, _INT).to_numpy(zero_copy_only=False)
-        decimals = pc.match_substring_regex(d, _DECIMAL).to_numpy(zero_copy_only=False)
+        self.empty = cell_types.lengths(d) == 0
+        ints = cell_types.matching(d, cell_types.INT)
+        decimals = cell_types.matching(d, cell_types.DECIMAL)
         words = pc.match_substring_regex(d, _WORDS).to_numpy(zero_copy_only=False)
         self.values = np.empty(m, dtype=object)  # the terms of the cells that are not names (None for a name, and the empty cell)
         at = np.flatnonzero(ints)
         if len(at):
-            self.values[at] = d.filter(pa.array(ints)).cast(pa.int64()).to_numpy(zero_copy_only=False).tolist()
+            self.values[at] = cell_types.ints(d.filter(pa.array(ints)))
         at = np.flatnonzero(decimals)
         if len(at):
-            self.values[at] = _decimal_values(d.filter(pa.array(decimals)))
+            got = cell_types.decimals(d.filter(pa.array(decimals)))
+            if got is None:
+                raise _Refused
+            self.values[at] = got
         at = np.flatnonzero(words)
         if len(at):
             self.values[at] = d.filter(pa.array(words)).to_pylist()
@@ -491,10 +492,17 @@ class _TermColumn:
         self.floats = False  # a float among the terms (in a set too)
         if len(other):
             values = self.values
+            wrong = []
             for i, cell in zip(other.tolist(), d.take(pa.array(other)).to_pylist()):
-                v = values[i] = reader.term(cell, 0, 0, name)  # (one by one: a set is a tuple, which numpy would spread)
+                try:
+                    v = values[i] = reader.term(cell, 0, 0, name)  # (one by one: a set is a tuple, which numpy would spread)
+                except ChronologError:
+                    wrong.append(i)  # (its rows marked in bad: the row reader says why)
+                    continue
                 if type(v) is float or (type(v) is tuple and any(type(x) is float for x in v)):
                     self.floats = True
+            if wrong:
+                bad |= np.isin(indices, wrong)
         self.codes = None
 
     def _names(self):
@@ -562,20 +570,6 @@ class _TermColumn:
         if terms is not None:
             return terms.values[int(self.codes[i])]
         return self.decoded_values()[i]
-
-
-def _decimal_values(arr) -> list:
-    """The terms of plain decimals (``12.50``: the term reader's exact
-    value, an int when whole), by numpy (csv_columns._exact_decimals)."""
-    from fractions import Fraction
-
-    from .csv_columns import _exact_decimals
-
-    got = _exact_decimals(arr)
-    if got is None:
-        raise _Refused
-    _, num, den = got
-    return [a if b == 1 else Fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]
 
 
 def _repeating(out, every_rows, pid, preds, widths, values, terms, lo, hi, lc, hc, every, lines, source, reader) -> None:

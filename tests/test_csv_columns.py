@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
-from chronolog.connectors import csv_columns
+from chronolog.connectors import cell_types, csv_columns
 from chronolog.connectors.csv_columns import read_csv_columns
 from chronolog.connectors.csv_files import read_csv_facts
 
@@ -144,7 +144,7 @@ def test_plain_decimals_convert_as_the_row_reader_does(tokens, kind):
     from chronolog.connectors.csv_files import convert
     from chronolog.language import ast
 
-    got = csv_columns._quick(pa.array(tokens), tokens, kind, None)
+    got = csv_columns._quick(pa.array(tokens), tokens, kind)
     if isinstance(got, tuple):  # exact decimals as (num, den) arrays: the same numbers as ints and Fractions
         from chronolog.engine.columns.exact_columns import python_values
 
@@ -152,6 +152,30 @@ def test_plain_decimals_convert_as_the_row_reader_does(tokens, kind):
         got = python_values(got[1], got[2])
     want = [convert(t, kind, ast.NOWHERE, "c") for t in tokens]
     assert got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+@settings(deadline=None, max_examples=examples(60))
+@given(st.lists(st.one_of(st.from_regex(r"-?[0-9]{1,20}(\.[0-9]{1,20})?", fullmatch=True),
+                          st.sampled_from(["+inf", "-inf", "1/3", " 7", "1e3", "+5", ".5", "5.", "-0.0", "2020-01-01"])),
+                min_size=1, max_size=20, unique=True))
+def test_time_cells_typed_by_kernels_are_the_row_readers_time_points(tokens):
+    """The start and end cells both readers type by kernels (plain integers
+    and decimals of up to 18 digits) get ``convert``'s time point; the
+    others are left to it (None)."""
+    import re
+
+    import pyarrow as pa
+
+    from chronolog.connectors.csv_files import convert
+    from chronolog.language import ast
+
+    got = cell_types.time_points(pa.array(tokens), None)
+    for tok, v in zip(tokens, got):
+        plain = re.fullmatch(r"-?[0-9]{1,18}", tok) or re.fullmatch(r"-?[0-9]{1,17}\.[0-9]{1,17}", tok)
+        assert v is None if not plain else (v is not None or len(tok.lstrip("-")) > 18), tok
+        if v is not None:
+            want = convert(tok, "time", ast.NOWHERE, "start")
+            assert v == want and type(v) is type(want), tok
 
 
 @settings(deadline=None, max_examples=examples(40))
@@ -165,7 +189,7 @@ def test_iso_dates_convert_as_the_row_reader_does(dates, unit):
 
     tokens = [d.isoformat() for d in dates]
     cal = Calendar(unit)
-    got = csv_columns._quick(pa.array(tokens), tokens, "time", cal)
+    got = cell_types.time_points(pa.array(tokens), cal)
     want = [convert(t, "time", ast.NOWHERE, "start", cal) for t in tokens]
     assert got == want and [type(v) for v in got] == [type(v) for v in want]
 
@@ -343,7 +367,7 @@ time_cells = st.one_of(
 @given(st.lists(st.tuples(time_cells, time_cells, st.booleans(), st.booleans()), min_size=1, max_size=25))
 def test_times_off_the_integer_grid_read_as_the_row_reader(tmp_path_factory, rows):
     """Decimal, rational, huge and infinite times, intervals empty or not:
-    the interval checks by exact keys (csv_columns._time_keys, or make
+    the interval checks by exact keys (cell_types.time_keys, or make
     where the keys do not fit) keep or decline what the row reader does."""
     path = tmp_path_factory.mktemp("csv") / "p.csv"
     write(path, ["k", "start", "end", "start_closed", "end_closed"],
@@ -357,10 +381,10 @@ def test_time_keys_order_exactly():
     from types import SimpleNamespace
 
     vals = [Fraction(1, 3), 0, float("inf"), Fraction(10**15 + 1, 10**15), float("-inf"), 1, Fraction(-7, 2)]
-    keys, finite = csv_columns._time_keys(SimpleNamespace(values=np.array(vals, dtype=object), ints=None))
+    keys, finite = cell_types.time_keys(SimpleNamespace(values=np.array(vals, dtype=object), ints=None))
     assert sorted(range(len(vals)), key=keys.__getitem__) == sorted(range(len(vals)), key=vals.__getitem__)
     assert finite.tolist() == [True, True, False, True, False, True, True]
-    assert csv_columns._time_keys(SimpleNamespace(values=np.array([Fraction(1, 3), 2**70], dtype=object), ints=None)) is None
+    assert cell_types.time_keys(SimpleNamespace(values=np.array([Fraction(1, 3), 2**70], dtype=object), ints=None)) is None
 
 
 quoted_cells = st.one_of(

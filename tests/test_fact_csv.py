@@ -208,20 +208,26 @@ def _view(rows):
 def _kernels_and_rows(path, calendar=None):
     """The kernels' reading of ``path`` (as values, and coded by a run's
     Dictionary) against the row reader's: the same facts, places and
-    order, or None where the row reader finds an error.  Returns the
-    kernels' FactColumns (None: left to the row reader) and the row
+    order, or where the row reader finds an error, None or that error
+    (its message, file, line and column).  Returns the kernels'
+    FactColumns (None: left to the row reader, or its error) and the row
     reader's FactRows (None: its error)."""
     from chronolog.connectors.fact_csv import read_rows
     from chronolog.connectors.fact_csv_columns import read_columns
     from chronolog.engine.columns.encoding import Dictionary
 
-    try:
-        rows = read_rows(path, calendar)
-    except chronolog.ChronologError:
-        rows = None
-    fast = read_columns(path, calendar, min_bytes=0)
-    coded = read_columns(path, calendar, Dictionary(), min_bytes=0)
-    assert (fast is None) == (coded is None)
+    def read(reader, *args, **options):
+        try:
+            return reader(path, calendar, *args, **options), None
+        except chronolog.ChronologError as e:
+            return None, str(e)
+
+    rows, error = read(read_rows)
+    fast, fast_error = read(read_columns, min_bytes=0)
+    coded, coded_error = read(read_columns, Dictionary(), min_bytes=0)
+    assert (fast is None) == (coded is None) and fast_error == coded_error
+    if fast_error is not None:
+        assert fast_error == error
     if rows is None:
         assert fast is None, "the kernels read a file the row reader refuses"
     elif fast is not None:
@@ -335,6 +341,32 @@ def test_a_bad_large_csv_of_facts_is_named_by_file_line_and_column(tmp_path, tex
     _named(tmp_path, text, where, says, engine="columns")
 
 
+@pytest.mark.parametrize("text, where, says", [
+    *[bad for bad in _BAD if "cells but the header" not in bad[2]],  # (a ragged row: Arrow's reader refuses the file)
+    ('pred,c0,start,end\np,"a\nb",0,1\n\nq,"x\ny",0,1\nq,b,2,x\n', ":7:4:", "column end: 'x' is not a number"),
+    ('pred,c0,c1,start,end\np,"a\n\nb",x,0,1\n\nq,"P\nQ",y,0,1\nq,"P\nQ",,0,1\nq,"""s",,0,1\n', ":8:1:", "q has 1 argument here but 2 at"),
+    ('pred,c0,c1,start,end\np,"a\n\nb",x,0,1\n\nq,"P\nQ",y,0,1\nq,"""s",z,0,1\nq,z,,0,1\n', ":8:2:", 'column c0: "s is not a string'),
+    ("pred,c0,start,end,start_closed\n" + "p,a,0,1,true\n" * 3000 + "p,b,1,2,maybe\n", ":3002:5:", "'maybe' is not a boolean"),
+])
+def test_the_kernels_name_a_bad_row_of_a_large_csv_as_the_row_reader_does(tmp_path, text, where, says):
+    """A bad row of a file the kernels read is named by them, with the row
+    reader's message, file, line and column (they read only its rows from
+    that one on), not by a second reading of the whole file row by row."""
+    from chronolog.connectors.fact_csv import read_rows
+    from chronolog.connectors.fact_csv_columns import read_columns
+    from chronolog.engine.columns.encoding import Dictionary
+
+    path = tmp_path / "bad.csv"
+    path.write_text(_padded(text) if len(text) < 1 << 16 else text)
+    with pytest.raises(chronolog.ChronologError) as rows:
+        read_rows(path)
+    assert f"{path}{where}" in str(rows.value) and says in str(rows.value)
+    for terms in (None, Dictionary()):
+        with pytest.raises(chronolog.ChronologError) as fast:
+            read_columns(path, None, terms, min_bytes=0)
+        assert str(fast.value) == str(rows.value)
+
+
 def test_a_large_csv_of_facts_goes_to_the_columns_as_read(tmp_path):
     """A CSV of facts past the kernels' size is read into FactColumns for
     the columnar executor (as fact text is), not rows."""
@@ -345,6 +377,54 @@ def test_a_large_csv_of_facts_goes_to_the_columns_as_read(tmp_path):
     columns = _fact_columns(path, "vadalog")
     assert columns is not None and [fc.count("p") for fc in columns] == [6000]
     assert columns[0].slow == {} and not columns[0].slow.repeating
+
+
+def test_csv_and_fact_text_files_in_one_list_each_go_to_their_kernels(tmp_path):
+    """A list of ``.csv`` and fact-text files: each run of files of one kind
+    read by its own kernels into columns (a small CSV's rows beside them),
+    the model the rows' reading of the same list gives; a predicate of two
+    arities in two files still named at both places."""
+    from chronolog.api import _fact_columns
+
+    big_csv = tmp_path / "big.csv"
+    big_csv.write_text("pred,c0,c1,start,end\n" + "".join(f"p,k{i % 97},{i},{i % 50},{i % 50 + 2}\n" for i in range(6000)))
+    small_csv = tmp_path / "small.csv"
+    small_csv.write_text('pred,c0,c1,start,end,every\np,x,"1",0,1,\nr,a,b,0,0,30\n')
+    text = tmp_path / "big.txt"
+    text.write_text("".join(f"p(t{i % 89},{i})@[{i % 40},{i % 40 + 3}]\n" for i in range(5000)) + "r(c,d)@5\n")
+    small_text = tmp_path / "small.txt"
+    small_text.write_text("p(y,2)@1\n")
+    files = [small_text, big_csv, text, small_csv]
+    columns = _fact_columns(files, "vadalog")
+    assert columns is not None
+    assert [fc.count("p") for fc in columns] == [1, 6000, 5000, 1]  # (the two text files: one FactColumns each, in order)
+    assert columns[1].slow == {} and columns[2].slow == {}
+    prog = tmp_path / "p.vada"
+    prog.write_text('q(X, Y) :- p(X, Y).\ns(X) :- r(X, Y).\n@output("q"). @output("s").\n')
+    rows = chronolog.reason(prog, files, engine="rows")
+    cols = chronolog.reason(prog, files, engine="columns")
+    assert cols.lines() == rows.lines()
+    assert len(rows.facts("q")) == len({t for fc in _fact_columns(files, "vadalog") for t, _ in fc.rows().get("p", [])})
+    other = tmp_path / "other.txt"
+    other.write_text("p(z)@1\n")
+    assert _fact_columns([big_csv, other], "vadalog") is None  # (the rows' reading names both places)
+    with pytest.raises(chronolog.ChronologError, match="p has 1 argument here but 2"):
+        chronolog.reason(prog, [big_csv, other], engine="columns")
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_csv_of_facts_is_added_and_retracted_as_its_fact_text(tmp_path, engine):
+    """``Reasoner.add`` and ``retract`` of a ``Path`` to a CSV of facts take
+    the facts it holds, as the same facts' text does."""
+    table = tmp_path / "change.csv"
+    table.write_text("pred,c0,start,end,end_closed\na,x,0,1,true\na,z,1,2,false\n")
+    text = "a(x)@[0,1]\na(z)@[1,2)"
+    program = 'q(X) :- a(X).\n@output("q").\na(x)@[0,3].\na(y)@[0,1].'
+    for how in ("retract", "add"):
+        by_csv, by_text = (chronolog.Reasoner(program, engine=engine) for _ in range(2))
+        getattr(by_csv, how)(table)
+        getattr(by_text, how)(text)
+        assert by_csv.model.lines() == by_text.model.lines()
 
 
 _CELL = st.one_of(

@@ -306,6 +306,41 @@ def test_command_line_reads_lars_files_and_prints_ticks(tmp_path):
     )
 
 
+@pytest.mark.parametrize("copies", [1, 3000])
+def test_a_csv_of_facts_holds_ticks_as_lars_fact_text_does(tmp_path, copies):
+    """``--facts FILE.csv`` of a LARS program (as ``run --format csv`` writes
+    a LARS run's answers: start 5, end 7, closed, ticks 5 to 7) gives the
+    answers its fact text gives, small and past the kernels' size; a time
+    that is no tick is refused at its place."""
+    from pathlib import Path
+
+    from tests.test_cli import cli
+
+    prog = tmp_path / "laser.lars"
+    prog.write_text("q(X,Y,Z) :- [3] <> a(X,Y), [#3] <> b(Y,Z).\n")
+    copy = tmp_path / "copy.lars"
+    copy.write_text("seen(X,Y) :- a(X,Y).\nseen(Y,Z) :- b(Y,Z).\n@output(\"seen\").\n")
+    text = LASER_STREAM + "\n" + "".join(f"a(k{i},w)@[{i},{i + 2}]\n" for i in range(copies - 1))
+    facts = tmp_path / "stream.txt"
+    facts.write_text(text)
+    r = cli("run", copy, "--facts", facts, "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    table = tmp_path / "stream.csv"
+    table.write_text(r.stdout.replace("seen", "a", 1 << 30))
+    b_rows = [line for line in table.read_text().splitlines() if line.startswith("a,y,z,")]
+    table.write_text(table.read_text().replace(b_rows[0], "b" + b_rows[0][1:]))
+    assert (copies == 1) == (table.stat().st_size < 1 << 16)
+    want = run(prog.read_text(), text)
+    assert run(prog.read_text(), Path(table)) == want
+    r = cli("run", prog, "--facts", table)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == want
+    table.write_text("pred,c0,c1,start,end,start_closed,end_closed\na,x1,y,36,36.5,true,false\n")
+    with pytest.raises(ChronologError, match="holds at ticks") as e:
+        run(prog.read_text(), Path(table))
+    assert e.value.pos.line == 2
+
+
 def test_clipped_box_reaching_back_to_the_stream_start_stops_with_its_atom():
     """Issue 38: with p at ticks 0 and 1, [] p and [5] [] p (clipped at the
     stream start 0) hold at ticks 0 and 1, not at 2 where p does not hold;

@@ -92,8 +92,8 @@ def frame_columns(
             keys.append(rank[pos])
             cols.append((texts, pos))
             continue
-        if len(used) and used[-1] < named:  # (used is sorted)
-            vals = values.names.gather(used)
+        vals = values.strings_at(used) if names_by_kernels and hasattr(values, "strings_at") else None
+        if vals is not None:  # (strings of the Dictionary's Series: no Python string each)
             rank = _string_ranks(vals)  # UTF-8 byte order: Python's
             keys.append(rank[pos])
             del rank

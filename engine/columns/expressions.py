@@ -512,8 +512,9 @@ def _term_strings(series, values, texts: bool):
     codes = series.to_numpy()
     if not len(codes):
         return pl.Series([], dtype=pl.String)
-    if terms.named and int(codes.max()) < terms.named:
-        return terms.names.gather(codes)
+    got = terms.strings_at(codes)
+    if got is not None:
+        return got
     u, inv = np.unique(codes, return_inverse=True)
     got = terms.take(u)
     if texts:

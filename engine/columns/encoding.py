@@ -447,8 +447,12 @@ class Dictionary:
         if not known:
             return np.full(len(names), -1, dtype=np.int64)
         table = known[0] if len(known) == 1 else pl.concat(known)
-        at = names.to_frame("t").join(table, on="t", how="left", maintain_order="left")["i"]
-        return at.fill_null(-1).to_numpy().astype(np.int64)
+        # (an inner join, its rows put back by their index: a third of the
+        # CPU of a left join keeping the left order, 1M names among 2M)
+        got = names.to_frame("t").with_row_index("r").join(table, on="t", how="inner")
+        out = np.full(len(names), -1, dtype=np.int64)
+        out[got["r"].to_numpy()] = got["i"].to_numpy()
+        return out
 
     def _loose_strings(self):
         """The strings of the list parts and their codes, a polars frame

@@ -168,12 +168,17 @@ def _dictionary_bytes(terms) -> int:
     if terms is None:
         return 0
     vals = terms.values
-    names = getattr(vals, "names", None)
-    rest = getattr(vals, "_rest", vals)
+    parts = getattr(vals, "parts", None)
+    if parts is None:  # (an earlier tree: one names Series, then a list)
+        names = getattr(vals, "names", None)
+        series, lists = ([] if names is None else [names]), [getattr(vals, "_rest", vals)]
+    else:
+        series, lists = [p for p in parts if not isinstance(p, list)], [p for p in parts if isinstance(p, list)]
     codes = getattr(terms, "_codes", None)
     codes = terms.codes if codes is None else codes  # (an earlier tree: the dict always built)
-    n = sys.getsizeof(codes) + sys.getsizeof(rest)  # (codes would build the dict; iterating, strings of the names)
-    n += (0 if names is None else names.nbytes if hasattr(names, "nbytes") else names.estimated_size()) + sum(sys.getsizeof(v) for v in rest)
+    n = sys.getsizeof(codes) + sum(map(sys.getsizeof, lists))  # (codes would build the dict; iterating, strings of the names)
+    n += sum(s.nbytes if hasattr(s, "nbytes") else s.estimated_size() for s in series)
+    n += sum(sys.getsizeof(v) for r in lists for v in r)
     n += 32 * sum(1 for c in range(len(codes)) if c > 256)
     return n
 

@@ -72,16 +72,19 @@ def frame_columns(
 
     values = terms.values
     keys, cols = ([] if lead is None else [lead]), []
+    ordered = False  # whether the keys so far order the rows alone (a column of a distinct term each row: no later key)
     for j in range(arity):
         col = df[str(j)]
         if ex.is_exact(col):  # exact pairs: the whole column goes, as floats do (ex.Rows)
             num, den = ex.parts(col)
-            keys.append(ex.Rows(num, den))  # value order (term order of numbers): a key made only to sort
+            if not ordered:
+                keys.append(ex.Rows(num, den))  # value order (term order of numbers): a key made only to sort
             cols.append((term_array(None, ex.Rows(num, den)), None))
             continue
         if col.dtype.is_float():  # float values, not codes (engine/columns/value_columns.py)
             floats = col.to_numpy()
-            keys.append(floats)  # finite: sorted by value, as term order sorts numbers (-0.0 ties 0.0)
+            if not ordered:
+                keys.append(floats)  # finite: sorted by value, as term order sorts numbers (-0.0 ties 0.0)
             cols.append((term_array(None, floats), None))
             continue
         used, pos = _term_positions(col.to_numpy(), len(values))
@@ -89,21 +92,23 @@ def frame_columns(
         known = name_memo(used) if name_memo is not None and len(used) and used[-1] < named else None
         if known is not None:  # (the texts and ranks of every name, made once: name_memo)
             texts, rank = known
-            keys.append(rank[pos])
+            if not ordered:
+                keys.append(rank[pos])
             cols.append((texts, pos))
-            continue
-        if len(used) and used[-1] < named:  # (used is sorted)
-            vals = values.names.gather(used)
-            rank = _string_ranks(vals)  # UTF-8 byte order: Python's
-            keys.append(rank[pos])
-            del rank
         else:
-            vals = values.take(used) if hasattr(values, "take") else [values[i] for i in used.tolist()]
-            rank = _term_ranks(vals).astype(np.int32)
-            # (ranks rising with the codes, as a run's terms usually are: the
-            # positions sort alike, no gather of a key per row)
-            keys.append(pos if bool(np.all(rank[1:] > rank[:-1])) else rank[pos])
-        cols.append((term_array(used, vals), pos))
+            vals = values.strings_at(used) if names_by_kernels and hasattr(values, "strings_at") else None
+            if vals is not None:  # (strings of the Dictionary's Series: no Python string each)
+                if not ordered:
+                    keys.append(_string_ranks(vals)[pos])  # UTF-8 byte order: Python's
+            else:
+                vals = values.take(used) if hasattr(values, "take") else [values[i] for i in used.tolist()]
+                if not ordered:
+                    rank = _term_ranks(vals).astype(np.int32)
+                    # (ranks rising with the codes, as a run's terms usually are: the
+                    # positions sort alike, no gather of a key per row)
+                    keys.append(pos if bool(np.all(rank[1:] > rank[:-1])) else rank[pos])
+            cols.append((term_array(used, vals), pos))
+        ordered = ordered or len(used) == len(pos)
         del pos
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()

@@ -392,6 +392,33 @@ def encode(series, mostly_distinct: bool = False) -> Encoded:
     return Encoded(series.cast(pl.Enum(distinct)).to_physical().to_numpy().astype(np.int32), distinct)
 
 
+def encode_any_order(series) -> Encoded:
+    """:func:`encode` with the distinct values in no particular order (that
+    of their 64-bit hashes): one numpy sort of the hashes, then every row
+    compared with its group's string at once; the exact :func:`encode`
+    when two strings share a hash.  For long columns where the order does
+    not matter (a rule's 1M computed strings, a table's string columns):
+    0.05 s of CPU where :func:`_by_hashes`' order of first appearance
+    took 0.17 and Arrow's ``dictionary_encode`` 0.14-0.2."""
+    import numpy as np
+
+    n = len(series)
+    if n == 0 or series.null_count():
+        return encode(series)
+    h = series.hash(0).to_numpy()
+    order = np.argsort(h)
+    hs = h[order]
+    first = np.empty(n, dtype=bool)
+    first[0] = True
+    np.not_equal(hs[1:], hs[:-1], out=first[1:])
+    indices = np.empty(n, dtype=np.int32)
+    indices[order] = np.cumsum(first, dtype=np.int32) - 1
+    dictionary = series.gather(order[first])
+    if not (dictionary.gather(indices) == series).all():  # (two strings of one hash: never seen)
+        return encode(series)
+    return Encoded(indices, dictionary)
+
+
 def _by_hashes(series, check: int = 1 << 16):
     """:func:`encode` by grouping the rows on a 64-bit hash of their strings
     (one stable numpy sort of the hashes), then comparing every row with its

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pytest
@@ -77,6 +78,26 @@ def test_strings_after_names_and_numbers_do_not_build_the_names_dict():
     assert d.lookup("n42") == 42  # (a string looked up alone: the whole dict)
     assert d.codes == {v: i for i, v in enumerate(d.values)}
 
+
+
+def test_strings_after_other_terms_are_coded_by_joins():
+    """Integers (and a string coded alone) before a column of strings:
+    the strings are still found by joins and kept as Series, the codes a
+    dict gives value by value, no Python string each, and they read back
+    as a Series (the writers' and the string kernels' input)."""
+    d = Dictionary()
+    assert d.code_all([5, 6, 1.0]).tolist() == [0, 1, 2]
+    assert d.code("s") == 3
+    names = [f"n{i}" for i in range(100)]
+    assert d.code_names(pl.Series(names)).tolist() == list(range(4, 104))
+    assert d.code_all([7, 1]).tolist() == [104, 2]
+    assert d.code_names(pl.Series(["n3", "s", "new", "n99", "5"])).tolist() == [7, 3, 105, 103, 106]
+    assert not any(type(k) is str and k != "s" for k in d._codes)  # (no dict entry for a string coded in bulk)
+    got = d.values.strings_at(np.array([105, 4, 7, 106]))
+    assert got is not None and got.to_list() == ["new", "n0", "n3", "5"]
+    assert d.values.strings_at(np.array([4, 3])) is None  # ("s" was coded alone: a Python value)
+    assert d.look_up_names(pl.Series(["5", "s", "n50", "zz"])).tolist() == [106, 3, 54, -1]
+    assert d.lookup("n50") == 54 and d.codes == {v: i for i, v in enumerate(d.values)}
 
 def test_an_arrow_string_column_is_coded_without_python_strings():
     from chronolog.connectors.table_columns import _term_column

@@ -215,3 +215,14 @@ def test_encode_ranges_tells_tokens_apart_by_their_length_too():
     tokens = ["a", "a\0", "", "\0", "\0\0", "a", "\0"]
     got = sc.encode_ranges(*_token_text(tokens))
     assert got.dictionary.to_list() == ["a", "a\0", "", "\0", "\0\0"] and got.indices.tolist() == [0, 1, 2, 3, 4, 0, 3]
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.text(alphabet="abßΣ\u00e9 1", max_size=4), max_size=60))
+def test_encode_any_order_gives_each_distinct_string_once(values):
+    """Every row's string is its dictionary entry, and the entries are the
+    distinct strings, each once (in the order of their hashes)."""
+    got = sc.encode_any_order(pl.Series(values, dtype=pl.String))
+    dictionary = got.dictionary.to_list()
+    assert sorted(dictionary) == sorted(set(values))
+    assert [dictionary[i] for i in got.indices.tolist()] == values

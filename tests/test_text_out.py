@@ -274,3 +274,36 @@ def test_ints_and_equal_floats_print_alike_on_rows_and_columns(program, given_fa
         assert sorted(m.lines()) == want
         texts.append(sorted(m.lines()))
     assert texts[0] == texts[1]
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(TERMS, unique=True, max_size=40), st.data(), st.booleans())
+def test_a_column_of_a_distinct_term_each_row_orders_alone(firsts, data, as_series):
+    """A relation whose first column holds a different term in each row
+    (the later columns' ranks are then not made): the lines are in the
+    order of the full key, as fact by fact, in whatever order the rows are."""
+    import polars as pl
+
+    from chronolog.connectors.text_out import frame_lines
+    from chronolog.engine.columns.encoding import Dictionary, TimeScale
+
+    d = Dictionary()
+    d.code("a")  # (a value coded before: strings after it are a later Series part)
+    if as_series:
+        firsts = list(dict.fromkeys(str(v) for v in firsts))
+        c0 = d.code_names(pl.Series(firsts, dtype=pl.String)).tolist()
+    else:
+        c0 = d.code_all(firsts).tolist()
+    n = len(c0)
+    c1 = d.code_all(data.draw(st.lists(TERMS, min_size=n, max_size=n))).tolist()
+    c2 = d.code_names(pl.Series(data.draw(st.lists(st.sampled_from(["b", "a", "ß", "Z", "1"]), min_size=n, max_size=n)), dtype=pl.String)
+                      .unique(maintain_order=True)).tolist()
+    c2 = [c2[i % len(c2)] for i in range(n)] if c2 else []
+    los = data.draw(st.lists(st.integers(-5, 5), min_size=n, max_size=n))
+    order = data.draw(st.permutations(range(n)))
+    df = pl.DataFrame({"0": [c0[i] for i in order], "1": [c1[i] for i in order], "2": [c2[i] for i in order],
+                       "s": [2 * los[i] for i in order], "e": [2 * los[i] + 3 for i in order]},
+                      schema={k: pl.Int64 for k in ("0", "1", "2", "s", "e")})
+    atoms = {(d.values[c0[i]], d.values[c1[i]], d.values[c2[i]]): [(los[i], los[i] + 1, True, True)] for i in range(n)}
+    got = "".join("".join(a.to_list()) for a in frame_lines("p", df, 3, d, TimeScale()))
+    assert got == "".join(line + "\n" for line in reference_lines("p", atoms))

@@ -82,93 +82,163 @@ class Fallback(Exception):
 
 
 class TermValues:
-    """A Dictionary's values by code, as a list: the names a fact file
-    codes into an empty Dictionary are one polars String Series (codes ``0 ..
-    len(names)-1``) instead of a Python string each (about 64 bytes a name:
-    15 MB of temporal LUBM 1M's 238,010), then a list of what came after.
-    Indexing gives a Python value (a new string for a name); :meth:`take`
-    gives many at once."""
+    """A Dictionary's values by code, in parts: polars String Series for the
+    strings coded in bulk (a fact file's names, an Arrow table's string
+    columns, the strings a rule computes: no Python string each, where one
+    cost about 64 bytes; 15 MB of temporal LUBM 1M's 238,010 names) and
+    Python lists for the other values (and the few strings coded one by
+    one), each part holding the codes from its start to the next part's.
+    ``names`` is the first part when it is a Series (codes ``0 ..
+    named-1``: the writers' and the retraction's fast paths), else None.
+    Indexing gives a Python value (a new string for one of a Series);
+    :meth:`take` gives many at once, :meth:`strings_at` a Series."""
 
-    __slots__ = ("_names", "named", "_rest")
+    __slots__ = ("parts", "starts", "names", "named", "stringed", "_n")
 
     def __init__(self):
-        self.names = None  # polars String Series, or None
-        self._rest: list = []
+        self.parts: list = []  # polars String Series or lists, in code order
+        self.starts: list = []  # the first code of each part
+        self.names = None  # the first part when it is a Series
+        self.named = 0  # its length (kept: a Series' len() costs ~1 us, and every value read asks it)
+        self.stringed = 0  # how many codes the Series hold
+        self._n = 0
+
+    def _push(self, part) -> None:
+        self.parts.append(part)
+        self.starts.append(self._n)
+
+    def add_strings(self, strings) -> None:
+        """Append a polars String Series of new strings (joined to the
+        last part when that is a Series too: one part, one join)."""
+        import polars as pl
+
+        n = len(strings)
+        if not n:
+            return
+        if self.parts and not isinstance(self.parts[-1], list):
+            self.parts[-1] = pl.concat([self.parts[-1], strings], rechunk=True)
+        else:
+            self._push(strings)
+        self._n += n
+        self.stringed += n
+        if not isinstance(self.parts[0], list):
+            self.names, self.named = self.parts[0], len(self.parts[0])
 
     def set_names(self, names) -> None:
         assert not len(self), "names come first"
-        self.names = names
-
-    @property
-    def names(self):
-        return self._names
-
-    @names.setter
-    def names(self, names) -> None:
-        self._names = names
-        # how many codes the file's names hold (the first ones), kept: a
-        # Series' len() costs ~1 us, and every value read asks it
-        self.named = 0 if names is None else len(names)
+        self.add_strings(names)
 
     def __len__(self) -> int:
-        return self.named + len(self._rest)
+        return self._n
+
+    def _part(self, i: int) -> int:
+        from bisect import bisect_right
+
+        return bisect_right(self.starts, i) - 1
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            n = self.named
             start, stop, step = i.indices(len(self))
-            if step != 1 or not n:
-                return self.tolist()[i] if n else self._rest[i]
-            if start >= n:  # (what was coded after the names: no string made for them)
-                return self._rest[start - n : stop - n]
-            head = self.names.slice(start, max(0, min(stop, n) - start)).to_list()
-            return head + self._rest[: max(0, stop - n)]
+            if step != 1:
+                return self.tolist()[i]
+            out: list = []
+            if start >= stop:
+                return out
+            for k in range(self._part(start), len(self.parts)):
+                s = self.starts[k]
+                if s >= stop:
+                    break
+                p = self.parts[k]
+                a, b = max(start - s, 0), min(stop - s, len(p))
+                out += p[a:b] if isinstance(p, list) else p.slice(a, b - a).to_list()
+            return out
         i = int(i)
-        n = self.named
         if i < 0:
             i += len(self)
-        if 0 <= i < n:
-            return self._names[i]
-        if i < 0:
+        if not 0 <= i < len(self):
             raise IndexError(i)
-        return self._rest[i - n]
+        k = self._part(i)
+        return self.parts[k][i - self.starts[k]]
 
     def __iter__(self):
-        if self.named:
-            yield from self.names.to_list()
-        yield from self._rest
+        for p in self.parts:
+            yield from (p if isinstance(p, list) else p.to_list())
 
     def __add__(self, other: list) -> list:
         return self.tolist() + list(other)
 
     def append(self, value) -> None:
-        self._rest.append(value)
+        self.extend((value,))
 
     def extend(self, values) -> None:
-        self._rest.extend(values)
+        values = list(values)
+        if not values:
+            return
+        if not self.parts or not isinstance(self.parts[-1], list):
+            self._push([])
+        self.parts[-1].extend(values)
+        self._n += len(values)
 
     def tolist(self) -> list:
-        return (self.names.to_list() if self.named else []) + self._rest
+        return self[:]
+
+    def _split(self, codes):
+        """``codes`` (numpy int64) by part: ``[(part index, positions in
+        codes, offsets in the part)]``."""
+        import numpy as np
+
+        if len(self.parts) == 1 or not len(codes):
+            return [(0, None, codes)]
+        k = np.searchsorted(np.asarray(self.starts, dtype=np.int64), codes, side="right") - 1
+        ks = np.unique(k)
+        if len(ks) == 1:
+            j = int(ks[0])
+            return [(j, None, codes - self.starts[j])]
+        out = []
+        for j in ks.tolist():
+            at = np.flatnonzero(k == j)
+            out.append((j, at, codes[at] - self.starts[j]))
+        return out
 
     def take(self, codes) -> list:
         """The values of ``codes`` (ints ``0 .. len-1``), in their order."""
         import numpy as np
 
         codes = np.asarray(codes, dtype=np.int64)
-        n = self.named
-        if not n:
-            rest = self._rest
-            return [rest[c] for c in codes.tolist()]
-        if len(codes) == 0 or codes.max() < n:
-            return self.names.gather(codes).to_list()
-        out = [None] * len(codes)
-        head = np.flatnonzero(codes < n)
-        for i, v in zip(head.tolist(), self.names.gather(codes[head]).to_list()):
-            out[i] = v
-        rest = self._rest
-        for i in np.flatnonzero(codes >= n).tolist():
-            out[i] = rest[int(codes[i]) - n]
+        if not self.parts:
+            return []
+        out = None
+        for j, at, off in self._split(codes):
+            p = self.parts[j]
+            got = [p[c] for c in off.tolist()] if isinstance(p, list) else p.gather(off).to_list()
+            if at is None:
+                return got
+            if out is None:
+                out = [None] * len(codes)
+            for i, v in zip(at.tolist(), got):
+                out[i] = v
         return out
+
+    def strings_at(self, codes):
+        """The values of ``codes`` as a polars String Series when every one
+        is in a Series part (no Python string made), else None."""
+        import numpy as np
+        import polars as pl
+
+        codes = np.asarray(codes, dtype=np.int64)
+        if not len(codes) or not self.stringed:
+            return None
+        split = self._split(codes)
+        if any(isinstance(self.parts[j], list) for j, _, _ in split):
+            return None
+        if len(split) == 1:
+            j, _, off = split[0]
+            return self.parts[j].gather(off)
+        pieces = pl.concat([self.parts[j].gather(off) for j, _, off in split])
+        where = np.concatenate([at for _, at, _ in split])
+        back = np.empty(len(codes), dtype=np.int64)
+        back[where] = np.arange(len(codes), dtype=np.int64)
+        return pieces.gather(back)
 
 
 def _number_kind(v) -> int:
@@ -183,19 +253,19 @@ class Dictionary:
     """Term value <-> integer code, one per run (dict equality, as the rows).
 
     ``values`` (code -> value) is always complete; the dict ``codes`` (value
-    -> code) is built when a lookup first needs it, and for the names only
-    when a single string is looked up (:meth:`_dict_for`): the distinct names of a
-    fact file coded into an empty Dictionary (``code_all(..., distinct=True)``)
-    are only appended, and a run that never looks a value up (a large
-    ``chronolog run`` whose rules name no constant) never builds it.  On
-    temporal LUBM 1M (238,010 names) the dict and its int objects were 18 MB
-    of the 30 MB the Dictionary held."""
+    -> code) is built when a lookup first needs it, and for the strings of
+    ``values``' Series only when a single string is looked up
+    (:meth:`_dict_for`): strings coded in bulk (:meth:`code_names`) are
+    found by joins, whatever was coded before them, and a run that never
+    looks a value up (a large ``chronolog run`` whose rules name no
+    constant) never builds it.  On temporal LUBM 1M (238,010 names) the
+    dict and its int objects were 18 MB of the 30 MB the Dictionary held."""
 
     def __init__(self):
         self._codes: dict = {}
         self._decoded: dict = {}  # code -> value, of codes :meth:`value` gave
-        self._indexed = 0  # values[:_indexed] are keys of _codes
-        self._rest_indexed = 0  # values.rest[:_rest_indexed] are keys too (the names not all: _index_rest)
+        self._in_dict: list = []  # per part of ``values``: how many of its values are keys of _codes
+        self._indexed = 0  # how many strings of the Series parts are keys of _codes
         self.values = TermValues()
         # lookups that found an equal value of another kind (1 beside 1.0;
         # never #T, a term of its own): one code would give one the other's type, where the rows keep
@@ -204,11 +274,20 @@ class Dictionary:
         self.conflations = 0
         self._name_hashes = None  # (names Series, its hashes sorted, their codes): look_up_names
         self._floats = False  # whether a float was ever coded (else only a float looked up can conflate)
+        self._loose: list = []  # codes (numpy arrays) of the strings in list parts: joined too (code_names)
+        self._loose_frame = None  # (how many codes, their frame of strings and codes)
 
     def _add(self, values) -> None:
         """Append new ``values`` (codes ``len(self.values) ..``)."""
-        if not self._floats:
-            self._floats = any(type(v) is float for v in values)
+        import numpy as np
+
+        kinds = set(map(type, values))
+        if float in kinds:
+            self._floats = True
+        n0 = len(self.values)
+        if str in kinds:
+            at = [i for i, v in enumerate(values) if type(v) is str] if len(kinds) > 1 else range(len(values))
+            self._loose.append(np.asarray(at, dtype=np.int64) + n0)
         self.values.extend(values)
 
     @property
@@ -235,31 +314,26 @@ class Dictionary:
         """value -> code (built from ``values`` for what was only appended)."""
         return self._index()
 
-    def _index(self) -> dict:
-        vals = self.values
-        n = len(vals)
-        if self._indexed < n:
-            named = vals.named
-            if self._indexed < named and self._rest_indexed:  # (the names, then what came after and is not in yet)
-                self._codes.update(zip(vals[self._indexed : named], range(self._indexed, named)))
-                self._indexed = named + self._rest_indexed
-            self._codes.update(zip(vals[self._indexed :], range(self._indexed, n)))
-            self._indexed = n
-        return self._codes
+    def _index(self, series: bool = True) -> dict:
+        """The dict of every value (``series``: of the Series parts' strings
+        too, else at least of every value of the list parts)."""
+        vals, done, d = self.values, self._in_dict, self._codes
+        done += [0] * (len(vals.parts) - len(done))
+        for k, p in enumerate(vals.parts):
+            m = done[k]
+            if m < len(p) and (series or isinstance(p, list)):
+                s = vals.starts[k]
+                d.update(zip(p[m:] if isinstance(p, list) else p.slice(m).to_list(), range(s + m, s + len(p))))
+                done[k] = len(p)
+                if not isinstance(p, list):
+                    self._indexed += len(p) - m
+        return d
 
     def _index_rest(self) -> dict:
-        """The dict holding at least every value coded after the names
-        (:class:`TermValues`), not built for the names where they are not
-        in it yet: a lookup that found no name by a join asks it."""
-        vals = self.values
-        named, rest = vals.named, vals._rest
-        if self._indexed >= named:
-            return self._index()
-        if self._rest_indexed < len(rest):
-            k = self._rest_indexed
-            self._codes.update(zip(rest[k:], range(named + k, named + len(rest))))
-            self._rest_indexed = len(rest)
-        return self._codes
+        """The dict holding at least every value of the list parts
+        (:class:`TermValues`), not built for the Series' strings where
+        they are not in it yet: a lookup without a string asks it."""
+        return self._index(series=self._indexed >= self.values.stringed)
 
     def value(self, code: int):
         """The value of one code, kept once fetched (a name is an element of a
@@ -282,10 +356,10 @@ class Dictionary:
 
     def _dict_for(self, values) -> dict:
         """The dict to look ``values`` up in: without a string among them,
-        the one of what came after the names (:meth:`_index_rest`: a name
-        is a string, equal to no value of another type)."""
-        if self._indexed >= self.values.named or any(isinstance(v, str) for v in values):
-            return self._index()  # (every name in the dict already: no pass over ``values``)
+        the one of the list parts (:meth:`_index_rest`: a string of a
+        Series equals no value of another type)."""
+        if self._indexed >= self.values.stringed or any(isinstance(v, str) for v in values):
+            return self._index()  # (every string in the dict already: no pass over ``values``)
         return self._index_rest()
 
     def code(self, value) -> int:
@@ -306,10 +380,7 @@ class Dictionary:
         import numpy as np
 
         if distinct and not self.values:  # every value is new: appended, no lookup (``codes``)
-            if all(type(v) is str for v in values):
-                self.values.extend(values)  # (no float among them)
-                return np.arange(len(values), dtype=np.int64)
-            if len(set(values)) == len(values):
+            if all(type(v) is str for v in values) or len(set(values)) == len(values):
                 self._add(values)
                 return np.arange(len(values), dtype=np.int64)
             distinct = False  # (two were equal after all, as 1 and 1.0: one by one below)
@@ -336,56 +407,73 @@ class Dictionary:
         return np.array(out, dtype=np.int64)
 
     def code_names(self, names):
-        """The codes of ``names``, a polars String Series of distinct names
-        (a fact file's, an Arrow column's, a rule's results): kept as that
-        Series when the Dictionary is empty (:class:`TermValues`), else
-        found by a join against its names (appended to them while nothing
-        else is coded), the others looked up in the dict of what came
-        after the names."""
+        """The codes of ``names``, a polars String Series of distinct strings
+        (a fact file's names, an Arrow column's, a rule's results): found by
+        a join against every string coded before (whatever else was coded
+        between them: no Python string each), the new ones appended as a
+        Series part in order (the codes code_all gives)."""
         import numpy as np
+        import polars as pl
 
         vals = self.values
-        if not len(vals):
-            vals.set_names(names)
+        n = len(vals)
+        if not n:
+            vals.add_strings(names)
             return np.arange(len(names), dtype=np.int64)
-        if vals.named and not vals._rest:  # names only so far (a later batch of the file's): looked up by a join
-            import polars as pl
-
-            n = vals.named
-            codes = self._join_names(names)
-            new = codes < 0
-            codes[new] = np.arange(n, n + int(new.sum()), dtype=np.int64)
-            vals.names = pl.concat([vals.names, names.filter(pl.Series(new))], rechunk=True)
-            return codes
-        if not vals.named:
-            return self.code_all(names.to_list(), distinct=True)
-        # names, then other values: the names found by a join, the others
-        # looked up in the dict of what came after them (the dict of every
-        # name, 1M names: ~1 s, is not built), the new ones appended after
-        # them in order (the codes code_all gives)
-        codes = self._join_names(names)
-        missed = np.flatnonzero(codes < 0)
-        if len(missed):
-            get = self._index_rest().get
-            strs = names.gather(missed).to_list()
-            got = [get(v) for v in strs]
-            fresh = [v for v, c in zip(strs, got) if c is None]
-            if fresh:
-                it = iter(range(len(vals), len(vals) + len(fresh)))
-                got = [next(it) if c is None else c for c in got]
-                vals.extend(fresh)
-                self._index_rest()  # (the values appended just now)
-            codes[missed] = got
+        codes = self._join_strings(names)
+        new = codes < 0
+        k = int(new.sum())
+        if k:
+            codes[new] = np.arange(n, n + k, dtype=np.int64)
+            vals.add_strings(names.filter(pl.Series(new)) if k < len(names) else names)
         return codes
 
-    def _join_names(self, names):
-        """The codes of ``names`` (distinct strings) among the Dictionary's
-        names (numpy int64, -1 where not one of them), by a join."""
+    def _join_strings(self, names, after_names: bool = False):
+        """The codes of ``names`` (distinct strings) among the strings coded
+        so far (numpy int64, -1 where none), by a join (``after_names``:
+        among those coded after the first part's names only)."""
         import numpy as np
+        import polars as pl
 
-        known = self.values.names.to_frame("t").with_row_index("i")
-        at = names.to_frame("t").join(known, on="t", how="left", maintain_order="left")["i"]
-        return at.fill_null(-1).to_numpy().astype(np.int64)
+        vals = self.values
+        known = [
+            p.to_frame("t").with_columns(pl.int_range(s, s + len(p), dtype=pl.Int64).alias("i"))
+            for k, (p, s) in enumerate(zip(vals.parts, vals.starts))
+            if not isinstance(p, list) and not (after_names and k == 0)
+        ]
+        loose = self._loose_strings()
+        if loose is not None:
+            known.append(loose)
+        if not known:
+            return np.full(len(names), -1, dtype=np.int64)
+        table = known[0] if len(known) == 1 else pl.concat(known)
+        # (an inner join, its rows put back by their index: a third of the
+        # CPU of a left join keeping the left order, 1M names among 2M)
+        got = names.to_frame("t").with_row_index("r").join(table, on="t", how="inner")
+        out = np.full(len(names), -1, dtype=np.int64)
+        out[got["r"].to_numpy()] = got["i"].to_numpy()
+        return out
+
+    def _loose_strings(self):
+        """The strings of the list parts and their codes, a polars frame
+        (kept until more come), or None without any."""
+        import numpy as np
+        import polars as pl
+
+        if not self._loose:
+            return None
+        count = sum(map(len, self._loose))
+        if self._loose_frame is None or self._loose_frame[0] != count:
+            codes = np.concatenate(self._loose) if len(self._loose) > 1 else self._loose[0]
+            self._loose = [codes]
+            strs = self.values.take(codes)
+            try:
+                t = pl.Series(strs, dtype=pl.String)
+            except Exception:  # noqa: BLE001 - a lone surrogate (no UTF-8): it equals no string of a Series
+                keep = [i for i, s in enumerate(strs) if _utf8(s)]
+                codes, t = codes[keep], pl.Series([strs[i] for i in keep], dtype=pl.String)
+            self._loose_frame = (count, pl.DataFrame({"t": t, "i": pl.Series(codes, dtype=pl.Int64)}))
+        return self._loose_frame[1]
 
     def lookup(self, value):
         """The code of ``value``, or None when no fact of the run has it."""
@@ -393,10 +481,10 @@ class Dictionary:
 
     def look_up_names(self, names):
         """The codes of a polars String Series of names (numpy int64, -1 for
-        a name no fact of the run has), adding none.  The file's names
+        a name no fact of the run has), adding none.  The first part's names
         (``values.names``) are found through their 64-bit hashes, sorted
-        once (``searchsorted``, then the names compared), the others through
-        the dict: a dict lookup cost 0.5-0.7 us a name among temporal LUBM
+        once (``searchsorted``, then the names compared), the others by a
+        join: a dict lookup cost 0.5-0.7 us a name among temporal LUBM
         1M's 238,010 (cache misses), 10 ms for a retraction's 15,000 names."""
         import numpy as np
 
@@ -419,11 +507,18 @@ class Dictionary:
             same = (known.gather(order[at[maybe]]) == names.gather(maybe)).to_numpy()  # (two names may share a hash)
             out[maybe[same]] = order[at[maybe[same]]]
         missed = np.flatnonzero(out < 0)
-        if len(missed) and (known is None or self.values._rest or shared):
-            get = (self.codes if shared else self._index_rest()).get  # (what came after the names, and a name whose hash another shares)
-            found = [get(v, -1) for v in names.gather(missed).to_list()]
-            out[missed] = found
+        if len(missed) and (shared or self._loose or self.values.stringed > self.values.named):
+            # (a name whose hash another shares: the first part joined too)
+            out[missed] = self._join_strings(names.gather(missed), after_names=not shared)
         return out
+
+
+def _utf8(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class TimeScale(DoubledGrid):

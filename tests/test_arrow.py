@@ -44,6 +44,25 @@ def test_arrow_round_trip_gives_the_same_facts():
     assert back.facts("r")[1] == (("b c", Fraction(5, 2)), (float("-inf"), Fraction(1, 3), False, True))
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_number_past_a_finite_decimal_is_marked_term_text_on_both_executors(engine):
+    """A term column holding 1/3 is text, marked as term text so that it
+    reads back as the numbers (with 2 beside it): the columns wrote the
+    text unmarked, so to_arrow read back the strings "1/3" and "2"
+    (found by comparing the two executors on a min over term text)."""
+    from chronolog.engine.arrow import table_to_rows, term_text_names
+
+    m = chronolog.reason("p(1/3)@[0,1]. p(2)@[0,1]. q(Y) :- p(X), Y = X / 1.\nm(M) :- p(X), M = min(X).\n"
+                         '@output("q"). @output("m").', engine=engine)
+    for pred in ("q", "m"):
+        t = m.to_arrow(pred)
+        assert term_text_names(t) == ["c0"], pred
+        assert sorted(table_to_rows(t, pred)) == sorted(m.facts(pred)), pred
+    assert [t for t, _ in m.facts("q")] == [(Fraction(1, 3),), (2,)]
+    back = chronolog.reason("r(X) :- q(X), X < 1.", {"q": m.to_arrow("q")}, engine=engine)
+    assert back.to_text() == "r(1/3)@[0,1]"
+
+
 def test_pandas_in_and_out():
     m = chronolog.reason(PROGRAM + FACTS)
     df = m.to_pandas("q")

@@ -5,6 +5,9 @@ from fractions import Fraction
 
 import pyarrow as pa
 import pytest
+import test_spark_rounds_random_terms as random_terms  # (its strategies; its tests run there, marked spark)
+from budget import examples
+from hypothesis import HealthCheck, given, settings
 
 import chronolog
 
@@ -106,3 +109,23 @@ def test_a_predicate_without_facts_gives_a_typed_empty_table(executor):
     t = m.to_arrow("q")
     assert t.num_rows == 0 and [str(f.type) for f in t.schema] == ["int64", "date32[day]", "date32[day]", "bool", "bool"]
     assert [str(d) for d in m.to_pandas("q").dtypes] == ["Int64", "datetime64[ms]", "datetime64[ms]", "bool", "bool"]
+
+
+@settings(deadline=None, max_examples=examples(100), suppress_health_check=list(HealthCheck))
+@given(random_terms.tables(), random_terms.programs())
+def test_rows_and_columns_give_one_arrow_table_over_instants_and_term_text(inputs, prog):
+    """The random programs of the Spark rounds' test (dates, timestamps,
+    term text; joins, negation, comparisons, min/max, count) on the two
+    executors: the same facts read back from to_arrow, in columns of the
+    same types, or the same error."""
+    from chronolog.engine.arrow import table_to_rows
+
+    def run(engine):
+        try:
+            m = chronolog.reason(prog, inputs, engine=engine)
+        except chronolog.ChronologError as e:
+            return e.render()
+        tables = {p: m.to_arrow(p) for p in m.output_predicates}
+        return {p: (sorted(map(repr, table_to_rows(t, p))), t.schema.types) for p, t in tables.items()}
+
+    assert run("columns") == run("rows")

@@ -141,7 +141,7 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
 
     from chronolog.language.source_text import read_text
 
-    text = read_text(path, f"CSV file (bound to {pred})")
+    text = read_text(path, f"CSV file (bound to {pred})", csv=True)
     facts = []
     with io.StringIO(text, newline="") as fh:
         lines = fh.readlines()  # (as the csv module reads them: its line_num says which lines made a row)
@@ -499,10 +499,12 @@ BLANK_RE2 = "[\\t-\\r\\x1c-\\x1f\\x85\\pZ]"  # what str.isspace reads as blank, 
 def write_rows(out, rows, lineterminator: str = "\n") -> None:
     """``rows`` (lists of cell text) as CSV on ``out``: the csv module's
     minimal quoting, and a row with a cell that starts or ends with a blank
-    written by :func:`quoted_cell` (a reader trims a bare cell's blanks)."""
+    (a reader trims a bare cell's blanks) or holds a carriage return (a
+    line end for a reader; the csv module quotes only the characters of
+    ``lineterminator``) written by :func:`quoted_cell`."""
     w = csv.writer(out, lineterminator=lineterminator)
     for row in rows:
-        if any(c[:1].isspace() or c[-1:].isspace() for c in row):
+        if any(c[:1].isspace() or c[-1:].isspace() or "\r" in c for c in row):
             out.write(",".join(map(quoted_cell, row)) + lineterminator)
         else:
             w.writerow(row)

@@ -119,7 +119,7 @@ def read_rows(path, calendar=None):
     file:line:column."""
     from chronolog.language.source_text import read_text
 
-    text = read_text(path, "facts file")
+    text = read_text(path, "facts file", csv=True)
     with reading_file():  # one scope for the file's labelled nulls
         return _read(text, str(path), calendar)
 

@@ -470,7 +470,8 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
 
     def terms_array(codes, vals):  # (called once per term column, in order)
         if isinstance(vals, Rows):  # exact values: int64 / decimal128 by numpy, as _column types them
-            column, marked = arrow_array(vals.num, vals.den), False
+            column = arrow_array(vals.num, vals.den)
+            marked = column.type == pa.string()  # (a number past a finite decimal, 1/3: _column's term text)
         elif codes is None:  # finite floats: a float64 column, as _column gives floats
             column, marked = pa.array(vals, pa.float64()), False
         elif hasattr(vals, "gather"):  # a fact file's names (the Dictionary's polars Series): strings, as _column types them

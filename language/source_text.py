@@ -27,12 +27,17 @@ class NamedText(str):
         return self
 
 
-def decode(data: bytes, source: str, what: str = "file") -> str:
-    """``data`` as text, as :func:`plain_text` reads it."""
+def decode(data: bytes, source: str, what: str = "file", csv: bool = False) -> str:
+    """``data`` as text, as :func:`plain_text` reads it; a CSV file
+    (``csv``) only without its byte-order mark: the csv module reads a
+    lone carriage return as a line end itself, and one inside a quoted
+    cell is the cell's own (the writers write it so)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise not_utf8(data, e.start, source, what) from None
+    if csv:
+        return text[1:] if text.startswith(BOM) else text
     return plain_text(text)
 
 
@@ -58,8 +63,9 @@ def not_utf8(data: bytes, offset: int, source: str, what: str):
 _TABLE_FILES = ((b"PAR1", "a Parquet file", "parquet"), (b"ARROW1", "an Arrow file", "arrow"))
 
 
-def read_text(path, what: str = "file") -> str:
-    """The text of the file ``path`` (``what``: "program", "facts file", ...)."""
+def read_text(path, what: str = "file", csv: bool = False) -> str:
+    """The text of the file ``path`` (``what``: "program", "facts file", ...;
+    ``csv``: a CSV file, its carriage returns kept: :func:`decode`)."""
     path = os.fspath(path)
     cls = ProgramError if what == "program" else DataError
     try:
@@ -74,7 +80,7 @@ def read_text(path, what: str = "file") -> str:
             raise cls(f"the {what} {path} is {name}, not {'fact ' if what == 'facts file' else ''}text",
                       hint=f'bind it in the program: @bind("pred", "{kind}", "{_parent(path)}", "{os.path.basename(path)}"). '
                       '(from Python, a table also goes as facts: {"pred": table})')
-    return decode(data, str(path), what)
+    return decode(data, str(path), what, csv)
 
 
 def csv_hint(source: str, line: int):

@@ -5,6 +5,9 @@ from fractions import Fraction
 
 import pyarrow as pa
 import pytest
+import test_spark_rounds_random_terms as random_terms  # (its strategies; its tests run there, marked spark)
+from budget import examples
+from hypothesis import HealthCheck, given, settings
 
 import chronolog
 
@@ -42,6 +45,25 @@ def test_arrow_round_trip_gives_the_same_facts():
     back = chronolog.reason("r(X, V) :- q(X, V).", {"q": m.to_arrow("q")})
     assert back.facts("r") == m.facts("q")
     assert back.facts("r")[1] == (("b c", Fraction(5, 2)), (float("-inf"), Fraction(1, 3), False, True))
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_number_past_a_finite_decimal_is_marked_term_text_on_both_executors(engine):
+    """A term column holding 1/3 is text, marked as term text so that it
+    reads back as the numbers (with 2 beside it): the columns wrote the
+    text unmarked, so to_arrow read back the strings "1/3" and "2"
+    (found by comparing the two executors on a min over term text)."""
+    from chronolog.engine.arrow import table_to_rows, term_text_names
+
+    m = chronolog.reason("p(1/3)@[0,1]. p(2)@[0,1]. q(Y) :- p(X), Y = X / 1.\nm(M) :- p(X), M = min(X).\n"
+                         '@output("q"). @output("m").', engine=engine)
+    for pred in ("q", "m"):
+        t = m.to_arrow(pred)
+        assert term_text_names(t) == ["c0"], pred
+        assert sorted(table_to_rows(t, pred)) == sorted(m.facts(pred)), pred
+    assert [t for t, _ in m.facts("q")] == [(Fraction(1, 3),), (2,)]
+    back = chronolog.reason("r(X) :- q(X), X < 1.", {"q": m.to_arrow("q")}, engine=engine)
+    assert back.to_text() == "r(1/3)@[0,1]"
 
 
 def test_pandas_in_and_out():
@@ -87,3 +109,23 @@ def test_a_predicate_without_facts_gives_a_typed_empty_table(executor):
     t = m.to_arrow("q")
     assert t.num_rows == 0 and [str(f.type) for f in t.schema] == ["int64", "date32[day]", "date32[day]", "bool", "bool"]
     assert [str(d) for d in m.to_pandas("q").dtypes] == ["Int64", "datetime64[ms]", "datetime64[ms]", "bool", "bool"]
+
+
+@settings(deadline=None, max_examples=examples(100), suppress_health_check=list(HealthCheck))
+@given(random_terms.tables(), random_terms.programs())
+def test_rows_and_columns_give_one_arrow_table_over_instants_and_term_text(inputs, prog):
+    """The random programs of the Spark rounds' test (dates, timestamps,
+    term text; joins, negation, comparisons, min/max, count) on the two
+    executors: the same facts read back from to_arrow, in columns of the
+    same types, or the same error."""
+    from chronolog.engine.arrow import table_to_rows
+
+    def run(engine):
+        try:
+            m = chronolog.reason(prog, inputs, engine=engine)
+        except chronolog.ChronologError as e:
+            return e.render()
+        tables = {p: m.to_arrow(p) for p in m.output_predicates}
+        return {p: (sorted(map(repr, table_to_rows(t, p))), t.schema.types) for p, t in tables.items()}
+
+    assert run("columns") == run("rows")

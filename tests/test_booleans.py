@@ -56,6 +56,29 @@ def test_an_ordered_comparison_of_a_boolean_is_an_error_on_both():
             chronolog.reason("p(K) :- v(K, N), N > 0.\n" + DATA, engine=engine)
 
 
+ORDERED = """
+lt(X, Y) :- f(X), f(Y), X < Y.
+ge(X, Y) :- f(X), f(Y), X >= Y.
+above(X) :- f(X), X > #F.
+slt(S, T) :- g(S), g(T), S < T.
+f(#T)@[0,2]. f(#F)@[1,3].
+g({#T})@[0,2]. g({#F})@[1,3].
+"""
+
+
+def test_booleans_are_ordered_as_their_sets_are():
+    """#F before #T in `<` and the like, as in min/max, the sort order and
+    sets compared member by member: `#F < #T` holds as `{#F} < {#T}` does
+    (it was an error while the sets compared); a boolean and a number stay
+    incomparable (test above)."""
+    assert agree(ORDERED) == ("above(#T)@[0,2]\n"
+                              "ge(#F,#F)@[1,3]\nge(#T,#F)@[1,2]\nge(#T,#T)@[0,2]\n"
+                              "lt(#F,#T)@[1,2]\nslt({#F},{#T})@[1,2]")
+    for engine in ("rows", "columns"):  # a boolean beside a name: not comparable, as a string beside a number
+        with pytest.raises(chronolog.ChronologError, match="cannot compare"):
+            chronolog.reason("p(X) :- f(X), X < a.\nf(#T)@0.", engine=engine)
+
+
 def test_negation_of_a_boolean_does_not_remove_the_number():
     cols, _ = on_both_executors("p(K) :- v(K, N), not w(N).\n" + DATA, "p")
     assert cols.to_text() == "p(a)@[0,1)\np(b)@[0,2]\np(c)@[0,2]\np(d)@[0,1)"
@@ -204,6 +227,27 @@ on(K) :- flag(K, #T).
     # a column mixing booleans and numbers is canonical text, as to_arrow gives it
     got = sorted(out["all"].toArrow().column("c0").to_pylist())
     assert got == ["#F", "#T", "0", "1", "2"] == sorted(model.to_arrow("all").column("c0").to_pylist())
+
+
+@pytest.mark.spark
+def test_spark_rounds_order_booleans_as_embedded(spark):
+    """`<` of two boolean columns and of a column with #F in Spark's rounds
+    (BOOLEANs: false before true), as the embedded model."""
+    import warnings
+
+    from chronolog import spark as cs
+    from chronolog.engine.arrow import table_to_rows
+
+    prog = "lt(X, Y) :- f(X), f(Y), X < Y.\nge(X, Y) :- f(X), f(Y), X >= Y.\nabove(X) :- f(X), X > #F.\n"
+    flags = pa.table({"f": [True, False], "start": [0, 1], "end": [2, 3]})
+    model = chronolog.reason(prog, {"f": flags})
+    stats = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs.OneTaskFallback)
+        out = cs.reason(spark, prog, inputs={"f": flags}, distributed=True, stats=stats, one_task_bytes=-1)
+    assert stats["path"] == "relational", stats
+    for p, df in out.items():
+        assert sorted(table_to_rows(df.toArrow(), p)) == sorted(table_to_rows(model.to_arrow(p), p)) != [], p
 
 
 def test_the_error_of_a_max_over_a_boolean_and_a_number_is_one_text():

@@ -138,3 +138,31 @@ def test_a_position_beside_an_equal_float_falls_back_as_two_types():
     assert cols == rows == ("model", 'b(k0,"")@[0,2)')
     why = [f for f in m.stats.get("fallbacks", []) if "two types" not in f]
     assert not why, why
+
+
+ORACLE = """
+f(K, L, U, W, A, B) :- p(K, S, F, N), L = strlen(S), U = upper(S), W = lower(S), A = substr(S, F), B = substr(S, F, N).
+g(K, J, C, M, X) :- p(K, S, F, N), p(J, T, G, O), C = concat(S, T, F), M = min(S, T), X = max(S, T, "m").
+o(K, J) :- p(K, S, F, N), p(J, T, G, O), S < T, upper(S) >= lower(T).
+"""
+
+
+@settings(deadline=None, max_examples=examples(100), suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(texts, st.integers(-9, 9), st.integers(-9, 9)), min_size=1, max_size=5))
+def test_string_functions_on_both_executors_are_pythons(strs):
+    """The built-ins as their documented meaning, Python's own str (code
+    points, slices, full case mapping, the order of str, an integer's
+    digits in concat), computed here on the facts: the rows and the
+    columns each give exactly those facts (a string that spells a name
+    is that name)."""
+    facts = {"p": [((f"k{i}", s, f, n), (0, 1, True, True)) for i, (s, f, n) in enumerate(strs)]}
+    ks = [(f"k{i}", s, f, n) for i, (s, f, n) in enumerate(strs)]
+    want = {
+        "f": {(k, len(s), s.upper(), s.lower(), s[f:], s[f:f + n]) for k, s, f, n in ks},
+        "g": {(k, j, s + t + str(f), min(s, t), max(s, t, "m")) for k, s, f, _ in ks for j, t, _, _ in ks},
+        "o": {(k, j) for k, s, _, _ in ks for j, t, _, _ in ks if s < t and s.upper() >= t.lower()},
+    }
+    for engine in ("rows", "columns"):
+        m = chronolog.reason(ORACLE, facts, engine=engine)
+        for pred, rows in want.items():
+            assert {t for t, _ in m.facts(pred)} == rows, (engine, pred)

@@ -21,7 +21,7 @@ from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
 
 from .aggregate import aggregate_step
 from .arithmetic import Arithmetic, inlined_size
-from .classes import BOOL, DATE, FLOAT, NUM, SET, TEXT, TS, meet, value_class
+from .classes import DATE, FLOAT, NUM, SET, TEXT, TS, meet, value_class
 from .fragment import NotRelational
 from .interval_terms import placed_step, wrap_step
 from .since_until import since_step
@@ -108,8 +108,9 @@ class RuleSql:
             from .functions import compare_float
 
             cond = compare_float(cmp.op, (a, ca, cmp.left), (b, cb, cmp.right), rule)
-        # (sets: tuples compare by element, texts would not; a date meets a timestamp at its midnight UTC: classes.TS)
-        elif (ca != cb and {ca, cb} != {DATE, TS}) or (ordered and ca in (BOOL, SET)):
+        # (sets: tuples compare by element, texts would not; a date meets a timestamp at its midnight UTC: classes.TS;
+        # booleans are Spark's BOOLEANs, false before true, as the engine orders #F and #T)
+        elif (ca != cb and {ca, cb} != {DATE, TS}) or (ordered and ca == SET):
             if ordered or None in (ca, cb):
                 raise NotRelational(f"the comparison {cmp} of {ca} with {cb} terms", rule)
             cond = "true" if cmp.op == "!=" else "false"  # a number never equals a string or a boolean

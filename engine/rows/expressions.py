@@ -10,7 +10,6 @@ import operator
 from fractions import Fraction
 
 from chronolog.language import ast
-from chronolog.language.booleans import Boolean
 from chronolog.language.nulls import Null
 from chronolog.language.builtins import FUNCTIONS, BuiltinTypeError, check_arity, is_number
 from chronolog.language.errors import DataError
@@ -148,8 +147,8 @@ def compile_condition(cmp: ast.Comparison, slots: dict):
         if ordered and (type(x) is Null or type(y) is Null):
             raise _type_error(f"cannot compare the labelled null {x if type(x) is Null else y} in '{cmp}'", cmp,
                               hint="a null is an unknown value: only == and != apply to it")
-        if ordered and (_is_number(x) != _is_number(y) or type(x) is Boolean or type(y) is Boolean
-                        or (not _is_number(x) and type(x) is not type(y))):  # e.g. a date and a string
+        if ordered and (_is_number(x) != _is_number(y)
+                        or (not _is_number(x) and type(x) is not type(y))):  # e.g. a date and a string, #T and a name
             raise _type_error(f"cannot compare {_shown(x)} and {_shown(y)} in '{cmp}'", cmp, hint=_compare_hint(x, y))
         if not ordered and _is_number(x) != _is_number(y):
             return cmp.op == "!="

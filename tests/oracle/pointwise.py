@@ -104,6 +104,7 @@ from fractions import Fraction
 from typing import Iterable, Optional
 
 from chronolog.language import ast
+from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import contains, intersect, make, normalize
 
 INF = math.inf
@@ -391,7 +392,7 @@ def _compare(op, x, y) -> bool:
         return x == y
     if op == "!=":
         return x != y
-    if _is_num(x) and _is_num(y) or (type(x) is str and type(y) is str):
+    if _is_num(x) and _is_num(y) or (type(x) is type(y) and type(x) in (str, Boolean)):  # #F before #T
         return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
     return False
 

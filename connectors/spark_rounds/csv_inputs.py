@@ -40,6 +40,12 @@ from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, FLOAT_TY
 
 from .fragment import NotRelational
 
+class UnreadCells(NotRelational):
+    """A column of a CSV input holds a cell SQL does not read as the
+    embedded reader does: the connector asks that reader (connectors/spark.py),
+    whose error names the cell's file, line and column, else one task runs it."""
+
+
 KEYED = "csv key"  # the term-text mark of a column already key text (inputs.encode reads it as it is)
 
 _INT = "^[+-]?[0-9]{1,18}$"
@@ -54,13 +60,21 @@ _DATE = ("^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1
 
 def _micros(t: str) -> str:
     """SQL: the UTC microseconds of ISO text ``t`` matching :data:`_DATE`,
-    null where Spark reads no such date (``2020-02-30``): with its offset
-    read by Spark's TIMESTAMP cast, which then reads no session zone."""
+    null where Spark reads no such date (``2020-02-30``): its wall clock
+    rewritten ``yyyy-mm-dd hh:mm:ss[.f]`` and cast to a TIMESTAMP_NTZ
+    (zone-free), its UTC offset subtracted."""
     from chronolog.engine.term_types import instant_micros_sql
 
-    zoned = f"{t} RLIKE '([zZ]|[+-][0-9][0-9]:[0-9][0-9])$'"
-    return (f"CASE WHEN {zoned} THEN unix_micros(try_cast({t} AS TIMESTAMP)) "
-            f"ELSE {instant_micros_sql(f'try_cast({t} AS TIMESTAMP_NTZ)', 'timestamp_ntz')} END")
+    def part(pattern, default):
+        return f"coalesce(nullif(regexp_extract({t}, '{pattern}', 1), ''), '{default}')"
+
+    wall = (f"concat(substr({t}, 1, 10), ' ', {part('^.{10}[T ]([0-9]{2}:[0-9]{2})', '00:00')}, ':', "
+            f"{part('^.{10}[T ][0-9]{2}:[0-9]{2}:([0-9]{2}([.][0-9]+)?)', '00')})")
+    sign = f"CASE WHEN regexp_extract({t}, '([+-])[0-9]{{2}}:[0-9]{{2}}$', 1) = '-' THEN -1 ELSE 1 END"
+    hours = f"CAST(coalesce(nullif(regexp_extract({t}, '[+-]([0-9]{{2}}):[0-9]{{2}}$', 1), ''), '0') AS BIGINT)"
+    minutes = f"CAST(coalesce(nullif(regexp_extract({t}, '[+-][0-9]{{2}}:([0-9]{{2}})$', 1), ''), '0') AS BIGINT)"
+    return (f"({instant_micros_sql(f'try_cast({wall} AS TIMESTAMP_NTZ)', 'timestamp_ntz')}"
+            f" - {sign} * ({hours} * 60 + {minutes}) * 60000000)")
 
 
 def _instant(t: str) -> str:
@@ -99,11 +113,16 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
     cannot read as the engine does."""
     from chronolog.connectors.spark import _term_columns
 
+    from chronolog.connectors.csv_files import _time_columns
+
     cols = list(df.columns)
+    if not {"start", "end"} <= set(cols):  # (no @timeMapping, no start and end: the last two columns, as the reader reads them)
+        start, end, _, _ = _time_columns(cols, len(cols), None, None)
+        if len(cols) < 2 or {"start", "end"} & (set(cols) - {cols[start], cols[end]}):
+            raise NotRelational(f"the CSV input of {pred} has no 'start' and 'end' columns")
+        df = df.selectExpr(*(f"{_sql_name(c)} AS {_sql_name({start: 'start', end: 'end'}.get(i, c))}" for i, c in enumerate(cols)))
+        cols = list(df.columns)
     terms = _term_columns(df)
-    for needed in ("start", "end"):
-        if needed not in cols:
-            raise NotRelational(f"the CSV input of {pred} has no '{needed}' column")
     aggs, plans = ["count(1) AS a0"], {}
 
     def ask(sql: str) -> int:
@@ -163,16 +182,16 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
         t = p[2]
         if how == "float":
             if not got[p[3]]:
-                raise NotRelational(f"{c} of {pred} holds a cell SQL does not read as a float as the CSV reader does")
+                raise UnreadCells(f"{c} of {pred} holds a cell SQL does not read as a float as the CSV reader does")
             exprs.append(f"CAST({t} AS DOUBLE) AS {name}")
         elif how == "bool":
             if not got[p[3]]:
-                raise NotRelational(f"{c} of {pred} holds a cell that is no boolean")
+                raise UnreadCells(f"{c} of {pred} holds a cell that is no boolean")
             yes, no = _bools(t)
             exprs.append(f"CASE WHEN {yes} THEN true WHEN {no} THEN false END AS {name}")
         elif how == "date":
             if not got[p[3]]:
-                raise NotRelational(f"{c} of {pred} holds a cell SQL does not read as a date as the CSV reader does")
+                raise UnreadCells(f"{c} of {pred} holds a cell SQL does not read as a date as the CSV reader does")
             exprs.append(f"{_instant(t)} AS {name}")
         elif how == "auto":
             ints, decs, scale, whole, strings = (got[i] for i in p[3:])
@@ -188,7 +207,7 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
         else:  # time
             unbounded, ok = p[3], got[p[4]]
             if not ok:
-                raise NotRelational(f"the {c} column of {pred} holds a time SQL does not read as the CSV reader does "
+                raise UnreadCells(f"the {c} column of {pred} holds a time SQL does not read as the CSV reader does "
                                     "(a fraction, an exponent, a date beyond SQL's, an empty interval or an error)")
             if calendar is not None:
                 exprs.append(f"CASE WHEN {unbounded} THEN NULL ELSE {_instant(t)} END AS {name}")

@@ -142,15 +142,19 @@ def test_time_columns_by_position_with_closedness(spark, tmp_path):
     _same_as_embedded(spark, tmp_path, text, rules, ["o", "j"])
 
 
-@pytest.mark.parametrize("line, column", [
-    ("b,c,abc,7", 3), ("b,c,1/0,7", 3), ("b,c,2020-01-01,7", 3), ("b,c,5,", 4),  # times
-    ("b,1/0,0,7", 2),  # a term with a number's shape and no value, beside names (term text)
+@pytest.mark.parametrize("line, column, mapped", [
+    ("b,c,abc,7", 3, None), ("b,c,1/0,7", 3, None), ("b,c,2020-01-01,7", 3, None), ("b,c,5,", 4, None),  # times
+    ("b,1/0,0,7", 2, None),  # a term with a number's shape and no value, beside names (term text)
+    ("b,c,0,7", 2, "int"), ("b,nan,0,7", 2, "float"), ("b,maybe,0,7", 2, "bool"), ("b,2020-02-30,0,7", 2, "date"),
 ])
-def test_a_bad_cell_is_the_embedded_readers_error(spark, tmp_path, line, column):
-    """A cell the embedded reader refuses: its error, naming the file, the
-    line and the column (the rounds find the column and ask that reader)."""
-    text = f"x,y,start,end\na,b,0,5\n{line}\n"
-    p, e = _programs(tmp_path, text, REACH)
+def test_a_bad_cell_is_the_embedded_readers_error(spark, tmp_path, line, column, mapped):
+    """A cell the embedded reader refuses (as its column is mapped): its
+    error, naming the file, the line and the column (the rounds find the
+    column and ask that reader)."""
+    first = {"int": "1", "float": "1.5", "bool": "yes", "date": "2020-01-01"}.get(mapped, "b")
+    text = f"x,y,start,end\na,{first},0,5\n{line}\n"
+    rules = f'@mapping("r", 1, "y", "{mapped}").\n' + REACH if mapped else REACH
+    p, e = _programs(tmp_path, text, rules)
     with pytest.raises(chronolog.DataError) as want:
         chronolog.reason(e)
     with pytest.raises(chronolog.DataError) as got:

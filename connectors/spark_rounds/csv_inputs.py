@@ -12,9 +12,9 @@ typed in SQL:
 - a term column mapped ``auto`` or a number type: ``bigint`` when every
   cell is an integer of at most 18 digits, ``decimal(38, S)`` when every
   cell is a decimal (``S``: the most digits after the point, trailing
-  zeros dropped), a string when no cell reads as anything but a string
-  (its first letter is no digit, sign, point, ``#``, ``_`` or ``{``, and
-  it is no ``inf``); any other column (numbers beside names, ``1/3``,
+  zeros dropped), a string (``auto`` only) when no cell reads as anything
+  but a string (its first letter is no digit, sign, point, ``#``, ``_`` or
+  ``{``, and it is no ``inf``); any other column (numbers beside names, ``1/3``,
   ``#T``, sets, ``1e3``) is term text (classes.TEXT), each cell the key
   text of the term the CSV reader reads (:class:`CsvKeyText`, an Arrow UDF);
 - mapped ``string``: the text (an empty cell is ``""``, as the reader
@@ -25,12 +25,13 @@ typed in SQL:
   end as an unbounded end (null);
 - ``start_closed``/``end_closed``: booleans.
 
-A column SQL cannot read as the engine does (a time ``1/3`` or ``1e3``, a
-date with a UTC offset past ``23:59``, a cell that is an error) raises
-:class:`NotRelational` before the load: one task runs the program, whose
-reader types every cell (and names a bad one).  Every SQL here is
-zone-free: dates and ``TIMESTAMP_NTZ`` values, and ``TIMESTAMP`` text
-read with its own offset, give the same instants in any session time zone.
+A column SQL does not read as the engine does (a time ``1/3`` or ``1e3``,
+a date outside the years 1000-8999, a float ``nan``, a cell that is an
+error) raises :class:`UnreadCells` before the load: the connector asks
+the embedded reader, whose error names a bad cell, else one task runs the
+program.  Every SQL here is zone-free: an ISO date or datetime is
+rewritten as a ``TIMESTAMP_NTZ``'s text and its UTC offset subtracted
+from its microseconds, the same instants in any session time zone.
 """
 
 from __future__ import annotations
@@ -50,12 +51,12 @@ KEYED = "csv key"  # the term-text mark of a column already key text (inputs.enc
 
 _INT = "^[+-]?[0-9]{1,18}$"
 _DEC = "^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)$"
-_FLOAT = "^[+-]?(([0-9]+([.][0-9]*)?|[.][0-9]+)(e[+-]?[0-9]+)?|inf|infinity)$"  # (lower case)
+_FLOAT = "^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)(e[+-]?[0-9]+)?$"  # (lower case; Python's other spellings: one task)
 _POS_INF = "^[+]?(inf|infty|infinity)$"  # (lower case: parse_number's spellings)
 _NEG_INF = "^-(inf|infty|infinity)$"
 _NOT_STRING = "^([-+.#_{]|\\\\p{N})"  # a first letter after which an untyped cell may read as other than a string
-_DATE = ("^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,6})?)?)?"
-         "(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$")  # (language/dates.DATE_RE, years 0000-9999, offsets it accepts)
+_DATE = ("^[1-8][0-9]{3}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,6})?)?)?"
+         "(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$")  # (language/dates.DATE_RE in years 1000-8999, offsets it accepts)
 
 
 def _micros(t: str) -> str:
@@ -144,9 +145,10 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
             plans[c] = ("date", x, t, ask(_all(f"{t} RLIKE '{_DATE}' AND {_micros(t)} IS NOT NULL")))
         elif kind == "auto" or kind in NUMBER_TYPES:
             dec = f"{t} RLIKE '{_DEC}'"
+            strings = f"NOT ({t} RLIKE '{_NOT_STRING}' OR lower({t}) RLIKE '{_POS_INF}')" if kind == "auto" else "false"
             plans[c] = ("auto", x, t, ask(_all(f"{t} RLIKE '{_INT}'")), ask(_all(dec)),
                         ask(f"max(CASE WHEN {dec} THEN {_scale(t)} END)"), ask(f"max(CASE WHEN {dec} THEN {_whole(t)} END)"),
-                        ask(_all(f"NOT ({t} RLIKE '{_NOT_STRING}' OR lower({t}) RLIKE '{_POS_INF}')")))
+                        ask(_all(strings)))
         else:  # pragma: no cover - the program check refuses other kinds
             raise NotRelational(f"argument {k + 1} of {pred} is mapped {kind!r}")
     for end, inf in (("start", _POS_INF), ("end", _NEG_INF)):
@@ -214,7 +216,7 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
             else:
                 scale, whole = got[p[5]] or 0, got[p[6]] or 0
                 if whole + scale > 38:
-                    raise NotRelational(f"the {c} column of {pred} holds a number of more than 38 digits")
+                    raise UnreadCells(f"the {c} column of {pred} holds a number of more than 38 digits")
                 typ = "BIGINT" if scale == 0 and whole <= 18 else f"DECIMAL(38, {scale})"
                 exprs.append(f"CASE WHEN {unbounded} THEN NULL ELSE CAST({t} AS {typ}) END AS {name}")
     out = df.selectExpr(*exprs)
@@ -264,15 +266,8 @@ class CsvKeyText:
 
 def csv_key_text_sql(spark, x: str, kind: str) -> str:
     """SQL: :class:`CsvKeyText` of the column SQL ``x``."""
-    from pyspark.sql import types as T
-    from pyspark.sql.functions import arrow_udf
+    from functools import partial
 
-    from .arithmetic import UDF_PREFIX
+    from .udfs import text_udf_sql
 
-    safe = "".join(ch if ch.isalnum() else "_" for ch in kind)
-    sql_name = f"{UDF_PREFIX}csv_key_text_{safe}"
-    done = spark.__dict__.setdefault("_chronolog_udfs", set())
-    if sql_name not in done:
-        spark.udf.register(sql_name, arrow_udf(CsvKeyText(kind), T.StringType()))
-        done.add(sql_name)
-    return f"{sql_name}({x})"
+    return text_udf_sql(spark, "csv_key_text_" + "".join(ch if ch.isalnum() else "_" for ch in kind), partial(CsvKeyText, kind), x)

@@ -91,7 +91,8 @@ def test_numbers_compared_and_names_joined(spark, tmp_path):
     """Integer and decimal columns are numbers the rounds compare and
     compute on; a column of names is strings; the program's constants meet
     them: the embedded model."""
-    text = "s,v,w,start,end\n" + "".join(f"n{i % 7},{i * 3 - 20},{i / 4},{i},{i + 5}\n" for i in range(60))
+    text = ("s,v,w,start,end\n" + "".join(f"n{i % 7},{i * 3 - 20},{i / 4},{i},{i + 5}\n" for i in range(60))
+            + "n3,+7,+1.50,-0,.5\nn4,007,-0.0,+2.,3\nn5,-0,\" .25 \",1,2\n")  # signs, leading zeros, a quoted number
     rules = ('high(S, V) :- r(S, V, W), V > 10, W < 12.5.\nsum(S, T) :- r(S, V, W), T = V + W.\n'
              'pair(S, T) :- r(S, V, W), r(T, V2, W2), V2 = V + 3, S != T.\nhit(S) :- r(S, 7, W).\nn3(W) :- r(n3, V, W).\n'
              '@output("high"). @output("sum"). @output("pair"). @output("hit"). @output("n3").\n')

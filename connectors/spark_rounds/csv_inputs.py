@@ -217,8 +217,10 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
                 scale, whole = got[p[5]] or 0, got[p[6]] or 0
                 if whole + scale > 38:
                     raise UnreadCells(f"the {c} column of {pred} holds a number of more than 38 digits")
-                typ = "BIGINT" if scale == 0 and whole <= 18 else f"DECIMAL(38, {scale})"
-                exprs.append(f"CASE WHEN {unbounded} THEN NULL ELSE CAST({t} AS {typ}) END AS {name}")
+                value = f"CAST({t} AS DECIMAL(38, {scale}))"  # (Spark casts "2." to a decimal, not to a bigint)
+                if scale == 0 and whole <= 18:
+                    value = f"CAST({value} AS BIGINT)"
+                exprs.append(f"CASE WHEN {unbounded} THEN NULL ELSE {value} END AS {name}")
     out = df.selectExpr(*exprs)
     if keyed:
         from chronolog.connectors.spark import marked

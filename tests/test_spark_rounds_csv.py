@@ -186,3 +186,40 @@ def test_a_header_the_mapping_does_not_name_is_refused(spark, tmp_path):
     with pytest.raises(chronolog.ProgramError) as got:
         _run(spark, p, {})
     assert got.value.message == want.value.message
+
+
+CELLS = ["a", "b", "1", "1.0", "01", "+1", "-0", "0.50", ".5", "1/2", "2/4", "#T", "#F", "true", '" a"', '"a"', '"1"', "",
+         "x y", "inf", "-inf", "1e1", "10", '"{a,1}"', '"{1,a}"', '"c, d"', "é", "_x", "A"]
+TIMES = ["0", "1", "2.5", "+3", "4.", "-1", "0.25", "7"]
+
+
+@pytest.mark.slow
+def test_random_cells_as_the_embedded_reader(spark, tmp_path):
+    """Random CSV files of cells of every shape the reader types apart
+    (numbers written alike, fractions, booleans, sets, quoted and empty
+    cells, names) and decimal times: the rounds' model is the embedded
+    reader's, or a fall back to one task, never another answer."""
+    import random
+
+    from budget import examples
+
+    rng = random.Random(36)
+    rules = ('j(X, Z) :- r(X, Y), r(Y, Z).\nn(X) :- r(X, Y), not r(Y, X).\nc(X, N) :- r(X, Y), N = count(Y).\n'
+             '@output("j"). @output("n"). @output("c").\n')
+    paths = []
+    for k in range(examples(20)):
+        rows = []
+        for _ in range(rng.randrange(1, 25)):
+            a, b = sorted(rng.sample(range(len(TIMES)), 2), key=lambda i: float(TIMES[i]))
+            rows.append(f"{rng.choice(CELLS)},{rng.choice(CELLS)},{TIMES[a]},{TIMES[b]}")
+        d = tmp_path / str(k)
+        d.mkdir()
+        p, e = _programs(d, "x,y,start,end\n" + "\n".join(rows) + "\n", rules)
+        model = chronolog.reason(e)
+        stats = {}
+        got = _run(spark, p, stats, rounds=False)
+        paths.append(stats["path"])
+        for o in ("j", "n", "c"):
+            have = list(map(_terms, table_to_rows(got[o], o, timestamps="times")))
+            assert set(have) == set(map(_terms, model.facts(o))), (k, o, rows, stats)
+    assert "relational" in paths, paths

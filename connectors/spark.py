@@ -506,6 +506,7 @@ def reason_with(
                         stats["why"] = f"{no_key}; {why}"
                     return _as_arrow(out, arrow)
                 except spark_rounds.NotRelational as r:
+                    _csv_cell_error(prog, r, Path(base_dir))  # (a bad cell: the embedded reader's error)
                     path, why = "refused", spark_paths.refusal(r)
             if path == "refused":
                 warnings.warn(
@@ -541,6 +542,32 @@ def reason_with(
     if stats is not None:
         stats.update(path="driver", why="distributed=False")
     return _as_arrow(_on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources, embedded), arrow)
+
+
+def _csv_cell_error(prog, r, base_dir: Path) -> None:
+    """Where the rounds refused a ``"spark csv"`` input's cells
+    (spark_rounds.csv_inputs: a column SQL does not read as the embedded
+    CSV reader does, or a cell that reader refuses), that reader's own
+    error, naming the file, line and column, when it refuses a cell of
+    the input's local files; else nothing (one task runs the program).
+    Only for the options both readers share (``header``)."""
+    from chronolog.connectors.bindings import binding_specs, mappings, time_mapping
+    from chronolog.connectors.csv_files import read_csv_facts
+
+    from .spark_rounds.csv_inputs import UnreadCells
+
+    if not isinstance(r, UnreadCells) and "a CSV cell: " not in r.why:
+        return
+    for b in binding_specs(prog, base_dir):
+        if b["kind"] != "spark" or b["format"] != "csv" or b["output"] or set(b["options"]) - {"header"}:
+            continue
+        path = Path(str(b["location"]))
+        if "://" in str(b["location"]) or not path.exists():
+            continue
+        files = sorted(f for f in path.iterdir() if f.is_file() and not f.name.startswith(("_", "."))) if path.is_dir() else [path]
+        opts = {"useHeaders": str(b["options"].get("header", "true"))}
+        for f in files:
+            read_csv_facts(f, b["pred"], None, opts, mappings(prog, b["pred"]), time_mapping(prog, b["pred"]), prog.calendar)
 
 
 def _as_arrow(out: dict, arrow: bool) -> dict:

@@ -330,7 +330,8 @@ COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large de
                     "repeats forever (every) and no horizon bounds the run")
 ROUNDS_FALLBACK = ("the program's facts mix types in one argument, an input's column of term text is ordered, computed on, folded (but counted) "
                    "or holds a labelled null, the inputs hold numbers beyond 38 digits or times off the decimal grid, "
-                   "or have a column type the rounds do not read")
+                   "or have a column type the rounds do not read, or a column of CSV that Spark reads holds a cell SQL does not read "
+                   "as the embedded CSV reader does (a time 1/3 or 1e3)")
 
 
 def _computes(op) -> bool:

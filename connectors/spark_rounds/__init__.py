@@ -59,6 +59,7 @@ The modules, one concept each:
 * ``rounds``: the driver: rounds per stratum, probe, commit, statistics and
   the session's settings while they run (``Rounds``);
 * ``inputs``: loading and coalescing the inputs;
+* ``csv_inputs``: a ``spark csv`` input's text typed in SQL as the embedded CSV reader types it;
 * ``outputs``: a relation back in the caller's layout;
 * ``calendar``: a calendar timeline (``@timeGranularity``) on a microsecond grid;
 * ``arithmetic``: conditions and assignments, exact in Spark SQL or refused;

@@ -162,8 +162,14 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     inputs, local = [], {}  # local: {pred: rows} of what the driver holds
     framed = False  # an input only Spark can count (a DataFrame, or a table not held)
     for pred, df, csv in frames:
-        if csv:
-            raise NotRelational(f"{pred} is read from CSV text (its numbers are typed by the engine's reader)")
+        if csv:  # every cell text: typed as the embedded CSV reader types it, in SQL (one job)
+            from chronolog.connectors.distributed import csv_kinds
+
+            from .csv_inputs import typed
+
+            framed = True
+            inputs.append((pred, typed(spark, df, pred, csv_kinds(plan.program, pred), plan.program.calendar)))
+            continue
         held = held_table(spark, df, pred, plan.program.calendar)
         if held is not None:
             inputs.append((pred, held))

@@ -179,8 +179,9 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     coalesced): a step of ``q`` reading the input's view."""
     from pyspark.sql import types as T
 
-    from chronolog.connectors.distributed import text_columns
+    from chronolog.connectors.distributed import KIND_KEY, text_columns
 
+    from .csv_inputs import KEYED
     from .udfs import key_text_sql
 
     types = relations.types
@@ -188,6 +189,7 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     schema = {f.name: f.dataType for f in df.schema.fields}
     text = text_columns(df.schema)  # (a typed column holding term text's class: its terms' key text too)
     cols = [f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT else f"{instant_sql(_sql_name(t), schema[t])} AS c{i}" if c == TS
+            else f"{_sql_name(t)} AS c{i}" if c == TEXT and (df.schema[t].metadata or {}).get(KIND_KEY) == KEYED
             else f"{key_text_sql(relations.catalog.spark, _sql_name(t), t in text)} AS c{i}" if c == TEXT
             else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]
     L = grid.L

@@ -35,6 +35,7 @@ import warnings
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
+from functools import partial
 
 from .arithmetic import MARKER, UDF_PREFIX
 
@@ -174,13 +175,19 @@ class KeyText:
 
 def key_text_sql(spark, x: str, text: bool) -> str:
     """SQL: the key text of each term of the column SQL ``x`` (:class:`KeyText`)."""
+    return text_udf_sql(spark, f"key_text{'' if text else '_typed'}", partial(KeyText, text), x)
+
+
+def text_udf_sql(spark, name: str, make, x: str) -> str:
+    """SQL: the Arrow UDF ``make()`` (a column to strings) of the column SQL
+    ``x``, registered once per session as ``chronolog_<name>``."""
     from pyspark.sql import types as T
     from pyspark.sql.functions import arrow_udf
 
-    sql_name = f"{UDF_PREFIX}key_text{'' if text else '_typed'}"
+    sql_name = f"{UDF_PREFIX}{name}"
     done = spark.__dict__.setdefault("_chronolog_udfs", set())
     if sql_name not in done:
-        spark.udf.register(sql_name, arrow_udf(KeyText(text), T.StringType()))
+        spark.udf.register(sql_name, arrow_udf(make(), T.StringType()))
         done.add(sql_name)
     return f"{sql_name}({x})"
 

@@ -1,0 +1,225 @@
+"""CSV inputs read by Spark's CSV reader (``@bind("p", "spark csv", ...)``)
+in Spark's relational rounds, with no key: each column typed in SQL as
+the embedded CSV reader types its cells (connectors/spark_rounds/csv_inputs.py),
+where one Spark task ran every such program before.  The oracle is the
+embedded engine on the same file bound as ``"csv"`` (connectors/csv_files.py)."""
+
+import warnings
+
+import pytest
+
+import chronolog
+from chronolog.engine.arrow import table_to_rows
+
+pytestmark = pytest.mark.spark
+
+
+def cs():
+    from chronolog import spark
+
+    return spark
+
+
+def _programs(tmp_path, text: str, rules: str):
+    """The CSV ``text`` as ``r/r.csv``, and the program ``rules`` over it
+    bound through Spark (``p.vada``) and embedded (``e.vada``)."""
+    (tmp_path / "r").mkdir(exist_ok=True)
+    (tmp_path / "r" / "r.csv").write_text(text)
+    (tmp_path / "p.vada").write_text('@bind("r", "spark csv", "r", "r.csv").\n' + rules)
+    (tmp_path / "e.vada").write_text('@bind("r", "csv", "r", "r.csv").\n' + rules)
+    return tmp_path / "p.vada", tmp_path / "e.vada"
+
+
+def _run(spark, program, stats, rounds=True):
+    """``cs.reason`` with no key and never one task by size; ``rounds``: a
+    fall back to one task is an error."""
+    from chronolog.connectors.spark_paths import ONE_TASK_CONF
+
+    with warnings.catch_warnings():
+        if rounds:
+            warnings.simplefilter("error", cs().OneTaskFallback)
+        spark.conf.set(ONE_TASK_CONF, "-1")
+        try:
+            return {p: df.toArrow() for p, df in cs().reason(spark, program, distributed=True, stats=stats).items()}
+        finally:
+            spark.conf.unset(ONE_TASK_CONF)
+
+
+def _terms(fact):
+    """A fact with ``#T``/``#F`` as the language's terms (a model's facts give Python booleans)."""
+    from chronolog.language.booleans import term
+
+    terms, iv = fact
+    return tuple(map(term, terms)), iv
+
+
+def _same_as_embedded(spark, tmp_path, text, rules, outputs):
+    from chronolog.language.programs import read_program
+
+    p, e = _programs(tmp_path, text, rules)
+    calendar = read_program(e).calendar
+    model = chronolog.reason(e)
+    stats = {}
+    got = _run(spark, p, stats)
+    assert stats["path"] == "relational", stats
+    for o in outputs:
+        want = set(map(_terms, model.facts(o)))
+        have = list(map(_terms, table_to_rows(got[o], o, calendar, timestamps="times")))
+        assert len(set(have)) == len(have) and set(have) == want, (o, set(have) - want, want - set(have))
+    assert any(model.facts(o) for o in outputs)
+    return model
+
+
+REACH = """reach(X, Y) :- r(X, Y).
+reach(X, Z) :- reach(X, Y), r(Y, Z).
+@output("reach").
+"""
+
+
+def test_recursion_over_names_numbers_and_quoted_cells(spark, tmp_path):
+    """A keyless recursion over a CSV whose columns mix names, numbers
+    written alike and apart (``1``, ``1.0``, ``01``, ``1/3``, ``2/6``),
+    ``#T``, quoted cells (with commas and blanks), empty cells, and
+    decimal and infinite times: the embedded model."""
+    text = ("x,y,start,end\n"
+            "a,1,0,5\n1.0,b,1,7.5\n01,\"c, d\",2,+inf\n\"c, d\",1/3,-inf,3\n2/6,#T,0.25,4\n"
+            "#T,\" e \",1,9\n\" e \",,0,2\n,a,1,3\nb,x y,0,1\n")
+    _same_as_embedded(spark, tmp_path, text, REACH, ["reach"])
+
+
+def test_numbers_compared_and_names_joined(spark, tmp_path):
+    """Integer and decimal columns are numbers the rounds compare and
+    compute on; a column of names is strings; the program's constants meet
+    them: the embedded model."""
+    text = ("s,v,w,start,end\n" + "".join(f"n{i % 7},{i * 3 - 20},{i / 4},{i},{i + 5}\n" for i in range(60))
+            + "n3,+7,+1.50,-0,.5\nn4,007,-0.0,+2.,3\nn5,-0,\" .25 \",1,2\n")  # signs, leading zeros, a quoted number
+    rules = ('high(S, V) :- r(S, V, W), V > 10, W < 12.5.\nsum(S, T) :- r(S, V, W), T = V + W.\n'
+             'pair(S, T) :- r(S, V, W), r(T, V2, W2), V2 = V + 3, S != T.\nhit(S) :- r(S, 7, W).\nn3(W) :- r(n3, V, W).\n'
+             '@output("high"). @output("sum"). @output("pair"). @output("hit"). @output("n3").\n')
+    _same_as_embedded(spark, tmp_path, text, rules, ["high", "sum", "pair", "hit", "n3"])
+
+
+def test_mapped_columns(spark, tmp_path):
+    """Columns mapped ``string`` (``007`` apart from ``7``), ``bool``
+    (``yes``, ``#T``, ``0``), ``float`` and ``date`` (dates, datetimes and
+    UTC offsets) read as the embedded reader reads them."""
+    text = ("s,b,f,d,start,end\n007,yes,0.1,2024-01-01,0,5\n7,#T,1e3,2024-01-01T00:00:00,1,6\n"
+            " x ,0,-0.0,2024-01-01T05:30:00+05:30,2,3\n7,false,2.5,2023-12-31T19:00-05:00,0,4\n")
+    rules = ('@mapping("r", 0, "s", "string"). @mapping("r", 1, "b", "bool"). @mapping("r", 2, "f", "float"). '
+             '@mapping("r", 3, "d", "date").\n'
+             'on(S) :- r(S, #T, F, D).\nsame(S, T) :- r(S, B, F, D), r(T, B2, F2, D), S != T.\nbig(S, F) :- r(S, B, F, D), F > 1.5.\n'
+             'all(S, B, F, D) :- r(S, B, F, D).\n@output("on"). @output("same"). @output("big"). @output("all").\n')
+    _same_as_embedded(spark, tmp_path, text, rules, ["on", "same", "big", "all"])
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Tokyo"])
+def test_dates_and_datetimes_in_time_columns(spark, tmp_path, zone):
+    """On a calendar the time columns hold dates, datetimes (with seconds,
+    fractions and UTC offsets) and infinite ends; a date argument joins
+    them: the embedded model in any session time zone."""
+    text = ("k,d,start,end\n"
+            "a,2024-03-10,2024-03-09,2024-03-11\n"
+            "b,2024-03-10T02:30:00,2024-03-10T01:00,2024-03-10T03:00:00.5\n"
+            "a,2024-11-03,2024-11-02T23:00:00-05:00,+inf\n"
+            "c,2024-01-01,-inf,2024-01-01T09:00:00+09:00\n"
+            "b,2024-03-10,2024-03-10 02:30:00,2024-03-12\n")
+    rules = ('@timeGranularity("days"). @mapping("r", 1, "d", "date").\n'
+             'near(K) :- <->[0, 1] r(K, D).\nboth(K, L) :- r(K, D), r(L, D), K != L.\n@output("near"). @output("both").\n')
+    key = "spark.sql.session.timeZone"
+    before = spark.conf.get(key)
+    spark.conf.set(key, zone)
+    try:
+        model = _same_as_embedded(spark, tmp_path, text, rules, ["near"])
+    finally:
+        spark.conf.set(key, before)
+    assert model.facts("both")
+
+
+def test_time_columns_by_position_with_closedness(spark, tmp_path):
+    """Without start and end columns the last two are the interval, and
+    ``start_closed``/``end_closed`` columns say which ends are closed."""
+    text = "a,b,from,to,start_closed,end_closed\nx,1,0,5,true,false\ny,1,5,9,no,yes\nx,2,3,4,#T,#F\n"
+    rules = 'o(A) :- r(A, B).\nj(A, C) :- r(A, B), r(C, B).\n@output("o"). @output("j").\n'
+    _same_as_embedded(spark, tmp_path, text, rules, ["o", "j"])
+
+
+@pytest.mark.parametrize("line, column, mapped", [
+    ("b,c,abc,7", 3, None), ("b,c,1/0,7", 3, None), ("b,c,2020-01-01,7", 3, None), ("b,c,5,", 4, None),  # times
+    ("b,1/0,0,7", 2, None),  # a term with a number's shape and no value, beside names (term text)
+    ("b,c,0,7", 2, "int"), ("b,nan,0,7", 2, "float"), ("b,maybe,0,7", 2, "bool"), ("b,2020-02-30,0,7", 2, "date"),
+])
+def test_a_bad_cell_is_the_embedded_readers_error(spark, tmp_path, line, column, mapped):
+    """A cell the embedded reader refuses (as its column is mapped): its
+    error, naming the file, the line and the column (the rounds find the
+    column and ask that reader)."""
+    first = {"int": "1", "float": "1.5", "bool": "yes", "date": "2020-01-01"}.get(mapped, "b")
+    text = f"x,y,start,end\na,{first},0,5\n{line}\n"
+    rules = f'@mapping("r", 1, "y", "{mapped}").\n' + REACH if mapped else REACH
+    p, e = _programs(tmp_path, text, rules)
+    with pytest.raises(chronolog.DataError) as want:
+        chronolog.reason(e)
+    with pytest.raises(chronolog.DataError) as got:
+        _run(spark, p, {}, rounds=False)
+    assert str(got.value) == str(want.value)
+    assert f"r.csv:3:{column}" in str(got.value), str(got.value)
+
+
+def test_times_sql_does_not_read_go_to_one_task(spark, tmp_path):
+    """Times the embedded reader reads and SQL does not here (a fraction,
+    an exponent): one task, warned, with the embedded model."""
+    text = "x,y,start,end\na,b,1/3,5\nb,c,1e1,2e1\n"
+    p, e = _programs(tmp_path, text, REACH)
+    want = set(map(_terms, chronolog.reason(e).facts("reach")))
+    stats = {}
+    with pytest.warns(cs().OneTaskFallback, match="holds a time SQL does not read"):
+        got = _run(spark, p, stats, rounds=False)
+    assert stats["path"] == "one task"
+    assert set(map(_terms, table_to_rows(got["reach"], "reach", timestamps="times"))) == want
+
+
+def test_a_header_the_mapping_does_not_name_is_refused(spark, tmp_path):
+    """A ``@mapping`` naming a column the file lacks: the embedded error."""
+    text = "x,y,start,end\na,b,0,5\n"
+    p, e = _programs(tmp_path, text, '@mapping("r", 0, "z", "string").\n' + REACH)
+    with pytest.raises(chronolog.ProgramError) as want:
+        chronolog.reason(e)
+    with pytest.raises(chronolog.ProgramError) as got:
+        _run(spark, p, {})
+    assert got.value.message == want.value.message
+
+
+CELLS = ["a", "b", "1", "1.0", "01", "+1", "-0", "0.50", ".5", "1/2", "2/4", "#T", "#F", "true", '" a"', '"a"', '"1"', "",
+         "x y", "inf", "-inf", "1e1", "10", '"{a,1}"', '"{1,a}"', '"c, d"', "é", "_x", "A"]
+TIMES = ["0", "1", "2.5", "+3", "4.", "-1", "0.25", "7"]
+
+
+@pytest.mark.slow
+def test_random_cells_as_the_embedded_reader(spark, tmp_path):
+    """Random CSV files of cells of every shape the reader types apart
+    (numbers written alike, fractions, booleans, sets, quoted and empty
+    cells, names) and decimal times: the rounds' model is the embedded
+    reader's, or a fall back to one task, never another answer."""
+    import random
+
+    from budget import examples
+
+    rng = random.Random(36)
+    rules = ('j(X, Z) :- r(X, Y), r(Y, Z).\nn(X) :- r(X, Y), not r(Y, X).\nc(X, N) :- r(X, Y), N = count(Y).\n'
+             '@output("j"). @output("n"). @output("c").\n')
+    paths = []
+    for k in range(examples(20)):
+        rows = []
+        for _ in range(rng.randrange(1, 25)):
+            a, b = sorted(rng.sample(range(len(TIMES)), 2), key=lambda i: float(TIMES[i]))
+            rows.append(f"{rng.choice(CELLS)},{rng.choice(CELLS)},{TIMES[a]},{TIMES[b]}")
+        d = tmp_path / str(k)
+        d.mkdir()
+        p, e = _programs(d, "x,y,start,end\n" + "\n".join(rows) + "\n", rules)
+        model = chronolog.reason(e)
+        stats = {}
+        got = _run(spark, p, stats, rounds=False)
+        paths.append(stats["path"])
+        for o in ("j", "n", "c"):
+            have = list(map(_terms, table_to_rows(got[o], o, timestamps="times")))
+            assert set(have) == set(map(_terms, model.facts(o))), (k, o, rows, stats)
+    assert "relational" in paths, paths

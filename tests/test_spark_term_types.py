@@ -13,6 +13,9 @@ from contextlib import contextmanager
 
 import pyarrow as pa
 import pytest
+from budget import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import chronolog
 
@@ -324,6 +327,36 @@ def test_folds_of_instants_run_in_rounds_in_any_time_zone(spark, zone):
     assert any("1969-12-31T23:59:59.000001" in u and "0999-12-31T00:00:01" in u for u in expected["all"].column("c0").to_pylist())
     assert expected["twins"].num_rows and expected["mixed"].num_rows
     _same_model(_rounds(spark, prog, tables, zone), expected)
+
+
+RANDOM = """set(G, U) :- e(T, G), U = munion(T).
+days(U) :- d(X), U = munion(X).
+least(U) :- e(T, G), U = mmin(T).
+j(X) :- e(X, G), n(X).
+k(X) :- d(X), n(X).
+o(X) :- e(X, G), not n(X).
+same(G, H) :- set(G, U), set(H, U), G < H.
+""" + "".join(f'@output("{o}"). ' for o in ("set", "days", "least", "j", "k", "o", "same")) + "\n"
+
+
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.datetimes(dt.datetime(1, 1, 2), dt.datetime(9999, 12, 30)), st.booleans(), st.integers(0, 2),
+                          st.integers(0, 6), st.integers(1, 4)), min_size=1, max_size=8),
+       st.sampled_from(ZONES))
+def test_random_instants_beside_numbers_in_rounds(spark, rows, zone):
+    """Random instants (midnights or not, any year Python holds) in sets,
+    least, joined with the integers of their seconds and microseconds:
+    the rounds' answers and column types are the embedded engine's."""
+    times = [t.replace(hour=0, minute=0, second=0, microsecond=0) if mid else t for t, mid, _, _, _ in rows]
+    seconds = [int((t - dt.datetime(1970, 1, 1)).total_seconds()) for t in times]
+    tables = {
+        "e": pa.table({"t": pa.array(times, pa.timestamp("us")), "g": [g for _, _, g, _, _ in rows],
+                       "start": [a for *_, a, _ in rows], "end": [a + n for *_, a, n in rows]}),
+        "d": pa.table({"x": pa.array([t.date() for t in times], pa.date32()), "start": [0] * len(rows), "end": [9] * len(rows)}),
+        "n": pa.table({"x": pa.array(seconds + [x * 10**6 for x in seconds], pa.int64()), "start": [0] * (2 * len(rows)),
+                       "end": [5] * (2 * len(rows))}),
+    }
+    _same_model(_rounds(spark, RANDOM, tables, zone), _embedded(RANDOM, tables))
 
 
 @pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])

@@ -7,7 +7,8 @@ compares by tuple equality and prints as ``{a,"b c",2.5}``
 a term class of its own (``SET``, a string column): the values of one
 column are of one class, sorted by Spark as Python sorts them (numbers by
 value, strings by code point: UTF-8 byte order, ``false`` before
-``true``), each printed as the engine prints it, so two sets are equal
+``true``, dates and timestamps in time), each printed as the engine
+prints it (an instant by :func:`instant_text`), so two sets are equal
 exactly when their texts are; a set of floats is its term text, as
 ``Model.to_arrow`` writes it (``{float(1.5)}``, which reads back as
 floats), in a UDF (Java prints ``1.0E10``, Python ``10000000000.0``).

@@ -155,41 +155,6 @@ w(2024-01-02T09:30:00.25)@[0,2].
 """
 
 
-@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
-def test_instant_arguments_run_in_rounds_in_any_time_zone(spark, zone):
-    """Timestamp arguments (with a zone and without one) beside DATEs run
-    in Spark's rounds, not in one task, and give the embedded model, column
-    types included (a column of instants that are all midnights is DATEs)."""
-    from chronolog import spark as cs
-    from chronolog.connectors.spark_paths import ONE_TASK_CONF
-
-    tables = _tables()
-    tables["z"] = pa.concat_tables([tables["z"], pa.table({  # 2023-12-31 midnight UTC, from New York: lone loses [1,2)
-        "k": pa.array([dt.datetime(2023, 12, 30, 19, tzinfo=dt.timezone(dt.timedelta(hours=-5)))], pa.timestamp("us", tz="America/New_York")).cast(pa.timestamp("us", tz="Asia/Tokyo")),
-        "start": [0], "end": [2]})])
-    tables = {p: tables[p] for p in ("p", "z", "w")}
-    expected = _embedded(INSTANTS, tables)
-    assert expected["lone"].num_rows == 3 and expected["same"].num_rows == 2 and expected["noon"].num_rows == 1
-    assert expected["wall"].schema.field("c0").type == pa.date32() and expected["lone"].schema.field("c0").type == pa.timestamp("us")
-    stats = {}
-    with _time_zone(spark, zone), warnings.catch_warnings():
-        warnings.simplefilter("error", cs.OneTaskFallback)
-        spark.conf.set(ONE_TASK_CONF, "-1")
-        try:
-            frames = {p: _frame(spark, t) for p, t in tables.items()}  # (w: TIMESTAMP_NTZ, z: TIMESTAMP)
-            out = {p: df.toArrow() for p, df in cs.reason(spark, INSTANTS, frames, distributed=True, stats=stats).items()}
-        finally:
-            spark.conf.unset(ONE_TASK_CONF)
-    assert stats["path"] == "relational", stats
-    _same_model(out, expected)
-    from chronolog.api import load_program
-    from chronolog.plan_text import describe_plan
-    from chronolog.planner import plan
-
-    said = describe_plan(plan(load_program(INSTANTS)), "auto").splitlines()  # (chronolog plan: what the run did)
-    assert said[3].startswith("spark --distributed: seminaive rounds of DataFrame joins per stratum"), said[:4]
-
-
 def _rounds(spark, prog, tables, zone):
     """The rounds' answers to ``prog`` on ``tables`` (DataFrames of them) in
     a session of time zone ``zone``, asserted to run as rounds: no
@@ -199,7 +164,7 @@ def _rounds(spark, prog, tables, zone):
 
     stats = {}
     with _time_zone(spark, zone), warnings.catch_warnings():
-        warnings.simplefilter("error", cs.OneTaskFallback)
+        warnings.simplefilter("error", cs.DriverFallback)
         spark.conf.set(ONE_TASK_CONF, "-1")
         try:
             frames = {p: _frame(spark, t) for p, t in tables.items()}
@@ -208,6 +173,28 @@ def _rounds(spark, prog, tables, zone):
             spark.conf.unset(ONE_TASK_CONF)
     assert stats["path"] == "relational", stats
     return out
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_instant_arguments_run_in_rounds_in_any_time_zone(spark, zone):
+    """Timestamp arguments (with a zone and without one) beside DATEs run
+    in Spark's rounds, not in one task, and give the embedded model, column
+    types included (a column of instants that are all midnights is DATEs)."""
+    tables = _tables()
+    tables["z"] = pa.concat_tables([tables["z"], pa.table({  # 2023-12-31 midnight UTC, from New York: lone loses [1,2)
+        "k": pa.array([dt.datetime(2023, 12, 30, 19, tzinfo=dt.timezone(dt.timedelta(hours=-5)))], pa.timestamp("us", tz="America/New_York")).cast(pa.timestamp("us", tz="Asia/Tokyo")),
+        "start": [0], "end": [2]})])
+    tables = {p: tables[p] for p in ("p", "z", "w")}
+    expected = _embedded(INSTANTS, tables)
+    assert expected["lone"].num_rows == 3 and expected["same"].num_rows == 2 and expected["noon"].num_rows == 1
+    assert expected["wall"].schema.field("c0").type == pa.date32() and expected["lone"].schema.field("c0").type == pa.timestamp("us")
+    _same_model(_rounds(spark, INSTANTS, tables, zone), expected)  # (w: TIMESTAMP_NTZ, z: TIMESTAMP)
+    from chronolog.api import load_program
+    from chronolog.plan_text import describe_plan
+    from chronolog.planner import plan
+
+    said = describe_plan(plan(load_program(INSTANTS)), "auto").splitlines()  # (chronolog plan: what the run did)
+    assert said[3].startswith("spark --distributed: seminaive rounds of DataFrame joins per stratum"), said[:4]
 
 
 # a variable joining instants with numbers, in two atoms, in one atom, in a
@@ -390,8 +377,6 @@ lone(X) :- p(X, V), not z(X).
 def test_dated_time_columns_on_the_rounds_in_any_time_zone(spark, zone):
     """A calendar program's DATE and timestamp time columns on the rounds
     (relational, no fallback) give the embedded model in any zone."""
-    from chronolog import spark as cs
-    from chronolog.connectors.spark_paths import ONE_TASK_CONF
     from chronolog.engine.arrow import table_to_rows
 
     prog = """@timeGranularity("hours").
@@ -409,17 +394,7 @@ soon(X) :- <->[0,PT5H] r(X, c), not late(X).
                           "end": pa.array([d(2024, 3, 10, 7)], pa.timestamp("us"))}),
     }
     model = chronolog.reason(prog, tables)
-    stats = {}
-    with _time_zone(spark, zone), warnings.catch_warnings():
-        warnings.simplefilter("error", cs.DriverFallback)
-        spark.conf.set(ONE_TASK_CONF, "-1")
-        try:
-            frames = {p: _frame(spark, t) for p, t in tables.items()}
-            out = cs.reason(spark, prog, frames, distributed=True, stats=stats)
-            got = {p: sorted(table_to_rows(df.toArrow(), p, model.calendar), key=repr) for p, df in out.items()}
-        finally:
-            spark.conf.unset(ONE_TASK_CONF)
-    assert stats["path"] == "relational"
+    got = {p: sorted(table_to_rows(t, p, model.calendar), key=repr) for p, t in _rounds(spark, prog, tables, zone).items()}
     for p in ("r", "soon"):
         assert got[p] == sorted(model.facts(p), key=repr), p
     assert got["soon"]

@@ -242,11 +242,15 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
 
     operators = {id(r): rule_operator(r) for r in plan.rules}  # what kind each rule is (planner/physical.py)
     dead: set = set()  # the rules whose body binds nothing (never_binds): their heads take no class from them
+
+    def fires(r) -> bool:  # every atom of its body may hold facts
+        return all(lit.pred in derived for lit in r.body if isinstance(lit, Scan) and lit.pred != TOP)
+
     changed = True
     while changed:
         changed = False
         for r in plan.rules:
-            if id(r) in dead or any(isinstance(lit, Scan) and lit.pred != TOP and lit.pred not in derived for lit in r.body):
+            if id(r) in dead or not fires(r):
                 continue
             if never_binds(r.body, classes):
                 # classes only grow more precise (None to a class, DATE to TS), so a
@@ -295,6 +299,9 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                     c = env.get(t.name)
                 if c is not None:
                     changed |= put(r.head_pred, i, c, r)
+    for r in plan.rules:  # (a rule found dead beside classes another dead rule gave: live without them)
+        if id(r) in dead and fires(r) and not never_binds(r.body, classes):
+            raise NotRelational("a join of two kinds of terms that binds nothing only beside another such join", r)
     return classes
 
 

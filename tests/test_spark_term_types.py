@@ -13,6 +13,9 @@ from contextlib import contextmanager
 
 import pyarrow as pa
 import pytest
+from budget import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import chronolog
 
@@ -123,9 +126,8 @@ def test_instant_arguments_give_the_embedded_model_in_any_time_zone(spark, zone,
             out = cs.reason(spark, prog, frames, arrow=True, stats=stats)
         elif path == "keyed":
             out = cs.reason(spark, prog, frames, distributed=True, key=KEYS, partitions=2, arrow=True, stats=stats)
-        else:  # no key (stamp joins two keys): one task, or the rounds, which send this program to one task
-            # for j's join of a DATE with an integer (a variable of two classes); instants alone run in
-            # rounds: test_instant_arguments_run_in_rounds_in_any_time_zone
+        else:  # no key (stamp joins two keys): one task by size, or the rounds (j's join of a DATE with an
+            # integer binds nothing there, as embedded: test_instants_joined_with_numbers_run_in_rounds_in_any_time_zone)
             conf = {ONE_TASK_CONF: "-1"} if path == "rounds" else {}
             for k, v in conf.items():
                 spark.conf.set(k, v)
@@ -136,7 +138,7 @@ def test_instant_arguments_give_the_embedded_model_in_any_time_zone(spark, zone,
                 for k in conf:
                     spark.conf.unset(k)
         _same_model(out, expected)
-    assert stats["path"] == {"driver": "driver", "keyed": "keyed"}.get(path, "one task"), stats
+    assert stats["path"] == {"driver": "driver", "keyed": "keyed", "rounds": "relational"}.get(path, "one task"), stats
 
 
 # instants only, with no key: a DATE joined with a timestamp with a zone and
@@ -153,14 +155,31 @@ w(2024-01-02T09:30:00.25)@[0,2].
 """
 
 
+def _rounds(spark, prog, tables, zone):
+    """The rounds' answers to ``prog`` on ``tables`` (DataFrames of them) in
+    a session of time zone ``zone``, asserted to run as rounds: no
+    fallback to one task, ``stats["path"]`` relational."""
+    from chronolog import spark as cs
+    from chronolog.connectors.spark_paths import ONE_TASK_CONF
+
+    stats = {}
+    with _time_zone(spark, zone), warnings.catch_warnings():
+        warnings.simplefilter("error", cs.DriverFallback)
+        spark.conf.set(ONE_TASK_CONF, "-1")
+        try:
+            frames = {p: _frame(spark, t) for p, t in tables.items()}
+            out = {p: df.toArrow() for p, df in cs.reason(spark, prog, frames, distributed=True, stats=stats).items()}
+        finally:
+            spark.conf.unset(ONE_TASK_CONF)
+    assert stats["path"] == "relational", stats
+    return out
+
+
 @pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
 def test_instant_arguments_run_in_rounds_in_any_time_zone(spark, zone):
     """Timestamp arguments (with a zone and without one) beside DATEs run
     in Spark's rounds, not in one task, and give the embedded model, column
     types included (a column of instants that are all midnights is DATEs)."""
-    from chronolog import spark as cs
-    from chronolog.connectors.spark_paths import ONE_TASK_CONF
-
     tables = _tables()
     tables["z"] = pa.concat_tables([tables["z"], pa.table({  # 2023-12-31 midnight UTC, from New York: lone loses [1,2)
         "k": pa.array([dt.datetime(2023, 12, 30, 19, tzinfo=dt.timezone(dt.timedelta(hours=-5)))], pa.timestamp("us", tz="America/New_York")).cast(pa.timestamp("us", tz="Asia/Tokyo")),
@@ -169,23 +188,162 @@ def test_instant_arguments_run_in_rounds_in_any_time_zone(spark, zone):
     expected = _embedded(INSTANTS, tables)
     assert expected["lone"].num_rows == 3 and expected["same"].num_rows == 2 and expected["noon"].num_rows == 1
     assert expected["wall"].schema.field("c0").type == pa.date32() and expected["lone"].schema.field("c0").type == pa.timestamp("us")
-    stats = {}
-    with _time_zone(spark, zone), warnings.catch_warnings():
-        warnings.simplefilter("error", cs.OneTaskFallback)
-        spark.conf.set(ONE_TASK_CONF, "-1")
-        try:
-            frames = {p: _frame(spark, t) for p, t in tables.items()}  # (w: TIMESTAMP_NTZ, z: TIMESTAMP)
-            out = {p: df.toArrow() for p, df in cs.reason(spark, INSTANTS, frames, distributed=True, stats=stats).items()}
-        finally:
-            spark.conf.unset(ONE_TASK_CONF)
-    assert stats["path"] == "relational", stats
-    _same_model(out, expected)
+    _same_model(_rounds(spark, INSTANTS, tables, zone), expected)  # (w: TIMESTAMP_NTZ, z: TIMESTAMP)
     from chronolog.api import load_program
     from chronolog.plan_text import describe_plan
     from chronolog.planner import plan
 
     said = describe_plan(plan(load_program(INSTANTS)), "auto").splitlines()  # (chronolog plan: what the run did)
     assert said[3].startswith("spark --distributed: seminaive rounds of DataFrame joins per stratum"), said[:4]
+
+
+# a variable joining instants with numbers, in two atoms, in one atom, in a
+# negated atom, beside a rule that binds it; a string and a boolean with a
+# number; and a constraint whose join never binds: the engine finds none of
+# them equal (a DATE 2024-01-01 is not 1704067200, its midnight's seconds;
+# a timestamp not its microseconds; "1704067200" not the number; #T not 1)
+APART = """j(X) :- p(X, V), q(X, W).
+n(X) :- p(X, V), not qk(X).
+self(X) :- pq(X, X).
+unself(X, V) :- p(X, V), not pq(X, X).
+t(T) :- w(T), us(T).
+m(T) :- w(T), not us(T).
+s(X) :- names(X), q(X, W).
+b(X) :- flags(X), q(X, W).
+h(X) :- p(X, V), q(X, W).
+h(X) :- p(X, V), V > 1.
+via(X) :- p(X, V), r(X).
+r(K) :- q(K, W).
+stamp(T, X) :- w(T), p(X, V), T > X.
+⊥ :- p(X, V), q(X, W).
+""" + "".join(f'@output("{o}"). ' for o in ("j", "n", "self", "unself", "t", "m", "s", "b", "h", "via", "stamp")) + "\n"
+
+
+def _apart_tables():
+    tables = _tables()
+    noon = dt.datetime(2024, 1, 1, 12)
+    micros = [int(x.replace(tzinfo=UTC).timestamp()) * 10**6 for x in (noon, dt.datetime(2023, 12, 31))]
+    tables["q"] = pa.table({"k": pa.array([1704067200, 1704153600, 1], pa.int64()), "w": [2, 3, 4], "start": [5, 0, 0], "end": [10, 3, 9]})
+    tables["pq"] = pa.table({"a": pa.array([dt.date(2024, 1, 1)], pa.date32()), "b": pa.array([1704067200], pa.int64()),
+                             "start": [2], "end": [4]})
+    tables["us"] = pa.table({"k": pa.array(micros, pa.int64()), "start": [0, 0], "end": [9, 9]})
+    tables["names"] = pa.table({"k": ["1704067200", "1"], "start": [0, 0], "end": [9, 9]})
+    tables["flags"] = pa.table({"k": [True, False], "start": [0, 0], "end": [9, 9]})
+    return tables
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_instants_joined_with_numbers_run_in_rounds_in_any_time_zone(spark, zone):
+    """A variable joining DATEs or timestamps with integers (and strings or
+    booleans with integers) runs in the rounds, not one task, and binds
+    nothing, as embedded: its join is empty, its negation removes nothing,
+    a head it would feed is typed by its other rules (column types
+    included), and a constraint on it holds nowhere."""
+    tables = _apart_tables()
+    expected = _embedded(APART, tables)
+    assert all(expected[o].num_rows == 0 for o in ("j", "self", "t", "s", "b", "via"))
+    assert expected["n"].num_rows == 3 and expected["unself"].num_rows == 3 and expected["m"].num_rows == 2
+    assert expected["h"].schema.field("c0").type == pa.date32() and expected["h"].num_rows == 2
+    _same_model(_rounds(spark, APART, tables, zone), expected)
+
+
+def test_a_head_fed_by_a_join_that_binds_nothing_takes_no_type_from_it(spark):
+    """``a`` joins a DATE with ``b``, which a rule of the same recursion
+    makes integers: ``a`` binds nothing, so ``b`` holds integers alone (the
+    rounds' classes are a least fixpoint, not every rule's heads at once,
+    which put a DATE beside the integers in ``b``)."""
+    prog = """a(X) :- p(X, V), b(X).
+b(X) :- a(X).
+b(K) :- q(K, W).
+stamp(T, X) :- w(T), p(X, V), T > X.
+@output("a"). @output("b"). @output("stamp").
+"""
+    tables = {k: v for k, v in _apart_tables().items() if k in ("p", "q", "w")}
+    expected = _embedded(prog, tables)
+    assert expected["a"].num_rows == 0 and expected["b"].schema.field("c0").type == pa.int64()
+    _same_model(_rounds(spark, prog, tables, "UTC"), expected)
+
+
+# munion and the other folds of instants: DATEs and timestamps (with a
+# zone, without one, at midnight, with microseconds, before 1970 and
+# before 1000), per group, in all, with contributors, sets joined, inside
+# a recursion; mmin, mmax and mcount of them beside
+FOLDED = """days(U) :- p(X, V), U = munion(X).
+when(G, U) :- e(T, G), U = munion(T).
+all(U) :- e(T, G), U = munion(T).
+each(U) :- e(T, G), U = munion(T, <G>).
+twins(G, H) :- when(G, U), when(H, U), G != H.
+mixed(U) :- e(T, G), p(T, V), U = munion(T).
+first(U) :- e(T, G), U = mmin(T).
+last(G, U) :- e(T, G), U = mmax(T).
+many(N) :- e(T, G), N = mcount().
+r(T) :- e(T, G).
+r(U) :- r(T), e(U, G), U > T.
+seen(U) :- r(T), U = munion(T).
+late(U) :- r(T), U = mmax(T).
+""" + "".join(f'@output("{o}"). ' for o in ("days", "when", "all", "each", "twins", "mixed", "first", "last", "many", "seen", "late")) + "\n"
+
+
+def _folded_tables():
+    d, tokyo = dt.datetime, dt.timezone(dt.timedelta(hours=9))
+    times = [d(2024, 1, 1), d(2024, 1, 1, 12), d(2024, 1, 2, 9, 30, 0, 250000), d(1969, 12, 31, 23, 59, 59, 1),
+             d(999, 12, 31, 0, 0, 1), d(2024, 1, 2), d(2024, 3, 10, 2, 30), d(2024, 1, 2)]
+    groups = [1, 1, 2, 2, 3, 3, 1, 5]  # (5: the set of 4, the zone's, until 4)
+    spans = [(0, 4), (2, 8), (1, 9), (0, 3), (2, 9), (3, 6), (6, 9), (0, 9)]
+    return {
+        "p": pa.table({"k": pa.array([dt.date(2024, 1, 1), dt.date(2024, 1, 2), dt.date(1969, 12, 31), dt.date(500, 6, 1)], pa.date32()),
+                       "v": [1, 2, 3, 4], "start": [0, 2, 1, 0], "end": [10, 6, 9, 9]}),
+        "e": pa.table({"t": pa.array(times, pa.timestamp("us")), "g": groups,
+                       "start": [a for a, _ in spans], "end": [b for _, b in spans]}),
+        "z": pa.table({"t": pa.array([d(2024, 1, 2, 9, tzinfo=tokyo), d(2024, 1, 1, 21, 30, tzinfo=tokyo)], pa.timestamp("us", tz="Asia/Tokyo")),
+                       "g": [4, 4], "start": [0, 4], "end": [6, 9]}),
+    }
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_folds_of_instants_run_in_rounds_in_any_time_zone(spark, zone):
+    """``munion`` of dates and timestamps runs in the rounds, not one task:
+    each set the engine's (members in time order, a midnight printed as
+    its date, microseconds as Python prints them), and mmin, mmax and
+    mcount of instants beside it, inside a recursion too."""
+    prog = FOLDED.replace("e(T, G)", "ez(T, G)").replace("e(U, G)", "ez(U, G)")
+    prog = "ez(T, G) :- e(T, G).\nez(T, G) :- z(T, G).\n" + prog  # (timestamps with a zone beside ones without)
+    tables = _folded_tables()
+    expected = _embedded(prog, tables)
+    assert "{0500-06-01,1969-12-31,2024-01-01,2024-01-02}" in expected["days"].column("c0").to_pylist()
+    assert any("1969-12-31T23:59:59.000001" in u and "0999-12-31T00:00:01" in u for u in expected["all"].column("c0").to_pylist())
+    assert expected["twins"].num_rows and expected["mixed"].num_rows
+    _same_model(_rounds(spark, prog, tables, zone), expected)
+
+
+RANDOM = """set(G, U) :- e(T, G), U = munion(T).
+days(U) :- d(X), U = munion(X).
+least(U) :- e(T, G), U = mmin(T).
+j(X) :- e(X, G), n(X).
+k(X) :- d(X), n(X).
+o(X) :- e(X, G), not n(X).
+same(G, H) :- set(G, U), set(H, U), G < H.
+""" + "".join(f'@output("{o}"). ' for o in ("set", "days", "least", "j", "k", "o", "same")) + "\n"
+
+
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.datetimes(dt.datetime(1, 1, 2), dt.datetime(9999, 12, 30)), st.booleans(), st.integers(0, 2),
+                          st.integers(0, 6), st.integers(1, 4)), min_size=1, max_size=8),
+       st.sampled_from(ZONES))
+def test_random_instants_beside_numbers_in_rounds(spark, rows, zone):
+    """Random instants (midnights or not, any year Python holds) in sets,
+    least, joined with the integers of their seconds and microseconds:
+    the rounds' answers and column types are the embedded engine's."""
+    times = [t.replace(hour=0, minute=0, second=0, microsecond=0) if mid else t for t, mid, _, _, _ in rows]
+    seconds = [int((t - dt.datetime(1970, 1, 1)).total_seconds()) for t in times]
+    tables = {
+        "e": pa.table({"t": pa.array(times, pa.timestamp("us")), "g": [g for _, _, g, _, _ in rows],
+                       "start": [a for *_, a, _ in rows], "end": [a + n for *_, a, n in rows]}),
+        "d": pa.table({"x": pa.array([t.date() for t in times], pa.date32()), "start": [0] * len(rows), "end": [9] * len(rows)}),
+        "n": pa.table({"x": pa.array(seconds + [x * 10**6 for x in seconds], pa.int64()), "start": [0] * (2 * len(rows)),
+                       "end": [5] * (2 * len(rows))}),
+    }
+    _same_model(_rounds(spark, RANDOM, tables, zone), _embedded(RANDOM, tables))
 
 
 @pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
@@ -219,8 +377,6 @@ lone(X) :- p(X, V), not z(X).
 def test_dated_time_columns_on_the_rounds_in_any_time_zone(spark, zone):
     """A calendar program's DATE and timestamp time columns on the rounds
     (relational, no fallback) give the embedded model in any zone."""
-    from chronolog import spark as cs
-    from chronolog.connectors.spark_paths import ONE_TASK_CONF
     from chronolog.engine.arrow import table_to_rows
 
     prog = """@timeGranularity("hours").
@@ -238,17 +394,7 @@ soon(X) :- <->[0,PT5H] r(X, c), not late(X).
                           "end": pa.array([d(2024, 3, 10, 7)], pa.timestamp("us"))}),
     }
     model = chronolog.reason(prog, tables)
-    stats = {}
-    with _time_zone(spark, zone), warnings.catch_warnings():
-        warnings.simplefilter("error", cs.DriverFallback)
-        spark.conf.set(ONE_TASK_CONF, "-1")
-        try:
-            frames = {p: _frame(spark, t) for p, t in tables.items()}
-            out = cs.reason(spark, prog, frames, distributed=True, stats=stats)
-            got = {p: sorted(table_to_rows(df.toArrow(), p, model.calendar), key=repr) for p, df in out.items()}
-        finally:
-            spark.conf.unset(ONE_TASK_CONF)
-    assert stats["path"] == "relational"
+    got = {p: sorted(table_to_rows(t, p, model.calendar), key=repr) for p, t in _rounds(spark, prog, tables, zone).items()}
     for p in ("r", "soon"):
         assert got[p] == sorted(model.facts(p), key=repr), p
     assert got["soon"]

@@ -19,7 +19,7 @@ call's relations held on the driver, in ``rounds``.
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation beyond ``aggregate``'s, recursion through time
 with no horizon (but a Since/Until recursive through one operand only),
-existential rules, terms of mixed types, times off a decimal grid or, on a
+existential rules, terms of two types in one argument, times off a decimal grid or, on a
 calendar, off the microsecond grid; arithmetic Spark cannot do exactly,
 found per row) raises :class:`NotRelational` naming the
 rule; the caller runs the program in ONE Spark task instead, with a
@@ -36,8 +36,9 @@ The modules, one concept each:
 
 * ``fragment``: what the path can run (``check_rules``, ``describe``: the
   plan's decision, planner/backend_choice.py) and ``NotRelational``;
-* ``classes``: the class of each term column (number, string, boolean, float, set),
-  inferred from the inputs' Spark types and the program;
+* ``classes``: the class of each term column (number, string, boolean, float,
+  date, timestamp, set, term text), inferred from the inputs' Spark types and
+  the program; a join of classes the engine never finds equal binds nothing;
 * ``grid``: times as 64-bit codes on the doubled decimal grid (``Grid``);
 * ``terms``: a run's term columns as SQL, their types and constants
   (``TermTypes``);

@@ -159,7 +159,7 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
         if f != "count":
             c = cls[names.index(a.expr.name)]
             if f == "munion":
-                if c not in (NUM, STR, BOOL, FLOAT):
+                if c not in (NUM, STR, BOOL, FLOAT, DATE, TS):
                     set_text("", c, None, rule)  # (refused, naming why)
             # strings: in code point order, as Python's; dates and timestamps: in time, in their own types (classes.TS)
             elif c != NUM and not (c == FLOAT or (c in (STR, DATE, TS) and f in ("min", "max"))):

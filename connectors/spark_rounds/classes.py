@@ -7,8 +7,13 @@ class (integers and decimals are one: numbers; binary floats, from a
 ``double``/``float`` input column, a Python float given as a fact, or a
 rule's computation (functions.py), are another), known from the inputs'
 Spark types and the program's constants and carried through the rules to
-the heads; a program that mixes them is refused (:class:`NotRelational`),
-but for dates beside timestamps, one instant class (:func:`meet`).
+the heads; a column that mixes them is refused (:class:`NotRelational`),
+but for dates beside timestamps, one instant class (:func:`meet`).  A
+variable that joins two classes no term of which the engine finds equal
+(:func:`disjoint`: an instant and a number, a string and a number, a set
+and a string, ...) binds nothing: the rule derives nothing
+(:func:`never_binds`, its head takes no class from it), and a negated
+atom it meets so never holds (rules.py), as the engine's equality says.
 The engine finds a float equal to the exact number of its value (``1.0``
 = ``1``: Python's equality), which Spark's implicit cast would decide
 through a float (``2^53 + 1`` = ``2.0^53``): a column or a join variable
@@ -83,6 +88,34 @@ def meet(a, b):
     if b is None:
         return a
     return TS if {a, b} == {DATE, TS} else False
+
+
+def disjoint(a, b) -> bool:
+    """Whether no term of class ``a`` equals one of class ``b`` as the
+    engine compares them (engine/term_types.py): both known, and neither
+    one class (:func:`meet`) nor floats beside exact numbers (``1.0`` =
+    ``1``), nor term text (any term).  A DATE 2024-01-01 is not the
+    integer 1704067200, a string ``"1"`` not the number 1, ``#T`` not 1."""
+    return None not in (a, b) and meet(a, b) is False and {a, b} != {NUM, FLOAT} and TEXT not in (a, b)
+
+
+def never_binds(lits, classes: dict) -> bool:
+    """Whether the positive atoms among ``lits`` bind no variable at all
+    with ``classes`` (``{pred: [class per argument]}``): a variable at two
+    positions of :func:`disjoint` classes, in two atoms or one, is equal
+    to no term of both, so the body holds nowhere."""
+    seen: dict = {}
+    for lit in lits:
+        if not isinstance(lit, Scan) or lit.pred == TOP:
+            continue
+        cols = classes.get(lit.pred) or ()
+        for i, t in enumerate(lit.terms):
+            if isinstance(t, ast.Var) and i < len(cols) and cols[i] is not None:
+                have = seen.setdefault(t.name, cols[i])
+                if disjoint(have, cols[i]):
+                    return True
+                seen[t.name] = meet(have, cols[i]) or have
+    return False
 
 
 def mixed(a, b) -> str:
@@ -189,8 +222,15 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
     with two classes (other than integers with decimals) would be compared by
     Spark's implicit casts where the engine compares exactly: refused.
     ``texts``: the positions of term text (:func:`text_positions`), where
-    a head's constant is term text too."""
+    a head's constant is term text too.
+
+    As a least fixpoint: a rule gives its head classes once every atom of
+    its body may hold facts (given, or derived by a rule that did), and
+    a rule whose body binds nothing (:func:`never_binds`) gives none, nor
+    makes its head hold facts (a predicate no rule gives a class has none:
+    it holds nothing, typed out as the engine types an empty table)."""
     classes = {p: list(c) for p, c in given.items()}
+    derived = set(given)  # the predicates that may hold facts
 
     def put(pred, i, c, rule):
         cols = classes.setdefault(pred, [None] * len(rule.head_terms))
@@ -201,10 +241,27 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
         return changed
 
     operators = {id(r): rule_operator(r) for r in plan.rules}  # what kind each rule is (planner/physical.py)
+    dead: set = set()  # the rules whose body binds nothing (never_binds): their heads take no class from them
+
+    def fires(r) -> bool:  # every atom of its body may hold facts
+        return all(lit.pred in derived for lit in r.body if isinstance(lit, Scan) and lit.pred != TOP)
+
     changed = True
     while changed:
         changed = False
         for r in plan.rules:
+            if id(r) in dead or not fires(r):
+                continue
+            if never_binds(r.body, classes):
+                # classes only grow more precise (None to a class, DATE to TS), so a
+                # rule found dead stays so; what it gave before is undone
+                dead.add(id(r))
+                classes, derived = {p: list(c) for p, c in given.items()}, set(given)
+                changed = True
+                break
+            if r.head_pred not in derived:
+                derived.add(r.head_pred)
+                changed = True
             op = operators[id(r)]
             env = {}
             for lit in r.body:
@@ -225,7 +282,7 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                 cols = classes.get(lit.pred) if isinstance(lit, NegScan) else None
                 for i, t in enumerate(lit.terms if cols else ()):
                     c, have = cols[i], env.get(t.name) if isinstance(t, ast.Var) else None
-                    if meet(c, have) is False:
+                    if meet(c, have) is False and not disjoint(c, have):  # (disjoint: it never holds there)
                         raise NotRelational(f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms{mixed(have, c)}", r)
             if isinstance(op, Aggregate):
                 from .aggregate import result_class
@@ -242,6 +299,9 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                     c = env.get(t.name)
                 if c is not None:
                     changed |= put(r.head_pred, i, c, r)
+    for r in plan.rules:  # (a rule found dead beside classes another dead rule gave: live without them)
+        if id(r) in dead and fires(r) and not never_binds(r.body, classes):
+            raise NotRelational("a join of two kinds of terms that binds nothing only beside another such join", r)
     return classes
 
 

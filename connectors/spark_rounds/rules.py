@@ -21,7 +21,7 @@ from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
 
 from .aggregate import aggregate_step
 from .arithmetic import Arithmetic, inlined_size
-from .classes import DATE, FLOAT, NUM, SET, TEXT, TS, meet, value_class
+from .classes import BOOL, DATE, FLOAT, NUM, SET, TEXT, TS, disjoint, meet, never_binds, value_class
 from .fragment import NotRelational
 from .interval_terms import placed_step, wrap_step
 from .since_until import since_step
@@ -69,8 +69,9 @@ class RuleSql:
                     conds.append("false")  # a string or a boolean never equals a number
                 else:
                     conds.append(f"c{i} = {self.types.const(t.value, c)}")
-            elif t.name in first:
-                conds.append(f"c{i} = {first[t.name]}")
+            elif t.name in first:  # (classes no term of which is equal: never, as the engine compares them)
+                j = int(first[t.name][1:])
+                conds.append("false" if disjoint(cls[j], cls[i]) else f"c{i} = {first[t.name]}")
             else:
                 first[t.name] = f"c{i}"
         cols = [varcols[v] for v in first]
@@ -120,14 +121,20 @@ class RuleSql:
         inlined_size(q, cond, cmp, rule)  # Spark puts the assigned values it reads in place
         return q.add(f"SELECT * FROM {src} WHERE {cond}", q.cols[src])
 
-    def difference(self, q: Stmt, src: str, lit, varcols: dict, rule) -> str:
+    def difference(self, q: Stmt, src: str, lit, varcols: dict, rule, varcls=None) -> str:
         """Rows of ``src`` minus the maximal intervals of ``not lit``: each
         row left-joined with the holes it overlaps, then its pieces between
         them (one read of ``src``: a step read twice runs twice, sql.Stmt;
         an anti join for the rows without holes beside the pieces read it
-        four times, so three negated atoms inlined the body 64 times)."""
+        four times, so three negated atoms inlined the body 64 times).
+        ``varcls``: the bound variables' classes; a variable bound to terms
+        of a class no term of ``lit``'s column equals (classes.disjoint: a
+        date against numbers) meets no hole: ``src`` as it is."""
         rel = self.relations.rel(lit.pred)
         if rel.count == 0:
+            return src
+        cls = self.types.classes.get(lit.pred) or ()
+        if any(isinstance(t, ast.Var) and i < len(cls) and disjoint((varcls or {}).get(t.name), cls[i]) for i, t in enumerate(lit.terms)):
             return src
         rowcols = q.cols[src]
         bound = set(varcols[v] for v in varcols if varcols[v] in rowcols)
@@ -158,6 +165,8 @@ class RuleSql:
         instead of the full relation (for an aggregation, the deltas of
         its changed atoms: it reads the full relations, aggregate.py)."""
         from chronolog.engine.rows.pipeline import choose_driver, order_body
+        if never_binds(rule.body, self.types.classes):  # a variable joins classes no term of which is equal
+            return None
         lowering = _STEPS.get(type(ph.rule_operator(rule)))
         if lowering is not None:  # a rule operator other than a plain body
             return lowering(self, q, rule, driver, views)
@@ -227,7 +236,7 @@ class RuleSql:
                 df = q.add(f"SELECT * FROM {j} WHERE s < e", cols + ["s", "e"])
                 n_left = None
             elif isinstance(lit, NegScan):
-                df = self.difference(q, df, lit, varcols, rule)
+                df = self.difference(q, df, lit, varcols, rule, varcls)
             elif isinstance(lit, (Condition, Assign)):
                 df = self.test_or_assign(q, df, lit, varcls, varcols, rule)
         return self.head(q, df, rule, varcols)

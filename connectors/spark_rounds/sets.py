@@ -7,7 +7,8 @@ compares by tuple equality and prints as ``{a,"b c",2.5}``
 a term class of its own (``SET``, a string column): the values of one
 column are of one class, sorted by Spark as Python sorts them (numbers by
 value, strings by code point: UTF-8 byte order, ``false`` before
-``true``), each printed as the engine prints it, so two sets are equal
+``true``, dates and timestamps in time), each printed as the engine
+prints it (an instant by :func:`instant_text`), so two sets are equal
 exactly when their texts are; a set of floats is its term text, as
 ``Model.to_arrow`` writes it (``{float(1.5)}``, which reads back as
 floats), in a UDF (Java prints ``1.0E10``, Python ``10000000000.0``).
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from chronolog.language.text import _BARE, _BREAKS, _RESERVED, _escape_break
 
-from .classes import BOOL, FLOAT, NUM, STR
+from .classes import BOOL, DATE, FLOAT, NUM, STR, TS
 from .fragment import NotRelational
 from .sql import hex_string
 from .udfs import fold_sql
@@ -44,6 +45,23 @@ def string_text(x: str) -> str:
     return f"(CASE WHEN {x} RLIKE {BARE} AND {x} NOT IN ({reserved}) THEN {x} ELSE concat('\"', {q}, '\"') END)"
 
 
+def instant_text(x: str) -> str:
+    """SQL: the engine's text of the instant SQL ``x`` (a DATE or a
+    TIMESTAMP_NTZ of its UTC wall clock, classes.TS): a midnight as its
+    date, ``2024-01-01``, else ``2024-01-01T12:00:00``, with six digits of
+    microseconds where it has any (language/text.format_term: Python's
+    ``isoformat``).  From the date and the fields of the wall clock, which
+    no session time zone changes (a cast to TIMESTAMP or ``date_format``
+    reads the wall clock in the session's zone)."""
+    t = f"CAST({x} AS TIMESTAMP_NTZ)"  # (a DATE: its midnight, in any session time zone)
+    micros = f"CAST(date_part('SECOND', {t}) * 1000000 AS BIGINT)"
+    clock = (f"concat('T', lpad(CAST(hour({t}) AS STRING), 2, '0'), ':', lpad(CAST(minute({t}) AS STRING), 2, '0'), ':', "
+             f"lpad(CAST({micros} div 1000000 AS STRING), 2, '0'), "
+             f"CASE WHEN {micros} % 1000000 = 0 THEN '' ELSE concat('.', lpad(CAST({micros} % 1000000 AS STRING), 6, '0')) END)")
+    midnight = f"(hour({t}) = 0 AND minute({t}) = 0 AND {micros} = 0)"
+    return f"concat(CAST(CAST({t} AS DATE) AS STRING), CASE WHEN {midnight} THEN '' ELSE {clock} END)"
+
+
 def set_text(values: str, c, functions, rule) -> str:
     """SQL: the engine's text of the set of the array SQL ``values`` (of
     class ``c``: distinct, unsorted); ``functions``: the run's
@@ -52,6 +70,8 @@ def set_text(values: str, c, functions, rule) -> str:
         text = string_text("x")
     elif c in (NUM, BOOL):
         text = functions.text("x", c, "munion", rule)
+    elif c in (DATE, TS):
+        text = instant_text("x")
     elif c == FLOAT:  # its term text, in a UDF (Java prints 1.0E10, Python 10000000000.0)
         return fold_sql(functions.arith.spark, "munion", values, "string")
     else:

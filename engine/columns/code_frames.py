@@ -33,11 +33,11 @@ CODE_ROWS = 4096
 TALLY = {"numpy": 0, "polars": 0}
 
 
-def path(*frames, rows: int = CODE_ROWS) -> str:
+def path(*frames, rows: int | None = None) -> str:
     """Where an operation on ``frames`` runs: ``numpy`` (here: frames of
-    codes of at most ``rows`` rows together) or ``polars``; counted in
-    :data:`TALLY`."""
-    way = "numpy" if sum(f.height for f in frames) <= rows and codes_only(*frames) else "polars"
+    codes of at most ``rows`` rows together, :data:`CODE_ROWS` unless
+    given) or ``polars``; counted in :data:`TALLY`."""
+    way = "numpy" if sum(f.height for f in frames) <= (CODE_ROWS if rows is None else rows) and codes_only(*frames) else "polars"
     TALLY[way] += 1
     return way
 
@@ -52,7 +52,7 @@ SORT_ROWS = 1 << 15
 
 def sorted_path(*frames) -> str:
     """:func:`path` of a join or difference of rows: numpy up to :data:`SORT_ROWS`."""
-    return path(*frames, rows=SORT_ROWS)
+    return path(*frames, rows=max(SORT_ROWS, CODE_ROWS))
 
 
 def codes_only(*frames, cols=None) -> bool:
@@ -271,14 +271,17 @@ def _matched(df, right, shared: list, way: str = "numpy"):
 
 def meeting(df, other, names: list):
     """``(rows, s, e)``: per pair of a row of ``df`` and one of ``other``
-    equal on ``names`` whose intervals meet, ``df``'s row and their common
-    piece; None unless those columns are codes on both sides."""
-    import numpy as np
-
-    if not codes_only(df, other, cols=[*names, "s", "e"]):
-        return None
-    i, _, s, e = _met(df, other, *_matched(df, other, names))
+    equal on ``names`` (of one kind on both sides) whose intervals meet,
+    ``df``'s row and their common piece; the pairs by a sort where
+    ``names`` are codes on both sides, else by a polars join (:func:`_matched`)."""
+    way = "numpy" if codes_only(df, other, cols=names) else "polars"
+    i, _, s, e = _met(df, other, *_matched(df, other, names, way))
     return i, s, e
+
+
+def taken(df, names: list, rows, s, e):
+    """A frame of ``df``'s columns ``names`` at ``rows`` and the interval codes ``s``, ``e``."""
+    return frame({**{c: _taken(df, c, rows) for c in names}, "s": s, "e": e})
 
 
 def _met(df, other, i, j, ends=("s", "e")):

@@ -269,19 +269,19 @@ def _matched(df, right, shared: list, way: str = "numpy"):
     return tuple(m.get_column(c).to_numpy().astype(np.int64, copy=False) for c in ("_i", "_j"))
 
 
-def meeting(df, other, names: list):
+def meeting(df, other, names: list, way: str):
     """``(rows, s, e)``: per pair of a row of ``df`` and one of ``other``
-    equal on ``names`` (of one kind on both sides) whose intervals meet,
-    ``df``'s row and their common piece; the pairs by a sort where
-    ``names`` are codes on both sides, else by a polars join (:func:`_matched`)."""
-    way = "numpy" if codes_only(df, other, cols=names) else "polars"
+    equal on ``names`` (of one kind on both sides; pairs found as ``way``
+    says: :func:`_matched`) whose intervals meet, ``df``'s row and their
+    common piece."""
     i, _, s, e = _met(df, other, *_matched(df, other, names, way))
     return i, s, e
 
 
-def taken(df, names: list, rows, s, e):
-    """A frame of ``df``'s columns ``names`` at ``rows`` and the interval codes ``s``, ``e``."""
-    return frame({**{c: _taken(df, c, rows) for c in names}, "s": s, "e": e})
+def taken(df, names: list, rows, s, e, codes: bool):
+    """A frame of ``df``'s columns ``names`` at ``rows`` (``codes``: all
+    codes, gathered as arrays) and the interval codes ``s``, ``e``."""
+    return frame({**{c: array(df, c)[rows] if codes else _taken(df, c, rows) for c in names}, "s": s, "e": e})
 
 
 def _met(df, other, i, j, ends=("s", "e")):

@@ -933,12 +933,13 @@ def overlap_and_rows(df, other, names: list, values=None):
 
     if not df.height or not other.height:
         return df.clear(), df.clear()
-    if not code_frames.codes_only(df, other, cols=names):
+    codes = code_frames.codes_only(df, other, cols=names)
+    if not codes:
         df, other = match_kinds(df, other, names, values)
-    rows, s, e = code_frames.meeting(df, other, names)
+    rows, s, e = code_frames.meeting(df, other, names, "numpy" if codes else "polars")
     hit = distinct(rows)
-    return (code_frames.taken(df, names, rows, s, e),
-            code_frames.taken(df, names, hit, array(df, "s")[hit], array(df, "e")[hit]))
+    return (code_frames.taken(df, names, rows, s, e, codes),
+            code_frames.taken(df, names, hit, array(df, "s")[hit], array(df, "e")[hit], codes))
 
 
 def overlap(df, other, names: list, values=None):

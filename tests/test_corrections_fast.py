@@ -350,16 +350,18 @@ def code_frames(draw):
 @given(case=code_frames())
 def test_pieces_met_is_overlap(case):
     # the numpy pieces of a retraction's atoms and the rows they meet
-    # (code_frames.meeting), as the polars join of the maintenance finds them
+    # (code_frames.meeting), as a polars join of the pairs finds them
     import polars as pl
 
-    from chronolog.engine.columns.maintenance import _meeting, overlap_and_rows
+    from chronolog.engine.columns.maintenance import overlap_and_rows
     from chronolog.engine.columns.relation import term_columns
 
     arity, df, holes = case
     names = term_columns(arity)
     pieces, met = overlap_and_rows(df, holes, names)
-    m = _meeting(df, holes, names, None)
+    o = holes.lazy().select(*names, pl.col("s").alias("os"), pl.col("e").alias("oe"))
+    m = df.lazy().join(o, on=names, how="inner") if names else df.lazy().join(o, how="cross")
+    m = m.filter((pl.col("s") < pl.col("oe")) & (pl.col("os") < pl.col("e"))) if df.height and holes.height else None
     want = [] if m is None else m.select(*names, pl.max_horizontal("s", "os"), pl.min_horizontal("e", "oe")).collect().rows()
     assert sorted(pieces.rows()) == sorted(want)
     # (the rows met as a set: a relation's rows are distinct, these frames' need not be)

@@ -337,14 +337,6 @@ def merge_new(old, parts: list, keys: list):
     return _merge_new_arrays(frames, keys, n_old, exact)
 
 
-def all_codes(frames, cols) -> bool:
-    """Whether every frame's ``cols`` are Int64 (term codes, times) without
-    nulls: what a GrowingRelation holds."""
-    from .native import int64_without_nulls
-
-    return all(int64_without_nulls(f, cols) for f in frames)
-
-
 def _merge_new_arrays(frames, keys, n_old, exact=frozenset()):
     """:func:`merge_new` of ``frames`` (the old relation's ``n_old`` rows
     first) in numpy: each key array concatenated once, one argsort of a

@@ -33,11 +33,11 @@ CODE_ROWS = 4096
 TALLY = {"numpy": 0, "polars": 0}
 
 
-def path(*frames) -> str:
+def path(*frames, rows: int | None = None) -> str:
     """Where an operation on ``frames`` runs: ``numpy`` (here: frames of
-    codes of at most :data:`CODE_ROWS` rows together) or ``polars``;
-    counted in :data:`TALLY`."""
-    way = "numpy" if sum(f.height for f in frames) <= CODE_ROWS and codes_only(*frames) else "polars"
+    codes of at most ``rows`` rows together, :data:`CODE_ROWS` unless
+    given) or ``polars``; counted in :data:`TALLY`."""
+    way = "numpy" if sum(f.height for f in frames) <= (CODE_ROWS if rows is None else rows) and codes_only(*frames) else "polars"
     TALLY[way] += 1
     return way
 
@@ -52,9 +52,7 @@ SORT_ROWS = 1 << 15
 
 def sorted_path(*frames) -> str:
     """:func:`path` of a join or difference of rows: numpy up to :data:`SORT_ROWS`."""
-    way = "numpy" if sum(f.height for f in frames) <= max(SORT_ROWS, CODE_ROWS) and codes_only(*frames) else "polars"
-    TALLY[way] += 1
-    return way
+    return path(*frames, rows=max(SORT_ROWS, CODE_ROWS))
 
 
 def codes_only(*frames, cols=None) -> bool:
@@ -271,19 +269,31 @@ def _matched(df, right, shared: list, way: str = "numpy"):
     return tuple(m.get_column(c).to_numpy().astype(np.int64, copy=False) for c in ("_i", "_j"))
 
 
-def meeting(df, other, names: list):
+def meeting(df, other, names: list, way: str):
     """``(rows, s, e)``: per pair of a row of ``df`` and one of ``other``
-    equal on ``names`` whose intervals meet, ``df``'s row and their common
-    piece; None unless those columns are codes on both sides."""
+    equal on ``names`` (of one kind on both sides; pairs found as ``way``
+    says: :func:`_matched`) whose intervals meet, ``df``'s row and their
+    common piece."""
+    i, _, s, e = _met(df, other, *_matched(df, other, names, way))
+    return i, s, e
+
+
+def taken(df, names: list, rows, s, e, codes: bool):
+    """A frame of ``df``'s columns ``names`` at ``rows`` (``codes``: all
+    codes, gathered as arrays) and the interval codes ``s``, ``e``."""
+    return frame({**{c: array(df, c)[rows] if codes else _taken(df, c, rows) for c in names}, "s": s, "e": e})
+
+
+def _met(df, other, i, j, ends=("s", "e")):
+    """``(i, j, s, e)``: the pairs of rows ``i`` of ``df`` and ``j`` of
+    ``other`` whose intervals (``other``'s ``ends``) meet, and their
+    common piece."""
     import numpy as np
 
-    if not codes_only(df, other, cols=[*names, "s", "e"]):
-        return None
-    i, j = _matched(df, other, names)
-    s = np.maximum(array(df, "s")[i], array(other, "s")[j])
-    e = np.minimum(array(df, "e")[i], array(other, "e")[j])
+    s = np.maximum(array(df, "s")[i], array(other, ends[0])[j])
+    e = np.minimum(array(df, "e")[i], array(other, ends[1])[j])
     keep = s < e
-    return i[keep], s[keep], e[keep]
+    return i[keep], j[keep], s[keep], e[keep]
 
 
 def join(df, right, shared: list, way: str = "numpy"):
@@ -292,13 +302,8 @@ def join(df, right, shared: list, way: str = "numpy"):
     as ``way`` says: :func:`_matched`), with the intersection of their
     intervals where it is not empty; ``df``'s columns, then ``right``'s
     others."""
-    import numpy as np
-
-    i, j = _matched(df, right, shared, way)
-    s = np.maximum(array(df, "s")[i], array(right, "s")[j])
-    e = np.minimum(array(df, "e")[i], array(right, "e")[j])
-    keep = s < e
-    return _pair_frame(df, i[keep], right, j[keep], s[keep], e[keep])
+    i, j, s, e = _met(df, right, *_matched(df, right, shared, way))
+    return _pair_frame(df, i, right, j, s, e)
 
 
 def moved(df, transform, w):
@@ -336,16 +341,13 @@ def since(df, left, shared: list, offset, way: str = "numpy"):
     from ..exprs import to_numpy
     from ..interval_shift import clipped, shift
 
-    i, j = _matched(df, left, shared, way)
-    cs, ce = array(left, "cs")[j], array(left, "ce")[j]
-    s, e = np.maximum(array(df, "s")[i], cs), np.minimum(array(df, "e")[i], ce)
-    keep = s < e
-    if not keep.any():
+    i, j, s, e = _met(df, left, *_matched(df, left, shared, way), ("cs", "ce"))
+    if not len(i):
         return None
-    i, j, cs, ce = i[keep], j[keep], cs[keep], ce[keep]
-    moved_ = moved_arrays(s[keep], e[keep], shift, offset)
+    moved_ = moved_arrays(s, e, shift, offset)
     memo: dict = {}
-    s, e = (np.asarray(to_numpy(x, {"s": moved_[0], "e": moved_[1], "cs": cs, "ce": ce}, memo)) for x in clipped())
+    ends = {"s": moved_[0], "e": moved_[1], "cs": array(left, "cs")[j], "ce": array(left, "ce")[j]}
+    s, e = (np.asarray(to_numpy(x, ends, memo)) for x in clipped())
     keep = s < e
     return _pair_frame(df, i[keep], left, j[keep], s[keep], e[keep], ("cs", "ce"))
 

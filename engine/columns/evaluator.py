@@ -682,13 +682,14 @@ class HybridEvaluator(Evaluator):
         from chronolog.planner.recurrence import recurrence
 
         from .lowering import rule_pipeline
+        from .base import drain
         from .recurrence import frame_of, sweep
 
         rec = recurrence(stratum)
         if self.horizon is None or any(step.rule.fresh for step in rec.steps):  # pragma: no cover - check_horizon refuses it
             raise Fallback("a recursion through time without a horizon")
         planned = {id(rp.rule): rp for rp in self.plan.physical.stratum(stratum.index).rules}
-        seeds = [(self.table(rec.pred), 0)] + [(_drain(rule_pipeline(self, planned[id(rule)])), 1) for rule in rec.seeds]
+        seeds = [(self.table(rec.pred), 0)] + [(drain(rule_pipeline(self, planned[id(rule)])), 1) for rule in rec.seeds]
         # the rows stop such a recursion after max_rounds rounds: a chain as long falls back, for them to report it
         bounded = bool(stratum.inventing_rules) or self.rounds_bounded
         atoms, s, e, derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None, bool(stratum.inventing_rules))
@@ -699,6 +700,7 @@ class HybridEvaluator(Evaluator):
     def _merge_round(self, stratum, variants) -> dict:
         """Runs ``variants`` (the rule's plan, its DeltaVariant or None), merges
         what they derive into the stratum's relations; returns the new maximal intervals."""
+        from .base import drain
         from .coalesce import merge_new
         from .lowering import rule_pipeline
         from .relation import term_columns
@@ -706,7 +708,7 @@ class HybridEvaluator(Evaluator):
 
         outs: dict = {p: [] for p in stratum.preds}
         for rp, v in variants:
-            df = _drain(rule_pipeline(self, rp, v))
+            df = drain(rule_pipeline(self, rp, v))
             if df is not None:
                 outs[rp.rule.head_pred].append(df)
                 self.stats["derivations"] += df.height
@@ -817,12 +819,6 @@ def _table_rows(table, pred):
     from chronolog.engine.arrow import table_to_rows
 
     return table_to_rows(table, pred)
-
-
-def _drain(node):
-    from .base import drain
-
-    return drain(node)
 
 
 def _by_atoms_imported() -> bool:

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import math
 
-from .coalesce import all_codes, coalesce_owned, merge_owned, sort_order
+from .coalesce import coalesce_owned, merge_owned, sort_order
+from .code_frames import codes_only
 
 _KEY_BITS = 62  # (with room for the start in coalesce.sort_order's combined key where the ranges allow, else it lexsorts)
 
@@ -47,7 +48,7 @@ class GrowingRelation:
         int64 key.  Each column's radix leaves room for twice the codes
         known (``codes``: the Dictionary's size), so that values a later
         round codes still fit."""
-        if not all_codes([frame, *parts], [*keys, "s", "e"]):
+        if not codes_only(frame, *parts, cols=[*keys, "s", "e"]):
             return None
         radix = []
         for k in keys:
@@ -77,7 +78,7 @@ class GrowingRelation:
         the whole frame, :meth:`frame`)."""
         import numpy as np
 
-        if not all_codes(parts, [*self.keys, "s", "e"]):
+        if not codes_only(*parts, cols=[*self.keys, "s", "e"]):
             return None
         keys = [self._key(p) for p in parts]
         if any(k is None for k in keys):

@@ -942,24 +942,23 @@ def minus(df, holes, names: list, values, after: str = "frame"):
 def overlap_and_rows(df, other, names: list, values=None):
     """``(pieces, rows)``: the pieces of the intervals of ``df`` (distinct
     rows: a relation's) that lie in ``other``'s of the same atom (not
-    coalesced), and the rows of ``df`` (whole, once each) that meet one; from one pairing of their rows, in
-    numpy where the terms are codes (code_frames.meeting), else a polars
-    join (:func:`_meeting`)."""
-    import polars as pl
+    coalesced), and the rows of ``df`` (whole, once each) that meet one;
+    from one pairing of their rows (code_frames.meeting: in numpy where
+    the terms are codes, else a polars join, each term column of one kind
+    first), gathered in numpy (a polars gather is a query, ~0.5 ms under
+    load)."""
+    from .coalesce import distinct
+    from .value_columns import match_kinds
 
-    met = code_frames.meeting(df, other, names) if names == term_columns(len(names)) else None
-    if met is not None:
-        from .coalesce import distinct
-        from .relation import _frame
-
-        # (gathered in numpy: a polars gather is a query, ~0.5 ms under load)
-        (rows, s, e), cols, hit = met, [array(df, c) for c in names], distinct(met[0])
-        return _frame([c[rows] for c in cols], s, e), _frame([c[hit] for c in cols], array(df, "s")[hit], array(df, "e")[hit])
-    m = _meeting(df, other, names, values)
-    if m is None:
+    if not df.height or not other.height:
         return df.clear(), df.clear()
-    pieces = m.select(*names, pl.max_horizontal("s", "os").alias("s"), pl.min_horizontal("e", "oe").alias("e"))
-    return pieces.collect(), m.select(*names, "s", "e").unique().collect()
+    codes = code_frames.codes_only(df, other, cols=names)
+    if not codes:
+        df, other = match_kinds(df, other, names, values)
+    rows, s, e = code_frames.meeting(df, other, names, "numpy" if codes else "polars")
+    hit = distinct(rows)
+    return (code_frames.taken(df, names, rows, s, e, codes),
+            code_frames.taken(df, names, hit, array(df, "s")[hit], array(df, "e")[hit], codes))
 
 
 def overlap(df, other, names: list, values=None):
@@ -979,19 +978,3 @@ def anti(df, other):
     if code_frames.sorted_path(df, other) == "numpy":
         return code_frames.anti(df, other)
     return df.join(other, on=df.columns, how="anti")
-
-
-def _meeting(df, other, names: list, values):
-    """Pairs of a row of ``df`` and a row of ``other`` (its interval as
-    ``os``, ``oe``) of one atom whose intervals meet, a lazy query; None if
-    none can."""
-    import polars as pl
-
-    from .value_columns import match_kinds
-
-    if not df.height or not other.height:
-        return None
-    df, other = match_kinds(df, other, names, values)
-    o = other.lazy().select(*names, pl.col("s").alias("os"), pl.col("e").alias("oe"))
-    m = df.lazy().join(o, on=names, how="inner") if names else df.lazy().join(o, how="cross")
-    return m.filter((pl.col("s") < pl.col("oe")) & (pl.col("os") < pl.col("e")))

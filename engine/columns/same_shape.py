@@ -20,7 +20,7 @@ def run_batch(ev, batch, strata) -> bool:
     where the batch cannot run as one (its members' frames of different
     kinds, a Fallback, an error: the members then run one by one, and name
     their own errors)."""
-    from .evaluator import _drain
+    from .base import drain
     from .lowering import rule_pipeline
 
     ev._time_scale()
@@ -34,7 +34,7 @@ def run_batch(ev, batch, strata) -> bool:
             if frame is None:
                 return _undo(ev, built_before)
             ev._tables[tagged] = frame
-        derived = _drain(rule_pipeline(ev, batch.rule))
+        derived = drain(rule_pipeline(ev, batch.rule))
         out = _merged(ev, batch, derived)
         if out is None or ev.terms.conflations != conflations:
             return _undo(ev, built_before)

@@ -15,18 +15,13 @@ from ..exprs import to_polars
 from ..interval_shift import closure, since_offset
 
 
-def _codes(df, ends, names=("s", "e")):
-    """``df`` with the interval_shift expressions ``ends`` as ``names``."""
-    return df.with_columns(*(to_polars(x, []).alias(n) for x, n in zip(ends, names)))
-
-
 def _closed(df):
     """``df``'s intervals closed, as ``cs``, ``ce`` in place of ``s``, ``e``
     (in numpy on a frame of codes up to code_frames.CODE_ROWS rows: one
     polars query with a ``when`` costs ~0.5 ms)."""
     if code_frames.path(df) == "numpy":
         return code_frames.closed(df)
-    return _codes(df, closure(), ("cs", "ce")).drop("s", "e")
+    return df.with_columns(*(to_polars(x, []).alias(n) for x, n in zip(closure(), ("cs", "ce")))).drop("s", "e")
 
 
 class SinceNode(AgainstTableNode):

@@ -117,12 +117,9 @@ class LazyStore(Store):
         return self._pending.keys() >= preds
 
     def counted_all(self, preds, counts) -> None:
-        """:meth:`counted` of each of ``preds`` with its count in ``counts``."""
-        if self._pending.keys() >= set(preds):  # (each pending, as a batch's given members are: one update)
-            self._counts.update(zip(preds, counts))
-            return
-        for pred, count in zip(preds, counts):
-            self.counted(pred, count)
+        """:meth:`counted` of each of ``preds`` with its count in ``counts``
+        (each pending: same_shape's one caller asks :meth:`all_pending` first)."""
+        self._counts.update(zip(preds, counts))
 
     def materialised(self) -> dict:
         """The relations that are rows already (building none)."""

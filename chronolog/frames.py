@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections import namedtuple
 
-from chronolog.language.errors import ArgumentError, DataError
+from chronolog.language.errors import ArgumentError, ChronologError, DataError
 
 EXACT = "_exact"
 
@@ -179,7 +179,14 @@ def _rational_text(col) -> bool:
 
 def to_pandas(model, pred=None, window=None):
     """A typed pandas DataFrame of one predicate or of several (``pred`` column)."""
-    import pandas as pd
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ChronologError(
+            "to_pandas() needs pandas, which is not installed",
+            hint="pip install pandas (the [pandas] extra: pip install '.[pandas]' in chronolog's checkout), "
+            "or use to_polars() or to_arrow(), which need nothing more",
+        ) from None
     import pyarrow as pa
 
     table = model._table(pred, window, "to_pandas()")

@@ -125,17 +125,24 @@ def time_mapping(program: ast.Program, pred: str):
         if a.name == "timeMapping" and a.args and a.args[0] == pred:
             args = list(a.args[1:]) + [None] * (3 - len(a.args)) + [True, True]  # (a missing end: refused below)
             start, end, sc, ec = args[0], args[1], args[2], args[3]
-            if not (isinstance(start, int) and isinstance(end, int)) or start < 0 or end < 0 or start == end:
+            if not (isinstance(start, int) and isinstance(end, int)) or start < 0 or end < 0:
                 raise ProgramError(
                     "@timeMapping needs the column positions of the interval's start and end",
                     a.pos,
-                    hint='e.g. @timeMapping("p", 2, 3, #T, #F). — start in column 2, end in column 3, closed start, open end',
+                    hint='e.g. @timeMapping("p", 2, 3, #T, #F). — start in column 2, end in column 3, closed start, open end; '
+                    '@timeMapping("p", 1, 1). — time points in column 1',
                 )
             if any(type(c) is not bool and c not in (0, 1) for c in (sc, ec)):  # (bool("false") is True)
                 raise ProgramError(
                     f"@timeMapping of {pred}: whether the start and the end are closed is #T or #F, not {sc!r} and {ec!r}",
                     a.pos,
                     hint='e.g. @timeMapping("p", 2, 3, #T, #F). — a closed start, an open end',
+                )
+            if start == end and not (sc and ec):  # (a time point: [t,t], never empty)
+                raise ProgramError(
+                    f"@timeMapping of {pred}: one column {start} for the start and the end is a time point, closed at both ends",
+                    a.pos,
+                    hint=f'@timeMapping("{pred}", {start}, {start}, #T, #T). (or {start}, {start} alone)',
                 )
             return start, end, bool(sc), bool(ec)
     return None

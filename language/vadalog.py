@@ -56,6 +56,15 @@ _TERMINAL_NAMES = {
     "GROUP_OP": "/\\",
 }
 
+_METEOR_EXAMPLE = {
+    "Diamondminus": "<->[0,1] p(X)", "Diamondplus": "<+>[0,1] p(X)", "Boxminus": "[-][0,1] p(X)",
+    "Boxplus": "[+][0,1] p(X)", "Since": "p(X) <S>[0,1] q(X)", "Until": "p(X) <U>[0,1] q(X)",
+}
+# MeTeoR's operator words and what Temporal Vadalog writes for them (a program of one dialect read as the other).
+_METEOR_OPERATORS = {
+    "Diamondminus": "<->", "Diamondplus": "<+>", "Boxminus": "[-]", "Boxplus": "[+]", "Since": "<S>", "Until": "<U>",
+}
+
 
 _PRIORITY = ("COMMA", "DOT", "IF", "COLON_MINUS", "AT", "RPAR", "RSQB", "NAME", "VAR")
 
@@ -88,7 +97,14 @@ class VadalogDialect(Dialect):
             stmt = re.split(r"\.(?:\s|$)", prefix)[-1]
             word = before.split()[-1] if before.split() else ""
             word = word.lstrip("(,:-[]<>+")
-            if tok.type == "DOT" and {"AT", "IF"} <= set(exc.expected):  # q(a).
+            meteor = next((w for w in (str(tok), word) if w in _METEOR_OPERATORS), None)
+            if meteor is not None:
+                hint = (f"{meteor} is the MeTeoR dialect's operator; Temporal Vadalog writes {_METEOR_OPERATORS[meteor]}"
+                        f" (e.g. {_METEOR_EXAMPLE[meteor]}), or read the program as MeTeoR:"
+                        ' --dialect meteor, a .meteor file or dialect="meteor"')
+            elif str(tok) in ("/", ".") and re.search(r"\d" + re.escape(str(tok)) + r"\d+$", before):  # 01/31/2024, 31.01.2024
+                hint = "dates are written year-month-day, 2024-01-31 (2024-01-31T12:30:00 with a time)"
+            elif tok.type == "DOT" and {"AT", "IF"} <= set(exc.expected):  # q(a).
                 plain = re.fullmatch(r"[a-z]\w*(\(.*\))?", stmt.strip())
                 atom = stmt.strip() if plain else "p(a)"
                 msg = f"a fact needs a time: {atom} ends without '@...'" if plain else "a statement without ':-' is a fact, and a fact needs a time ('@...')"

@@ -1,0 +1,157 @@
+"""What a new user meets in a first hour: the mistakes a data engineer
+makes (another dialect's operators, dates written the local way, a missing
+file, a CSV whose interval is not where the reader looks, pandas not
+installed) each answered with a message that says where and a hint, and
+CSV files of time points (one time column, as sensor readings come) read
+with ``@timeMapping("p", K, K)``."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import chronolog
+from budget import examples
+from chronolog import ChronologError
+from chronolog.cli import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def refused(program: Path, *args, where: str, says: str, hint: str) -> str:
+    r = run("run", program, *args)
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    assert "Traceback" not in r.output, r.output
+    assert f"{where}:" in r.output and says in r.output, r.output
+    assert "hint:" in r.output and hint in r.output.split("hint:", 1)[1], r.output
+    return r.output
+
+
+# ------------------------------------------------------------ another dialect
+
+
+METEOR = [
+    ("hot(S) :- Diamondminus[0,1] temp(S).", "<->"),
+    ("hot(S) :- Diamondplus[0,1] temp(S).", "<+>"),
+    ("hot(S) :- Boxminus[0,1] temp(S).", "[-]"),
+    ("hot(S) :- Boxplus [0,1] temp(S).", "[+]"),
+    ("hot(S) :- temp(S) Since[0,1] temp(S).", "<S>"),
+    ("hot(S) :- temp(S) Until[0,1] temp(S).", "<U>"),
+]
+
+
+@pytest.mark.parametrize("rule, vadalog", METEOR)
+def test_a_meteor_operator_in_vadalog_says_both_ways_out(tmp_path, rule, vadalog):
+    """MeTeoR's `Diamondminus[0,1] p(X)` in a .vada file stopped at '['
+    with no hint (`Since` with the hint to separate literals by ',')."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(rule + "\n")
+    out = refused(prog, where=f"{prog}:1", says="syntax error", hint=f"Temporal Vadalog writes {vadalog}")
+    assert "--dialect meteor" in out
+    # and the hint is right: the program reads as MeTeoR
+    assert chronolog.reason(rule.rstrip("."), "temp(s1)@[1,2]", dialect="meteor").facts("hot") is not None
+
+
+@pytest.mark.parametrize("date", ["01/02/2024", "01.02.2024"])
+def test_a_date_not_written_year_month_day_has_a_hint(tmp_path, date):
+    prog = tmp_path / "p.vada"
+    prog.write_text(f'@timeGranularity("days").\nalarm(S) :- <->[0,1] hot(S).\nhot(s1)@[{date}, 2024-03-01).\n')
+    refused(prog, where=f"{prog}:3", says="syntax error", hint="year-month-day, 2024-01-31")
+
+
+# ------------------------------------------------------------ files
+
+
+def test_a_missing_facts_file_says_so_with_a_hint(tmp_path):
+    """A missing --facts file said "cannot read the facts file f: No such
+    file or directory", without the hint a missing program has."""
+    prog = tmp_path / "p.vada"
+    prog.write_text("q(X) :- p(X).\n")
+    refused(prog, "--facts", tmp_path / "nofile.facts", where="data error", says="the facts file", hint="check the path")
+    with pytest.raises(ChronologError, match="does not exist") as e:
+        chronolog.reason("q(X) :- p(X).", tmp_path / "nofile.facts")
+    assert e.value.hint.startswith("check the path")
+
+
+def test_a_csv_read_by_its_last_two_columns_says_so(tmp_path):
+    """sensor,ts,value: no start/end columns, so ts and value are the
+    interval; the error said only "column end: '65' is not a date"."""
+    (tmp_path / "readings.csv").write_text("sensor,ts,value\ns1,2024-01-01T00:00:00,65\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text(f'@timeGranularity("minutes").\n@bind("reading", "csv", "{tmp_path}", "readings.csv").\n'
+                    "seen(S) :- reading(S, V).\n")
+    out = refused(prog, where="readings.csv:2:3", says="'65' is not a date", hint="last two columns (ts and value)")
+    assert '@timeMapping("reading", K, K)' in out
+
+
+# ------------------------------------------------------------ time points in one column
+
+
+def _readings(n, seed):
+    rng = random.Random(seed)
+    return [(f"s{rng.randrange(4)}", rng.randrange(n), rng.randrange(50, 100)) for _ in range(n)]
+
+
+def _oracle(rows, program):
+    """The same facts given as a dictionary, each a point [t,t]."""
+    facts = {"reading": [((s, v), (t, t)) for s, t, v in rows]}
+    return chronolog.reason(program, facts).to_text()
+
+
+PROGRAM = """
+value(S, V) :- <->[0,1) reading(S, V).
+high(S) :- value(S, V), V > 80.
+count(S, N) :- reading(S, V), N = count().
+"""
+
+
+@pytest.mark.parametrize("n, engine", [(40, "rows"), (40, "columns"), (12000, "rows"), (12000, "columns")])
+def test_time_mapping_of_one_column_reads_time_points(tmp_path, n, engine):
+    """@timeMapping("p", 1, 1): a CSV of readings with one time column (as
+    sensors write them) was refused ("needs the column positions of the
+    interval's start and end"): there was no way to read it but to copy
+    the column.  Large files go through the columns reader."""
+    for seed in range(max(1, examples(3) // 3)):
+        rows = _readings(n, seed)
+        csv = tmp_path / "readings.csv"
+        csv.write_text("sensor,ts,value\n" + "".join(f"{s},{t},{v}\n" for s, t, v in rows))
+        prog = tmp_path / "p.vada"
+        prog.write_text(f'@bind("reading", "csv", "{tmp_path}", "readings.csv").\n@timeMapping("reading", 1, 1).\n' + PROGRAM)
+        model = chronolog.reason(prog, engine=engine)
+        assert model.to_text() == _oracle(rows, PROGRAM)
+
+
+def test_time_points_in_one_date_column(tmp_path):
+    (tmp_path / "r.csv").write_text("sensor,ts,value\ns1,2024-01-01T00:02:00,82\ns1,2024-01-01T00:03:00,75\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text(f'@timeGranularity("minutes").\n@bind("reading", "csv", "{tmp_path}", "r.csv").\n'
+                    '@timeMapping("reading", 1, 1, #T, #T).\nhigh(S) :- reading(S, V), V > 80.\n')
+    r = run("run", prog)
+    assert r.exit_code == 0 and r.output == "high(s1)@[2024-01-01T00:02:00,2024-01-01T00:02:00]\n", r.output
+
+
+def test_a_time_point_column_open_at_an_end_is_refused(tmp_path):
+    (tmp_path / "r.csv").write_text("sensor,ts\ns1,1\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text(f'@bind("reading", "csv", "{tmp_path}", "r.csv").\n@timeMapping("reading", 1, 1, #T, #F).\n'
+                    "seen(S) :- reading(S).\n")
+    refused(prog, where=f"{prog}:2:1", says="is a time point, closed at both ends", hint='@timeMapping("reading", 1, 1, #T, #T)')
+
+
+# ------------------------------------------------------------ extras not installed
+
+
+def test_to_pandas_without_pandas_names_the_extra(monkeypatch):
+    """After setup.sh (the core, no pandas) the README's model.to_pandas()
+    stopped with ModuleNotFoundError from inside chronolog."""
+    model = chronolog.reason("q(X) :- p(X).  p(a)@1.")
+    monkeypatch.setitem(sys.modules, "pandas", None)  # (import pandas raises ImportError)
+    with pytest.raises(ChronologError, match="to_pandas\\(\\) needs pandas") as e:
+        model.to_pandas("q")
+    assert "[pandas]" in e.value.hint and "to_polars()" in e.value.hint

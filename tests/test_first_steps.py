@@ -155,3 +155,13 @@ def test_to_pandas_without_pandas_names_the_extra(monkeypatch):
     with pytest.raises(ChronologError, match="to_pandas\\(\\) needs pandas") as e:
         model.to_pandas("q")
     assert "[pandas]" in e.value.hint and "to_polars()" in e.value.hint
+
+
+def test_plot_given_a_file_name_says_how_to_save():
+    """model.plot("out.png") (as pandas' df.plot / a save call) said only
+    that there is no predicate 'out.png'."""
+    pytest.importorskip("matplotlib")
+    model = chronolog.reason("q(X) :- p(X).  p(a)@1.")
+    with pytest.raises(ChronologError, match="no predicate 'out.png'") as e:
+        model.plot("out.png")
+    assert 'chronolog.plot.save(model.plot(), "out.png")' in e.value.hint

@@ -104,6 +104,9 @@ class VadalogDialect(Dialect):
                         ' --dialect meteor, a .meteor file or dialect="meteor"')
             elif str(tok) in ("/", ".") and re.search(r"\d" + re.escape(str(tok)) + r"\d+$", before):  # 01/31/2024, 31.01.2024
                 hint = "dates are written year-month-day, 2024-01-31 (2024-01-31T12:30:00 with a time)"
+            elif ":-" in stmt and re.search(r"@\s*[\[(]\s*$", before) and "VAR" in exc.expected:  # q(X) :- p(X)@[1,2].
+                hint = ("in a rule, @[S,E] names the ends of an atom's maximal interval with variables: p(X)@[S,E], S <= 1, E >= 2 "
+                        "picks the maximal intervals of p that start by 1 and end from 2 on; a fixed time belongs to a fact")
             elif tok.type == "DOT" and {"AT", "IF"} <= set(exc.expected):  # q(a).
                 plain = re.fullmatch(r"[a-z]\w*(\(.*\))?", stmt.strip())
                 atom = stmt.strip() if plain else "p(a)"

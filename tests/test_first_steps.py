@@ -165,3 +165,13 @@ def test_plot_given_a_file_name_says_how_to_save():
     with pytest.raises(ChronologError, match="no predicate 'out.png'") as e:
         model.plot("out.png")
     assert 'chronolog.plot.save(model.plot(), "out.png")' in e.value.hint
+
+
+def test_a_time_in_a_body_atom_says_what_a_body_interval_is(tmp_path):
+    """`a(S) :- b(S)@[1,2].` stopped at '1' ("expected a variable") with no hint."""
+    prog = tmp_path / "p.vada"
+    prog.write_text("a(S) :- b(S)@[1,2].\n")
+    refused(prog, where=f"{prog}:1:15", says="syntax error", hint="p(X)@[S,E], S <= 1, E >= 2")
+    # and what the hint says reads: the intervals that start by 1 and end from 2 on (an end's closedness aside)
+    model = chronolog.reason("a(X) :- b(X)@[S,E], S <= 1, E >= 2.  b(x)@[0,3].  b(y)@[1.5,3].  b(z)@[1,2).")
+    assert [t for t, _ in model.facts("a")] == [("x",), ("z",)]

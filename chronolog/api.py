@@ -319,13 +319,30 @@ def _repeating_apart(columns, rows) -> None:
         fc.slow.repeating = {}
 
 
-def check_mapped_tables(program, facts) -> None:
+def check_tables(program, facts) -> None:
     """Tables given as ``{pred: table}`` whose columns the program's
     ``@mapping`` names in another order: arguments are read in the
-    table's column order, so each would take another's values."""
-    if not isinstance(facts, dict) or not any(a.name == "mapping" for a in program.annotations):
+    table's column order, so each would take another's values.  And a
+    note for a table whose intervals, closed at both ends by default, meet
+    (:func:`chronolog.frames.closed_ends_meet`)."""
+    if not isinstance(facts, dict):
         return
     from chronolog import frames
+
+    for pred, items in facts.items():
+        if frames.is_table(items):
+            met = frames.closed_ends_meet(items)
+            if met is not None:
+                import warnings
+
+                from chronolog.language.errors import Note
+
+                warnings.warn(Note(
+                    f"facts[{pred!r}]: the table has no start_closed and end_closed columns, so its intervals are closed "
+                    f"at both ends, and one ends at {met} where another starts: both hold at {met} (for intervals "
+                    "[start, end), as pandas and SQL ranges mean, add a column end_closed=False)"), stacklevel=3)
+    if not any(a.name == "mapping" for a in program.annotations):
+        return
     from chronolog.connectors.bindings import check_mapped_header
 
     for pred, items in facts.items():
@@ -755,7 +772,7 @@ class Reasoner:
 
         with allocators.settled():  # (a command: the program's objects live to its end, out of the collector's walks)
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
-        check_mapped_tables(prog, facts)
+        check_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
         # per fact) when the columnar executor may read them
         # (not for existential rules: their chase runs on rows and names its
@@ -1024,7 +1041,7 @@ class Reasoner:
         if isinstance(retract, Iterator):
             retract = list(retract)  # (read once here, and again to name a fact that met nothing)
         for facts in (retract, add):  # (tables read by column order, as reason() checks them)
-            check_mapped_tables(self.plan.program, facts)
+            check_tables(self.plan.program, facts)
         gone = self._read_retraction(retract, call) if retract is not None else {}
         rows = self._read_new(add, call) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):

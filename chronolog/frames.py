@@ -362,6 +362,35 @@ def split_by_pred(frame) -> dict:
     return out
 
 
+def closed_ends_meet(frame):
+    """The first end of a table's interval that is another interval's start
+    when the table has no ``start_closed``/``end_closed`` columns (both ends
+    closed): a series of values given as start and end, each ending where
+    the next starts, then has two values at each of those points, which a
+    user of pandas or SQL ranges (half-open) does not expect.  None when
+    none meets, or the columns are not there (their own error says so)."""
+    try:
+        names = [str(c) for c in (frame.column_names if hasattr(frame, "column_names") else frame.columns)]
+        if "start" not in names or "end" not in names or "start_closed" in names or "end_closed" in names:
+            return None
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if type(frame).__module__.startswith("polars"):
+            lo, hi = frame["start"].to_arrow(), frame["end"].to_arrow()
+        elif type(frame).__module__.startswith("pandas"):
+            lo, hi = pa.array(frame["start"]), pa.array(frame["end"])
+        else:
+            lo, hi = frame.column("start"), frame.column("end")
+        lo, hi = (x.combine_chunks() if isinstance(x, pa.ChunkedArray) else x for x in (lo, hi))
+        if lo.type != hi.type:
+            return None
+        met = pc.filter(hi, pc.and_(pc.not_equal(lo, hi), pc.is_in(hi, value_set=lo.drop_null())))
+        return str(met[0].as_py()) if len(met) else None
+    except Exception:  # (a note only: a column Arrow cannot take is read, and refused, by the readers)
+        return None
+
+
 def is_frame(x) -> bool:
     mod = type(x).__module__
     return mod.startswith(("pandas", "polars", "pyarrow"))

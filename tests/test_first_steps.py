@@ -175,3 +175,60 @@ def test_a_time_in_a_body_atom_says_what_a_body_interval_is(tmp_path):
     # and what the hint says reads: the intervals that start by 1 and end from 2 on (an end's closedness aside)
     model = chronolog.reason("a(X) :- b(X)@[S,E], S <= 1, E >= 2.  b(x)@[0,3].  b(y)@[1.5,3].  b(z)@[1,2).")
     assert [t for t, _ in model.facts("a")] == [("x",), ("z",)]
+
+
+# ------------------------------------------------------------ tables whose closed intervals meet
+
+
+def _daily(n, seed, **extra):
+    import pandas as pd
+
+    rng = random.Random(seed)
+    days = pd.bdate_range("2024-01-01", periods=n)  # (trading days: weekends missing)
+    close = [rng.randrange(10, 20) for _ in range(n)]
+    frame = pd.DataFrame({"ticker": "acme", "day": days, "close": close, "start": days, "end": days + pd.Timedelta(days=1), **extra})
+    return frame, pd.Series(close, index=days)
+
+
+SMA7 = '@timeGranularity("days").\nsma7(S, X) :- <->[0,P6D] price(S, D, V), X = avg(V).\n'
+
+
+def test_a_daily_table_closed_at_both_ends_gets_a_note():
+    """A daily series given as start = day, end = next day (no closedness
+    columns: closed at both ends) has two values at every midnight, and a
+    rolling mean over it takes a value that pandas never gives at each
+    point where a day leaves the window, without a word."""
+    frame, _ = _daily(10, 0)
+    with pytest.warns(chronolog.Note, match=r"facts\['price'\]: .* closed at both ends, and one ends at 2024-01-02"):
+        chronolog.reason(SMA7, {"price": frame})
+
+
+@pytest.mark.parametrize("seed", range(max(1, examples(5) // 5)))
+def test_the_half_open_daily_table_gives_pandas_rolling_mean(seed):
+    """With end_closed=False (what the note says) there is no note, and at
+    each trading day the 7-day mean is pandas' rolling("7D").mean()."""
+    import warnings
+
+    frame, series = _daily(30, seed, end_closed=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = chronolog.reason(SMA7, {"price": frame})
+    want = series.rolling("7D").mean()
+    for day, mean in want.items():
+        got = model.query(f"sma7(acme,X)@{day.date()}")
+        assert [float(a.binding["X"]) for a in got] == pytest.approx([mean]), day
+
+
+@pytest.mark.parametrize("frame", [
+    {"s": ["a", "b"], "start": [0, 1], "end": [5, 4]},        # (ends meet no start)
+    {"s": ["a", "a"], "start": [1, 1], "end": [1, 1]},        # (points)
+    {"s": ["a", "a"], "start": [0, 1], "end": [1, 2], "start_closed": [True, True], "end_closed": [True, True]},  # (said so)
+])
+def test_no_note_where_nothing_meets_or_closedness_is_given(frame):
+    import warnings
+
+    import polars as pl
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chronolog.reason("q(X) :- p(X).", {"p": pl.DataFrame(frame)})

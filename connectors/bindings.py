@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.errors import ProgramError, counted
+from chronolog.language.errors import DataError, ProgramError, counted
 
 from .csv_files import read_csv_facts
 from .paths import exists
@@ -81,6 +81,41 @@ def check_mapped_columns(program: ast.Program, pred: str, path: Path, options: d
             return  # (a quote never closed: the reader says where)
     if header:
         check_mapped_header(program, pred, [h.strip() for h in header], path)
+        _check_implicit_interval(program, pred, [h.strip() for h in header], Path(path))
+
+
+def _first_atom(program: ast.Program, pred: str):
+    """The first atom of ``pred`` in the program's rules (None: none reads it)."""
+    for rule in program.rules:
+        head = ast.head_atom(rule.head) if rule.head is not None else None
+        for atom in ([head] if head is not None else []) + [x for lit in rule.body for x in ast.atoms_of(lit)]:
+            if atom.pred == pred:
+                return atom
+    return None
+
+
+def _check_implicit_interval(program: ast.Program, pred: str, header: list, path: Path) -> None:
+    """A CSV file whose interval is its last two columns (no start and end
+    in its header, no @timeMapping) read by rules with more arguments than
+    the columns left: a time column (sensor,ts,value) was taken for the
+    interval.  Said here, with which columns were taken and how to say
+    others, rather than as an arity clash at the file's first row."""
+    from .csv_files import _implicit_interval, _is_closed_col, _time_columns
+
+    if not all(header) or time_mapping(program, pred) is not None:
+        return
+    atom = _first_atom(program, pred)
+    start, end, _, _ = _time_columns(header, len(header), None, None)
+    implicit = _implicit_interval(header, start, end, None, pred) if min(start, end) >= 0 else ""
+    values = [h for i, h in enumerate(header) if i not in (start, end) and not _is_closed_col(header, i)]
+    if atom is None or not implicit or len(atom.terms) == len(values):
+        return
+    raise DataError(
+        f"{path.name} gives {pred} {counted(len(values), 'argument')} ({', '.join(values) or 'none'}), "
+        f"but {pred} has {len(atom.terms)} at {atom.pos}",
+        ast.Pos(str(path), 1, 1),
+        hint=implicit,
+    )
 
 
 def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> None:

@@ -85,7 +85,7 @@ def test_a_csv_read_by_its_last_two_columns_says_so(tmp_path):
     (tmp_path / "readings.csv").write_text("sensor,ts,value\ns1,2024-01-01T00:00:00,65\n")
     prog = tmp_path / "p.vada"
     prog.write_text(f'@timeGranularity("minutes").\n@bind("reading", "csv", "{tmp_path}", "readings.csv").\n'
-                    "seen(S) :- reading(S, V).\n")
+                    "seen(S) :- reading(S).\n")  # (one argument: as the file reads; two are refused before, below)
     out = refused(prog, where="readings.csv:2:3", says="'65' is not a date", hint="last two columns (ts and value)")
     assert '@timeMapping("reading", K, K)' in out
 
@@ -232,3 +232,19 @@ def test_no_note_where_nothing_meets_or_closedness_is_given(frame):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         chronolog.reason("q(X) :- p(X).", {"p": pl.DataFrame(frame)})
+
+
+def test_a_csv_whose_time_column_was_taken_for_the_interval_says_so(tmp_path):
+    """sensor,ts,value read by reading(S, V): ts and value became the
+    interval, and the error was an arity clash "reading has 1 argument
+    here but 2" at the file's first row, without saying why."""
+    (tmp_path / "num.csv").write_text("sensor,ts,value\ns1,1,65\ns1,2,75\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text(f'@bind("reading", "csv", "{tmp_path}", "num.csv").\nhigh(S) :- reading(S, V), V > 70.\n')
+    out = refused(prog, where="num.csv:1:1", says="num.csv gives reading 1 argument (sensor), but reading has 2 at",
+                  hint="last two columns (ts and value) are read as the interval")
+    assert '@timeMapping("reading", K, K)' in out
+    prog.write_text(f'@bind("reading", "csv", "{tmp_path}", "num.csv").\n@timeMapping("reading", 1, 1).\n'
+                    "high(S) :- reading(S, V), V > 70.\n")
+    r = run("run", prog)
+    assert r.exit_code == 0 and r.output == "high(s1)@[2,2]\n", r.output

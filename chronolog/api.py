@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable
 
@@ -596,6 +597,28 @@ def _repeating_rows(rows) -> list:
     return [(p, t, iv, every) for p, lst in getattr(rows, "repeating", {}).items() for t, iv, every, _ in lst]
 
 
+def _text_date(text: str, where: str):
+    """An end of a window or interval given as ISO text on a date timeline
+    (as a query or ``--window`` writes it, and pandas slices by): the date
+    or datetime it spells, or ±inf; other text is left for the check to
+    refuse."""
+    from chronolog.language.dates import DATE_RE, date_problem, parse_date
+    from chronolog.language.errors import ArgumentError
+
+    t = text.strip()
+    low = t.lower().lstrip("+")
+    if low in ("inf", "-inf"):
+        return math.inf if low == "inf" else -math.inf
+    if not DATE_RE.match(t):
+        return text
+    try:
+        value, cycles, _ = parse_date(t)
+    except ValueError as e:
+        message, hint = date_problem(e, f"{where}: {text!r} is not a date", "write 2020-01-31 or 2020-01-31T12:30:00")
+        raise ArgumentError(message, hint=hint) from None
+    return text if cycles else value
+
+
 def _interval(iv, calendar=None, where="interval"):
     from chronolog.arguments import check_interval, plain_interval
     from chronolog.language.timeline import make, why_empty
@@ -604,6 +627,8 @@ def _interval(iv, calendar=None, where="interval"):
     from chronolog.language.float_times import exact_interval
 
     iv = plain_interval(iv)  # (numpy numbers: a DataFrame row's cells)
+    if calendar is not None and where in ("window", "interval") and isinstance(iv, (tuple, list)):
+        iv = tuple(_text_date(x, where) if isinstance(x, str) else x for x in iv)  # ("2024-01-01", "2024-02-01")
     check_interval(iv, where)
 
     iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)

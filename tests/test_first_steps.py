@@ -248,3 +248,34 @@ def test_a_csv_whose_time_column_was_taken_for_the_interval_says_so(tmp_path):
                     "high(S) :- reading(S, V), V > 70.\n")
     r = run("run", prog)
     assert r.exit_code == 0 and r.output == "high(s1)@[2,2]\n", r.output
+
+
+# ------------------------------------------------------------ windows and queries on a date timeline
+
+
+DATED = '@timeGranularity("minutes").\nhigh(S) :- reading(S, V), V > 80.\n' \
+        "reading(s1, 82)@[2024-01-01T00:02:00, 2024-01-01T00:05:00).\nreading(s1, 90)@[2024-01-01T00:07:00, 2024-01-01T00:08:00).\n"
+
+
+def test_a_window_on_a_date_timeline_may_be_iso_text():
+    """facts_within("high", ("2024-01-01T00:03", "2024-01-01T00:04")) was
+    refused ("is not a time point"), though a query, --window and pandas'
+    slicing write dates so; the answer is the datetime window's."""
+    import datetime as dt
+
+    model = chronolog.reason(DATED)
+    window = (dt.datetime(2024, 1, 1, 0, 3), dt.datetime(2024, 1, 1, 0, 4))
+    assert model.facts_within("high", ("2024-01-01T00:03", "2024-01-01T00:04")) == model.facts_within("high", window)
+    assert model.facts_within("high", ("2024-01-01", "inf")) == model.facts_within("high", (dt.date(2024, 1, 1), float("inf")))
+    assert model.to_polars("high", window=("2024-01-01T00:03", "2024-01-01T00:04")).equals(model.to_polars("high", window=window))
+    with pytest.raises(ChronologError, match="'2024-13-01' is not a date"):
+        model.facts_within("high", ("2024-13-01", "2024-12-31"))
+
+
+def test_a_window_given_to_query_as_its_dialect_is_refused():
+    """model.query("high(X)", (FROM, TO)): the tuple went in as the dialect,
+    was taken for Temporal Vadalog, and the answer was every interval."""
+    model = chronolog.reason(DATED)
+    with pytest.raises(ChronologError, match="dialect .* is not one of") as e:
+        model.query("high(X)", ("2024-01-01", "2024-01-01T00:03"))
+    assert 'query("high(X)@[FROM,TO]")' in e.value.hint

@@ -183,6 +183,24 @@ def time_mapping(program: ast.Program, pred: str):
     return None
 
 
+def _refuse_time_mapping_of_tables(program: ast.Program, pred: str, kind: str, spec: str) -> None:
+    """``@timeMapping`` of a predicate bound to a Parquet, Arrow or fact
+    file: those are read by their columns' names (start, end, start_closed,
+    end_closed), so the annotation would be passed over without a word,
+    its closedness with it (#F read as closed)."""
+    fmt = spec.split()[1].lower() if kind == "spark" and len(spec.split()) > 1 else kind
+    if fmt == "csv" or time_mapping(program, pred) is None:
+        return
+    a = next(a for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
+    raise ProgramError(
+        f"@timeMapping of {pred}: {pred} is bound to a {fmt} file, whose columns are read by name; @timeMapping places "
+        "the times of CSV files",
+        a.pos,
+        hint="name the file's time columns start and end (and start_closed, end_closed for their closedness: "
+             'in Polars df.rename({"ts": "start"}), with_columns(end_closed=False)), and leave out @timeMapping',
+    )
+
+
 def column_names(program: ast.Program, pred: str, arity: int) -> list:
     m = mappings(program, pred)
     return [m[i][0] if i in m else f"c{i}" for i in range(arity)]
@@ -224,6 +242,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
             _check_file_options(pred, kind, str(spec), a.pos)
         if pred in outputs:
             continue  # an output binding: written after reasoning
+        _refuse_time_mapping_of_tables(program, pred, kind, str(spec))
         if kind == "spark":
             if spark_inputs is None:
                 raise ProgramError(

@@ -279,3 +279,27 @@ def test_a_window_given_to_query_as_its_dialect_is_refused():
     with pytest.raises(ChronologError, match="dialect .* is not one of") as e:
         model.query("high(X)", ("2024-01-01", "2024-01-01T00:03"))
     assert 'query("high(X)@[FROM,TO]")' in e.value.hint
+
+
+@pytest.mark.parametrize("kind", ["parquet", "arrow"])
+def test_a_time_mapping_of_a_table_file_is_refused(tmp_path, kind):
+    """@timeMapping("p", 2, 3, #T, #F) of a Parquet binding was passed over:
+    the file's start and end columns were read closed at both ends, against
+    the annotation's #F."""
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    table = pa.table({"s": ["a", "a"], "v": [1, 2], "start": [0, 5], "end": [5, 10]})
+    name = f"p.{kind}"
+    (pq.write_table if kind == "parquet" else lambda t, p: feather.write_feather(t, p, compression="uncompressed"))(table, tmp_path / name)
+    prog = tmp_path / "p.vada"
+    prog.write_text(f'@bind("p", "{kind}", "{tmp_path}", "{name}").\n@timeMapping("p", 2, 3, #T, #F).\nq(S, V) :- p(S, V).\n')
+    refused(prog, where=f"{prog}:2:1", says=f"p is bound to a {kind} file, whose columns are read by name",
+            hint="name the file's time columns start and end")
+    # (what the hint says gives what the annotation meant: the half-open intervals of the dictionary)
+    closed = table.append_column("start_closed", pa.array([True, True])).append_column("end_closed", pa.array([False, False]))
+    (pq.write_table if kind == "parquet" else lambda t, p: feather.write_feather(t, p, compression="uncompressed"))(closed, tmp_path / name)
+    prog.write_text(f'@bind("p", "{kind}", "{tmp_path}", "{name}").\nq(S, V) :- p(S, V).\n')
+    want = chronolog.reason("q(S, V) :- p(S, V).", {"p": [(("a", 1), (0, 5, True, False)), (("a", 2), (5, 10, True, False))]})
+    assert chronolog.reason(prog).to_text() == want.to_text()

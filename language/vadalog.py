@@ -107,6 +107,10 @@ class VadalogDialect(Dialect):
             elif ":-" in stmt and re.search(r"@\s*[\[(]\s*$", before) and "VAR" in exc.expected:  # q(X) :- p(X)@[1,2].
                 hint = ("in a rule, @[S,E] names the ends of an atom's maximal interval with variables: p(X)@[S,E], S <= 1, E >= 2 "
                         "picks the maximal intervals of p that start by 1 and end from 2 on; a fixed time belongs to a fact")
+            elif tok.type in ("NAME", "VAR") and re.search(
+                    r"(<->|<\+>|\[-\]|\[\+\]|<S>|<U>|/\\)\s*[\[(][^\])]*\d$", before):  # <->[0,1M], <->[0,30d]: a unit in a window
+                hint = ("a duration is written in ISO 8601: P30D (30 days), PT12H (12 hours), PT5M (5 minutes), "
+                        "or a plain number of the timeline's units; months and years have no fixed length (/\\[months] groups by them)")
             elif tok.type == "DOT" and {"AT", "IF"} <= set(exc.expected):  # q(a).
                 plain = re.fullmatch(r"[a-z]\w*(\(.*\))?", stmt.strip())
                 atom = stmt.strip() if plain else "p(a)"

@@ -303,3 +303,12 @@ def test_a_time_mapping_of_a_table_file_is_refused(tmp_path, kind):
     prog.write_text(f'@bind("p", "{kind}", "{tmp_path}", "{name}").\nq(S, V) :- p(S, V).\n')
     want = chronolog.reason("q(S, V) :- p(S, V).", {"p": [(("a", 1), (0, 5, True, False)), (("a", 2), (5, 10, True, False))]})
     assert chronolog.reason(prog).to_text() == want.to_text()
+
+
+@pytest.mark.parametrize("window", ["[0,1M]", "[0,30d]", "[0,12 h]", "(0,5min]"])
+def test_a_unit_written_after_a_window_number_has_a_hint(tmp_path, window):
+    """<->[0,30d] stopped at 'd' with the hint that predicate names start
+    with a lowercase letter (or to separate literals with ',')."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(f'@timeGranularity("days").\na(X) :- <->{window} b(X).\n')
+    refused(prog, where=f"{prog}:2", says="syntax error", hint="a duration is written in ISO 8601: P30D")

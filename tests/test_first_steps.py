@@ -312,3 +312,24 @@ def test_a_unit_written_after_a_window_number_has_a_hint(tmp_path, window):
     prog = tmp_path / "p.vada"
     prog.write_text(f'@timeGranularity("days").\na(X) :- <->{window} b(X).\n')
     refused(prog, where=f"{prog}:2", says="syntax error", hint="a duration is written in ISO 8601: P30D")
+
+
+def test_json_gives_the_dates_of_a_dated_program(tmp_path):
+    """--format json printed start and end of a dated program as minutes
+    (days, ...) since 1970, "start": 28401122, where --format csv and the
+    text print the date."""
+    import csv
+    import io
+    import json
+
+    prog = tmp_path / "p.vada"
+    prog.write_text(DATED)
+    as_json = [json.loads(line) for line in run("run", prog, "--format", "json").output.splitlines()]
+    as_csv = list(csv.DictReader(io.StringIO(run("run", prog, "--format", "csv").output)))
+    assert [(r["start"], r["end"]) for r in as_json] == [(r["start"], r["end"]) for r in as_csv]
+    assert as_json[0]["start"] == "2024-01-01T00:02:00"
+    numeric = tmp_path / "n.vada"
+    numeric.write_text("q(X) :- p(X).  p(a)@[1,5].  p(b)@[1/2,+inf).\n")
+    rows = [json.loads(line) for line in run("run", numeric, "--format", "json").output.splitlines()]
+    cells = list(csv.DictReader(io.StringIO(run("run", numeric, "--format", "csv").output)))
+    assert [(r["start"], r["end"]) for r in rows] == [(1, 5), (cells[1]["start"], "+inf")]  # (integers stay JSON numbers)

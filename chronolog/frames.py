@@ -12,6 +12,7 @@ The Arrow table keeps the exact layout of ``engine/arrow.py``.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import namedtuple
 
@@ -247,8 +248,17 @@ def as_table(frame, pred: str = "?"):
                 from chronolog.engine.arrow import refuse_mixed_column
 
                 refuse_mixed_column(frame, pred)
+            hint = ""
+            if isinstance(frame, os.PathLike):  # {"p": Path("p.csv")}
+                path = os.fspath(frame)
+                kind = "parquet" if path.endswith(".parquet") else "arrow" if path.endswith((".arrow", ".feather")) else "csv"
+                hint = (f'bind the file in the program, @bind("{pred}", "{kind}", "{os.path.dirname(path) or "."}", '
+                        f'"{os.path.basename(path)}"). (@timeMapping places a CSV\'s times), or read it into a table '
+                        "with start and end columns (pl.read_csv, pd.read_parquet); a file of facts of many predicates "
+                        "goes as reason(program, Path(...))")
             raise DataError(
-                f"facts for {pred} must be a pyarrow Table or a pandas or Polars DataFrame, not {type(frame).__name__}"
+                f"facts for {pred} must be a pyarrow Table or a pandas or Polars DataFrame, not {type(frame).__name__}",
+                hint=hint,
             ) from None
     from chronolog.engine.arrow import term_text_names, with_term_text
 

@@ -333,3 +333,10 @@ def test_json_gives_the_dates_of_a_dated_program(tmp_path):
     rows = [json.loads(line) for line in run("run", numeric, "--format", "json").output.splitlines()]
     cells = list(csv.DictReader(io.StringIO(run("run", numeric, "--format", "csv").output)))
     assert [(r["start"], r["end"]) for r in rows] == [(1, 5), (cells[1]["start"], "+inf")]  # (integers stay JSON numbers)
+
+
+def test_a_path_given_as_a_predicates_facts_says_how_to_read_it(tmp_path):
+    """{"reading": Path("readings.csv")} was refused with no hint."""
+    with pytest.raises(ChronologError, match="must be a pyarrow Table") as e:
+        chronolog.reason("high(S) :- reading(S, V), V > 80.", {"reading": Path("data") / "readings.csv"})
+    assert '@bind("reading", "csv", "data", "readings.csv")' in e.value.hint

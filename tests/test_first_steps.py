@@ -340,3 +340,13 @@ def test_a_path_given_as_a_predicates_facts_says_how_to_read_it(tmp_path):
     with pytest.raises(ChronologError, match="must be a pyarrow Table") as e:
         chronolog.reason("high(S) :- reading(S, V), V > 80.", {"reading": Path("data") / "readings.csv"})
     assert '@bind("reading", "csv", "data", "readings.csv")' in e.value.hint
+
+
+@pytest.mark.parametrize("kind", ["integer", "long"])
+def test_sql_names_of_integer_types_require_numbers(tmp_path, kind):
+    """@mapping(..., "integer") (SQL's, Spark's name) read as no type at all:
+    a cell "abc" became the name abc without a word, as "int" refuses it."""
+    (tmp_path / "t.csv").write_text("sensor,value,start,end\ns1,abc,0,10\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text(f'@bind("temp", "csv", "{tmp_path}", "t.csv").\n@mapping("temp", 1, "value", "{kind}").\nh(S) :- temp(S, V).\n')
+    refused(prog, where="t.csv:2:2", says="'abc' is not a number", hint="numbers are written")

@@ -351,9 +351,10 @@ def _implicit_interval(header, start_pos, end_pos, time_mapping, pred) -> str:
     ("" when its times were named)."""
     if time_mapping is not None or (header is not None and "start" in header and "end" in header):
         return ""
-    cols = f"{header[start_pos]} and {header[end_pos]}" if header is not None else f"{start_pos + 1} and {end_pos + 1}"
+    cols = f"{header[start_pos]} and {header[end_pos]}" if header is not None else f"columns {start_pos} and {end_pos}, counting from 0"
+    named = "name them start and end, or " if header is not None else ""
     return (f"the file has no start and end columns and no @timeMapping, so its last two columns ({cols}) are read as the "
-            f'interval: name them start and end, or give the times\' columns with @timeMapping("{pred}", START, END) '
+            f'interval: {named}give the times\' columns with @timeMapping("{pred}", START, END) '
             f'(@timeMapping("{pred}", K, K). for time points in column K, counting from 0)')
 
 

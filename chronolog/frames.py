@@ -372,13 +372,17 @@ def split_by_pred(frame) -> dict:
     return out
 
 
+MEETS_SEEN = 10_000  # rows of a table closed_ends_meet looks at (all of them: 55 ms of CPU per 500,000)
+
+
 def closed_ends_meet(frame):
     """The first end of a table's interval that is another interval's start
     when the table has no ``start_closed``/``end_closed`` columns (both ends
     closed): a series of values given as start and end, each ending where
     the next starts, then has two values at each of those points, which a
     user of pandas or SQL ranges (half-open) does not expect.  None when
-    none meets, or the columns are not there (their own error says so)."""
+    none meets in the first MEETS_SEEN rows, or the columns are not there
+    (their own error says so)."""
     try:
         names = [str(c) for c in (frame.column_names if hasattr(frame, "column_names") else frame.columns)]
         if "start" not in names or "end" not in names or "start_closed" in names or "end_closed" in names:
@@ -386,12 +390,13 @@ def closed_ends_meet(frame):
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        head = frame.slice(0, MEETS_SEEN) if hasattr(frame, "slice") else frame.iloc[:MEETS_SEEN]  # (a note: the first rows tell)
         if type(frame).__module__.startswith("polars"):
-            lo, hi = frame["start"].to_arrow(), frame["end"].to_arrow()
+            lo, hi = head["start"].to_arrow(), head["end"].to_arrow()
         elif type(frame).__module__.startswith("pandas"):
-            lo, hi = pa.array(frame["start"]), pa.array(frame["end"])
+            lo, hi = pa.array(head["start"]), pa.array(head["end"])
         else:
-            lo, hi = frame.column("start"), frame.column("end")
+            lo, hi = head.column("start"), head.column("end")
         lo, hi = (x.combine_chunks() if isinstance(x, pa.ChunkedArray) else x for x in (lo, hi))
         if lo.type != hi.type:
             return None

@@ -221,6 +221,7 @@ def test_the_half_open_daily_table_gives_pandas_rolling_mean(seed):
 
 @pytest.mark.parametrize("frame", [
     {"s": ["a", "b"], "start": [0, 1], "end": [5, 4]},        # (ends meet no start)
+    {"s": ["a", "b"], "start": [1, 3], "end": [3, 5]},        # (two sensors, one after the other: no series)
     {"s": ["a", "a"], "start": [1, 1], "end": [1, 1]},        # (points)
     {"s": ["a", "a"], "start": [0, 1], "end": [1, 2], "start_closed": [True, True], "end_closed": [True, True]},  # (said so)
 ])

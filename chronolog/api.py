@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable
 
@@ -339,13 +340,30 @@ def _repeating_apart(columns, rows) -> None:
         fc.slow.repeating = {}
 
 
-def check_mapped_tables(program, facts) -> None:
+def check_tables(program, facts) -> None:
     """Tables given as ``{pred: table}`` whose columns the program's
     ``@mapping`` names in another order: arguments are read in the
-    table's column order, so each would take another's values."""
-    if not isinstance(facts, dict) or not any(a.name == "mapping" for a in program.annotations):
+    table's column order, so each would take another's values.  And a
+    note for a table whose intervals, closed at both ends by default, meet
+    (:func:`chronolog.frames.closed_ends_meet`)."""
+    if not isinstance(facts, dict):
         return
     from chronolog import frames
+
+    for pred, items in facts.items():
+        if frames.is_table(items):
+            met = frames.closed_ends_meet(items)
+            if met is not None:
+                import warnings
+
+                from chronolog.language.errors import Note
+
+                warnings.warn(Note(
+                    f"facts[{pred!r}]: the table has no start_closed and end_closed columns, so its intervals are closed "
+                    f"at both ends, and one ends at {met} where another starts: both hold at {met} (for intervals "
+                    "[start, end), as pandas and SQL ranges mean, add a column end_closed=False)"), stacklevel=3)
+    if not any(a.name == "mapping" for a in program.annotations):
+        return
     from chronolog.connectors.bindings import check_mapped_header
 
     for pred, items in facts.items():
@@ -599,6 +617,28 @@ def _repeating_rows(rows) -> list:
     return [(p, t, iv, every) for p, lst in getattr(rows, "repeating", {}).items() for t, iv, every, _ in lst]
 
 
+def _text_date(text: str, where: str):
+    """An end of a window or interval given as ISO text on a date timeline
+    (as a query or ``--window`` writes it, and pandas slices by): the date
+    or datetime it spells, or ±inf; other text is left for the check to
+    refuse."""
+    from chronolog.language.dates import DATE_RE, date_problem, parse_date
+    from chronolog.language.errors import ArgumentError
+
+    t = text.strip()
+    low = t.lower().lstrip("+")
+    if low in ("inf", "-inf"):
+        return math.inf if low == "inf" else -math.inf
+    if not DATE_RE.match(t):
+        return text
+    try:
+        value, cycles, _ = parse_date(t)
+    except ValueError as e:
+        message, hint = date_problem(e, f"{where}: {text!r} is not a date", "write 2020-01-31 or 2020-01-31T12:30:00")
+        raise ArgumentError(message, hint=hint) from None
+    return text if cycles else value
+
+
 def _interval(iv, calendar=None, where="interval"):
     from chronolog.arguments import check_interval, plain_interval
     from chronolog.language.timeline import make, why_empty
@@ -607,6 +647,8 @@ def _interval(iv, calendar=None, where="interval"):
     from chronolog.language.float_times import exact_interval
 
     iv = plain_interval(iv)  # (numpy numbers: a DataFrame row's cells)
+    if calendar is not None and where in ("window", "interval") and isinstance(iv, (tuple, list)):
+        iv = tuple(_text_date(x, where) if isinstance(x, str) else x for x in iv)  # ("2024-01-01", "2024-02-01")
     check_interval(iv, where)
 
     iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)
@@ -775,7 +817,7 @@ class Reasoner:
 
         with allocators.settled():  # (a command: the program's objects live to its end, out of the collector's walks)
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
-        check_mapped_tables(prog, facts)
+        check_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
         # per fact) when the columnar executor may read them
         # (not for existential rules: their chase runs on rows and names its
@@ -1044,7 +1086,7 @@ class Reasoner:
         if isinstance(retract, Iterator):
             retract = list(retract)  # (read once here, and again to name a fact that met nothing)
         for facts in (retract, add):  # (tables read by column order, as reason() checks them)
-            check_mapped_tables(self.plan.program, facts)
+            check_tables(self.plan.program, facts)
         gone = self._read_retraction(retract, call) if retract is not None else {}
         rows = self._read_new(add, call) if add is not None else FactRows()
         if hasattr(self.evaluator, "plan_update") and not (self.terminating or self.evaluator.explain):

@@ -12,10 +12,11 @@ The Arrow table keeps the exact layout of ``engine/arrow.py``.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import namedtuple
 
-from chronolog.language.errors import ArgumentError, DataError
+from chronolog.language.errors import ArgumentError, ChronologError, DataError
 
 EXACT = "_exact"
 
@@ -179,7 +180,14 @@ def _rational_text(col) -> bool:
 
 def to_pandas(model, pred=None, window=None):
     """A typed pandas DataFrame of one predicate or of several (``pred`` column)."""
-    import pandas as pd
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ChronologError(
+            "to_pandas() needs pandas, which is not installed",
+            hint="pip install pandas (the [pandas] extra: pip install '.[pandas]' in chronolog's checkout), "
+            "or use to_polars() or to_arrow(), which need nothing more",
+        ) from None
     import pyarrow as pa
 
     table = model._table(pred, window, "to_pandas()")
@@ -240,8 +248,17 @@ def as_table(frame, pred: str = "?"):
                 from chronolog.engine.arrow import refuse_mixed_column
 
                 refuse_mixed_column(frame, pred)
+            hint = ""
+            if isinstance(frame, os.PathLike):  # {"p": Path("p.csv")}
+                path = os.fspath(frame)
+                kind = "parquet" if path.endswith(".parquet") else "arrow" if path.endswith((".arrow", ".feather")) else "csv"
+                hint = (f'bind the file in the program, @bind("{pred}", "{kind}", "{os.path.dirname(path) or "."}", '
+                        f'"{os.path.basename(path)}"). (@timeMapping places a CSV\'s times), or read it into a table '
+                        "with start and end columns (pl.read_csv, pd.read_parquet); a file of facts of many predicates "
+                        "goes as reason(program, Path(...))")
             raise DataError(
-                f"facts for {pred} must be a pyarrow Table or a pandas or Polars DataFrame, not {type(frame).__name__}"
+                f"facts for {pred} must be a pyarrow Table or a pandas or Polars DataFrame, not {type(frame).__name__}",
+                hint=hint,
             ) from None
     from chronolog.engine.arrow import term_text_names, with_term_text
 
@@ -353,6 +370,40 @@ def split_by_pred(frame) -> dict:
             part = part.drop_columns([terms.pop()])
         out[p] = part
     return out
+
+
+MEETS_SEEN = 10_000  # rows of a table closed_ends_meet looks at (a note: the first rows tell)
+
+
+def closed_ends_meet(frame):
+    """The first end of a table's interval that is another interval's start
+    for the same value of the first argument (a sensor, a ticker, an owner)
+    when the table has no ``start_closed``/``end_closed`` columns (both ends
+    closed): a series of values given as start and end, each ending where
+    the next starts, then has two values at each of those points, which a
+    user of pandas or SQL ranges (half-open) does not expect.  None when
+    none meets in the first MEETS_SEEN rows, or the columns are not there
+    (their own error says so)."""
+    try:
+        names = [str(c) for c in (frame.column_names if hasattr(frame, "column_names") else frame.columns)]
+        if "start" not in names or "end" not in names or "start_closed" in names or "end_closed" in names:
+            return None
+        import polars as pl
+
+        key = [n for n in names if n not in ("pred", "start", "end")][:1]
+        cols = key + ["start", "end"]
+        mod = type(frame).__module__
+        if mod.startswith("polars"):
+            head = frame.head(MEETS_SEEN).select(cols)
+        elif mod.startswith("pandas"):
+            head = pl.from_pandas(frame.iloc[:MEETS_SEEN][cols])
+        else:
+            head = pl.from_arrow(frame.slice(0, MEETS_SEEN).select(cols))
+        ends = head.filter(pl.col("start") != pl.col("end")).select(key + [pl.col("end").alias("t")])
+        met = ends.join(head.select(key + [pl.col("start").alias("t")]), on=key + ["t"], how="semi")
+        return str(met["t"][0]) if met.height else None
+    except Exception:  # (a note only: a column these conversions cannot take is read, and refused, by the readers)
+        return None
 
 
 def is_frame(x) -> bool:

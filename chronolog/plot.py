@@ -77,7 +77,11 @@ def timeline_rows(model, preds=None, win=None) -> tuple:
     preds = model.output_predicates if preds is None else ([preds] if isinstance(preds, str) else list(preds))
     for p in preds:
         if p not in model.predicates() and p not in model.plan.arities:
-            raise ProgramError(f"no predicate {p!r} to plot", hint="predicates with facts: " + ", ".join(model.predicates()))
+            hint = "predicates with facts: " + ", ".join(model.predicates())
+            if isinstance(p, str) and p.rpartition(".")[2].lower() in FORMATS + ("pdf", "jpg", "jpeg"):  # model.plot("out.png")
+                hint = (f"plot() takes predicates and returns a matplotlib Figure; write it with "
+                        f'chronolog.plot.save(model.plot(), "{p}") (.png, .svg, .html) or fig.savefig("{p}"); {hint}')
+            raise ProgramError(f"no predicate {p!r} to plot", hint=hint)
     if win is None and any(model.repeating(p) for p in preds):
         win = default_window(model, preds)
     rows = []

@@ -162,6 +162,14 @@ def run_query(model, text: str, dialect: Optional[str] = None):
     """``Model.query``: a list of :class:`Answer`, or a bool for a ground query."""
     from chronolog.arguments import check_known_predicate
 
+    if dialect is not None and dialect not in ("vadalog", "meteor", "lars"):  # (query("p(X)", (0, 10)): a window taken for it)
+        from chronolog.language.errors import ArgumentError
+
+        raise ArgumentError(
+            f"query(): dialect {dialect!r} is not one of 'vadalog', 'meteor', 'lars'",
+            hint=f"the window is part of the query's text: query(\"{text}@[FROM,TO]\")" if "@" not in str(text) else "",
+        )
+
     from chronolog.language.nulls import model_nulls
 
     q = parse_query(text, model.calendar, dialect or model.dialect)

@@ -46,7 +46,8 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
             rec = {
                 "pred": f.pred,
                 "terms": [_json_term(v) for v in f.terms],
-                "start": _json_point(lo, lambda t: point(t, f)), "end": _json_point(hi, lambda t: point(t, f)), "start_closed": lc, "end_closed": hc,
+                "start": _json_point(lo, lambda t: point(t, f), cal), "end": _json_point(hi, lambda t: point(t, f), cal),
+                "start_closed": lc, "end_closed": hc,
                 "text": str(f),
             }
             if f.every is not None:
@@ -97,10 +98,12 @@ def _number(x) -> str:
     return "-inf" if x == NEG_INF else "+inf" if x == POS_INF else format_number(x)
 
 
-def _json_point(t, point):
+def _json_point(t, point, calendar=None):
     """An integer time point as a JSON number; anything else (rationals,
-    dates, ±inf) as its exact text."""
-    return t if type(t) is int and abs(t) < 2**53 else point(t)
+    ±inf) as its exact text, and on a date timeline every point as its date
+    (an integer there counts units since 1970, which the CSV and the text
+    print as the date)."""
+    return t if calendar is None and type(t) is int and abs(t) < 2**53 else point(t)
 
 
 def _json_term(v):

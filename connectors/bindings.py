@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.errors import ProgramError, counted
+from chronolog.language.errors import DataError, ProgramError, counted
 
 from .csv_files import read_csv_facts
 from .paths import exists
@@ -81,6 +81,41 @@ def check_mapped_columns(program: ast.Program, pred: str, path: Path, options: d
             return  # (a quote never closed: the reader says where)
     if header:
         check_mapped_header(program, pred, [h.strip() for h in header], path)
+        _check_implicit_interval(program, pred, [h.strip() for h in header], Path(path))
+
+
+def _first_atom(program: ast.Program, pred: str):
+    """The first atom of ``pred`` in the program's rules (None: none reads it)."""
+    for rule in program.rules:
+        head = ast.head_atom(rule.head) if rule.head is not None else None
+        for atom in ([head] if head is not None else []) + [x for lit in rule.body for x in ast.atoms_of(lit)]:
+            if atom.pred == pred:
+                return atom
+    return None
+
+
+def _check_implicit_interval(program: ast.Program, pred: str, header: list, path: Path) -> None:
+    """A CSV file whose interval is its last two columns (no start and end
+    in its header, no @timeMapping) read by rules with more arguments than
+    the columns left: a time column (sensor,ts,value) was taken for the
+    interval.  Said here, with which columns were taken and how to say
+    others, rather than as an arity clash at the file's first row."""
+    from .csv_files import _implicit_interval, _is_closed_col, _time_columns
+
+    if not all(header) or time_mapping(program, pred) is not None:
+        return
+    atom = _first_atom(program, pred)
+    start, end, _, _ = _time_columns(header, len(header), None, None)
+    implicit = _implicit_interval(header, start, end, None, pred) if min(start, end) >= 0 else ""
+    values = [h for i, h in enumerate(header) if i not in (start, end) and not _is_closed_col(header, i)]
+    if atom is None or not implicit or len(atom.terms) == len(values):
+        return
+    raise DataError(
+        f"{path.name} gives {pred} {counted(len(values), 'argument')} ({', '.join(values) or 'none'}), "
+        f"but {pred} has {len(atom.terms)} at {atom.pos}",
+        ast.Pos(str(path), 1, 1),
+        hint=implicit,
+    )
 
 
 def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> None:
@@ -125,11 +160,12 @@ def time_mapping(program: ast.Program, pred: str):
         if a.name == "timeMapping" and a.args and a.args[0] == pred:
             args = list(a.args[1:]) + [None] * (3 - len(a.args)) + [True, True]  # (a missing end: refused below)
             start, end, sc, ec = args[0], args[1], args[2], args[3]
-            if not (isinstance(start, int) and isinstance(end, int)) or start < 0 or end < 0 or start == end:
+            if not (isinstance(start, int) and isinstance(end, int)) or start < 0 or end < 0:
                 raise ProgramError(
                     "@timeMapping needs the column positions of the interval's start and end",
                     a.pos,
-                    hint='e.g. @timeMapping("p", 2, 3, #T, #F). — start in column 2, end in column 3, closed start, open end',
+                    hint='e.g. @timeMapping("p", 2, 3, #T, #F). — start in column 2, end in column 3, closed start, open end; '
+                    '@timeMapping("p", 1, 1). — time points in column 1',
                 )
             if any(type(c) is not bool and c not in (0, 1) for c in (sc, ec)):  # (bool("false") is True)
                 raise ProgramError(
@@ -137,8 +173,32 @@ def time_mapping(program: ast.Program, pred: str):
                     a.pos,
                     hint='e.g. @timeMapping("p", 2, 3, #T, #F). — a closed start, an open end',
                 )
+            if start == end and not (sc and ec):  # (a time point: [t,t], never empty)
+                raise ProgramError(
+                    f"@timeMapping of {pred}: one column {start} for the start and the end is a time point, closed at both ends",
+                    a.pos,
+                    hint=f'@timeMapping("{pred}", {start}, {start}, #T, #T). (or {start}, {start} alone)',
+                )
             return start, end, bool(sc), bool(ec)
     return None
+
+
+def _refuse_time_mapping_of_tables(program: ast.Program, pred: str, kind: str, spec: str) -> None:
+    """``@timeMapping`` of a predicate bound to a Parquet, Arrow or fact
+    file: those are read by their columns' names (start, end, start_closed,
+    end_closed), so the annotation would be passed over without a word,
+    its closedness with it (#F read as closed)."""
+    fmt = spec.split()[1].lower() if kind == "spark" and len(spec.split()) > 1 else kind
+    if fmt == "csv" or time_mapping(program, pred) is None:
+        return
+    a = next(a for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
+    raise ProgramError(
+        f"@timeMapping of {pred}: {pred} is bound to a {fmt} file, whose columns are read by name; @timeMapping places "
+        "the times of CSV files",
+        a.pos,
+        hint="name the file's time columns start and end (and start_closed, end_closed for their closedness: "
+             'in Polars df.rename({"ts": "start"}), with_columns(end_closed=False)), and leave out @timeMapping',
+    )
 
 
 def column_names(program: ast.Program, pred: str, arity: int) -> list:
@@ -182,6 +242,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
             _check_file_options(pred, kind, str(spec), a.pos)
         if pred in outputs:
             continue  # an output binding: written after reasoning
+        _refuse_time_mapping_of_tables(program, pred, kind, str(spec))
         if kind == "spark":
             if spark_inputs is None:
                 raise ProgramError(

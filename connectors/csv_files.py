@@ -206,8 +206,14 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
                 name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
                 cell = row[i][: len(row[i]) - quoted[i]] if quoted.get(i) else row[i]  # (`"c" ` is c)
                 terms.append(convert(cell, kind, ast.Pos(str(path), row_no, i + 1), name, quoted=i in quoted))
-            lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start", calendar)
-            hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end", calendar)
+            try:
+                lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start", calendar)
+                hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end", calendar)
+            except DataError as e:
+                implicit = _implicit_interval(header, start_pos, end_pos, time_mapping, pred)
+                if not implicit:
+                    raise
+                raise DataError(e.message, e.pos, hint=f"{implicit}; {e.hint}" if e.hint else implicit) from None
             if header is not None and "start_closed" in header:
                 sc = bool(convert(row[header.index("start_closed")], "bool", where, "start_closed"))
             if header is not None and "end_closed" in header:
@@ -336,6 +342,20 @@ def _refuse_one_column(row, where) -> None:
 
 def _is_closed_col(header, i) -> bool:
     return header is not None and header[i] in ("start_closed", "end_closed")
+
+
+def _implicit_interval(header, start_pos, end_pos, time_mapping, pred) -> str:
+    """What a file whose interval is its last two columns (no ``start`` and
+    ``end`` in its header, no ``@timeMapping``) should be told when a time
+    in them does not read: which columns were taken, and how to say others
+    ("" when its times were named)."""
+    if time_mapping is not None or (header is not None and "start" in header and "end" in header):
+        return ""
+    cols = f"{header[start_pos]} and {header[end_pos]}" if header is not None else f"columns {start_pos} and {end_pos}, counting from 0"
+    named = "name them start and end, or " if header is not None else ""
+    return (f"the file has no start and end columns and no @timeMapping, so its last two columns ({cols}) are read as the "
+            f'interval: {named}give the times\' columns with @timeMapping("{pred}", START, END) '
+            f'(@timeMapping("{pred}", K, K). for time points in column K, counting from 0)')
 
 
 def _time_columns(header, ncols, time_mapping, where):

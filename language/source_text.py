@@ -73,6 +73,9 @@ def read_text(path, what: str = "file", csv: bool = False) -> str:
             data = fh.read()
     except IsADirectoryError:
         raise cls(f"cannot read the {what} {path}: it is a directory", hint="name a file") from None
+    except FileNotFoundError:
+        raise cls(f"the {what} {path} does not exist",
+                  hint="check the path (relative paths start at the current directory)") from None
     except OSError as e:
         raise cls(f"cannot read the {what} {path}: {e.strerror or e}") from None
     for magic, name, kind in _TABLE_FILES:

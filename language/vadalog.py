@@ -56,6 +56,15 @@ _TERMINAL_NAMES = {
     "GROUP_OP": "/\\",
 }
 
+_METEOR_EXAMPLE = {
+    "Diamondminus": "<->[0,1] p(X)", "Diamondplus": "<+>[0,1] p(X)", "Boxminus": "[-][0,1] p(X)",
+    "Boxplus": "[+][0,1] p(X)", "Since": "p(X) <S>[0,1] q(X)", "Until": "p(X) <U>[0,1] q(X)",
+}
+# MeTeoR's operator words and what Temporal Vadalog writes for them (a program of one dialect read as the other).
+_METEOR_OPERATORS = {
+    "Diamondminus": "<->", "Diamondplus": "<+>", "Boxminus": "[-]", "Boxplus": "[+]", "Since": "<S>", "Until": "<U>",
+}
+
 
 _PRIORITY = ("COMMA", "DOT", "IF", "COLON_MINUS", "AT", "RPAR", "RSQB", "NAME", "VAR")
 
@@ -88,7 +97,21 @@ class VadalogDialect(Dialect):
             stmt = re.split(r"\.(?:\s|$)", prefix)[-1]
             word = before.split()[-1] if before.split() else ""
             word = word.lstrip("(,:-[]<>+")
-            if tok.type == "DOT" and {"AT", "IF"} <= set(exc.expected):  # q(a).
+            meteor = next((w for w in (str(tok), word) if w in _METEOR_OPERATORS), None)
+            if meteor is not None:
+                hint = (f"{meteor} is the MeTeoR dialect's operator; Temporal Vadalog writes {_METEOR_OPERATORS[meteor]}"
+                        f" (e.g. {_METEOR_EXAMPLE[meteor]}), or read the program as MeTeoR:"
+                        ' --dialect meteor, a .meteor file or dialect="meteor"')
+            elif str(tok) in ("/", ".") and re.search(r"\d" + re.escape(str(tok)) + r"\d+$", before):  # 01/31/2024, 31.01.2024
+                hint = "dates are written year-month-day, 2024-01-31 (2024-01-31T12:30:00 with a time)"
+            elif ":-" in stmt and re.search(r"@\s*[\[(]\s*$", before) and "VAR" in exc.expected:  # q(X) :- p(X)@[1,2].
+                hint = ("in a rule, @[S,E] names the ends of an atom's maximal interval with variables: p(X)@[S,E], S <= 1, E >= 2 "
+                        "picks the maximal intervals of p that start by 1 and end from 2 on; a fixed time belongs to a fact")
+            elif tok.type in ("NAME", "VAR") and re.search(
+                    r"(<->|<\+>|\[-\]|\[\+\]|<S>|<U>|/\\)\s*[\[(][^\])]*\d$", before):  # <->[0,1M], <->[0,30d]: a unit in a window
+                hint = ("a duration is written in ISO 8601: P30D (30 days), PT12H (12 hours), PT5M (5 minutes), "
+                        "or a plain number of the timeline's units; months and years have no fixed length (/\\[months] groups by them)")
+            elif tok.type == "DOT" and {"AT", "IF"} <= set(exc.expected):  # q(a).
                 plain = re.fullmatch(r"[a-z]\w*(\(.*\))?", stmt.strip())
                 atom = stmt.strip() if plain else "p(a)"
                 msg = f"a fact needs a time: {atom} ends without '@...'" if plain else "a statement without ':-' is a fact, and a fact needs a time ('@...')"

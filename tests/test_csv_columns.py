@@ -448,9 +448,9 @@ def test_every_mapping_type_the_program_accepts_is_one_the_readers_read():
     read = {kind: convert("007", kind, at, "c0") if kind not in ("bool", "boolean", "date", "datetime", "timestamp") else None
             for kind in MAPPING_TYPES}
     assert {k: v for k, v in read.items() if v == "007"} == {"string": "007", "str": "007"}
-    assert {k for k, v in read.items() if type(v) is int and v == 7} == {"int", "double", "number", "decimal"}
+    assert {k for k, v in read.items() if type(v) is int and v == 7} == {"int", "integer", "long", "double", "number", "decimal"}
     assert type(read["float"]) is float and read["float"] == 7.0
-    for kind in ("int", "double", "number", "decimal", "float"):
+    for kind in ("int", "integer", "long", "double", "number", "decimal", "float"):
         with pytest.raises(DataError, match="is not a number"):
             convert("x", kind, at, "c0")
     assert [convert("yes", k, at, "c0") for k in ("bool", "boolean")] == [TRUE, TRUE]

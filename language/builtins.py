@@ -16,6 +16,7 @@ import math
 from fractions import Fraction
 
 from .errors import counted
+from .nulls import Null
 from .timeline import normalize
 
 # stratified aggregates need their body complete (a lower stratum); the
@@ -31,7 +32,12 @@ AGGREGATES = STRATIFIED_AGGREGATES | MONOTONIC_AGGREGATES
 
 
 class BuiltinTypeError(Exception):
-    """A built-in was given a value of the wrong type (message only)."""
+    """A built-in was given a value of the wrong type (a message, and a hint
+    where the comparison ``<`` has one)."""
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        self.hint = hint
 
 
 _NUMERIC = frozenset({int, Fraction, float})
@@ -73,10 +79,53 @@ def _int(name, v):
     return v
 
 
-def _same_kind(name, values):
-    if all(is_number(v) for v in values) or all(type(v) is str for v in values):
-        return values
-    raise BuiltinTypeError(f"{name}() compares numbers with numbers and strings with strings, not {', '.join(map(shown, values))}")
+def compare_problem(x, y):
+    """None where ``x < y`` is defined, else the comparison's error as
+    ``(message, hint)``: the order of terms orders numbers among themselves
+    (exact and floats), strings, dates and timestamps (instants), booleans
+    (``#F < #T``) and sets (member by member) each among their own kind; a
+    labelled null, and two terms of different kinds, have none (the order
+    ``<`` and the like, the aggregates ``min``/``max`` and the built-ins
+    ``min(X, Y)``/``max(X, Y)`` follow)."""
+    if type(x) is Null or type(y) is Null:
+        return (f"cannot compare the labelled null {x if type(x) is Null else y}",
+                "a null is an unknown value: only == and != apply to it")
+    if is_number(x) != is_number(y) or (not is_number(x) and type(x) is not type(y)):  # e.g. a date and a string, #T and a name
+        return f"cannot compare {shown(x)} and {shown(y)}", compare_hint(x, y)
+    if type(x) is tuple:
+        try:
+            x < y
+        except TypeError:  # two sets whose members differ first in kind: {1} < {a}, {1} < {#T}
+            return (f"cannot compare {shown(x)} and {shown(y)}",
+                    "sets compare member by member, in term order: the first members that differ "
+                    "must be comparable (numbers with numbers, strings with strings, dates with dates)")
+    return None
+
+
+def compare_hint(x, y) -> str:
+    if hasattr(x, "isoformat") != hasattr(y, "isoformat") and (is_number(x) or is_number(y)):
+        return ("compare dates with dates; on a date timeline an interval term's ends (p(X)@[S,E]) and a time capture "
+                "(p(X)@T) are numbers, the granularity units since 1970-01-01")
+    return "compare numbers with numbers and strings with strings"
+
+
+def _extreme(name, least):
+    """``min``/``max`` of two or more terms in the order of terms, as the
+    aggregates fold them (the first of equal terms kept, as Python's
+    ``min``); terms ``<`` cannot compare are its error."""
+
+    def extreme(*xs):
+        best = xs[0]
+        for y in xs[1:]:
+            if type(y) is not type(best) or type(y) is tuple or type(y) is Null:
+                problem = compare_problem(best, y)  # (a null, a set, two kinds: else the same type compares)
+                if problem is not None:
+                    raise BuiltinTypeError(problem[0], hint=problem[1])
+            if (y < best) if least else (y > best):
+                best = y
+        return best
+
+    return extreme
 
 
 MAX_ROUND_DIGITS = 10_000
@@ -145,8 +194,8 @@ def _substr(s, start, length=None):
 # name -> (min arity, max arity or None, function)
 FUNCTIONS = {
     "abs": (1, 1, lambda x: abs(_num("abs", x))),
-    "min": (2, None, lambda *xs: min(_same_kind("min", xs))),
-    "max": (2, None, lambda *xs: max(_same_kind("max", xs))),
+    "min": (2, None, _extreme("min", True)),
+    "max": (2, None, _extreme("max", False)),
     "round": (1, 2, _round),
     "floor": (1, 1, lambda x: math.floor(_num("floor", x))),
     "ceil": (1, 1, lambda x: math.ceil(_num("ceil", x))),

@@ -595,8 +595,7 @@ def test_an_integer_or_exact_value_of_an_infinite_float_names_the_infinity(engin
 @pytest.mark.parametrize("program, expected", [
     ("p(Y) :- b(X), Y = substr(X, 1/2).\nb(\"abc\")@1.", "substr() needs a whole number, not 0.5"),
     ("p(Y) :- b(X), Y = round(X, 1/3).\nb(1)@1.", "round() needs a whole number, not 1/3"),
-    ("p(Y) :- b(X), Y = min(X, 2020-01-02).\nb(2020-01-01)@1.",
-     "min() compares numbers with numbers and strings with strings, not 2020-01-01, 2020-01-02"),
+    ("p(Y) :- b(X), Y = min(X, 1/3).\nb(2020-01-01)@1.", "cannot compare 2020-01-01 and 1/3"),
     ("p(Y) :- b(X), Y = sqrt(X).\nb(-1/3)@1.", "sqrt() of a negative number -1/3"),
     ("p(Y) :- b(X), Y = strlen(X).\nb(2020-01-01T12:00)@1.", "strlen() needs a string, not 2020-01-01T12:00:00"),
     ("p(S) :- b(X), S = min(X).\nb(1)@1. b(2020-01-01)@1.", "cannot compute min() of [1, 2020-01-01]: the values must be comparable"),

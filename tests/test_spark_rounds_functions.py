@@ -7,6 +7,7 @@ Answers are compared with the kind of each number: a float ``2.0`` and
 the exact ``2`` are equal in Python but not the same answer."""
 
 import math
+from datetime import datetime
 import re
 import sys
 import warnings
@@ -558,3 +559,43 @@ def test_bracket_is_the_two_floats_around_an_exact_number(c):
     lo, hi = bracket(c)
     assert lo <= c <= hi and (lo == hi) == (not math.isinf(lo) and Fraction(lo) == c)
     assert math.nextafter(lo, math.inf) >= hi
+
+
+ORDERED = """
+pair(X, Z) :- w(X, A, B), w(Z, C, D), X != Z.
+fmin(X, Z) :- w(X, A, B), Z = min(A, B).
+fmax(X, Z) :- w(X, A, B), Z = max(A, B, A).
+@output("fmin"). @output("fmax").
+"""
+AGGREGATES = """
+v(X, A) :- w(X, A, B).
+v(X, B) :- w(X, A, B).
+fmin(X, Z) :- v(X, W), Z = min(W).
+fmax(X, Z) :- v(X, W), Z = max(W).
+"""
+_instants = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2100, 1, 1)).map(lambda t: t.replace(microsecond=0))
+_dates = _instants.map(lambda t: t.replace(hour=0, minute=0, second=0))  # (a date's term: its midnight; a column of them: DATE)
+ORDERED_KINDS = {
+    "boolean": (st.booleans(), st.booleans()),
+    "date": (_dates, _dates),
+    "timestamp": (_instants, _instants),
+    "date and timestamp": (_dates, _instants),
+}
+
+
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_min_max_of_booleans_and_instants_in_the_rounds_are_the_aggregates(spark, data):
+    """``min(A, B)``/``max(A, B)`` of booleans (#F before #T), dates and
+    timestamps (a date at its midnight UTC) run in the rounds and give the
+    embedded engine's aggregate ``min``/``max`` over ``{A, B}``."""
+    cases = {}
+    for kind, (a, b) in ORDERED_KINDS.items():
+        rows = [((k, data.draw(a), data.draw(b)), (0, 4, True, False)) for k in range(4)]
+        cases[kind] = facts_to_arrow(rows, ["k", "a", "b"])
+    for kind, table in cases.items():
+        oracle = chronolog.reason(AGGREGATES, {"w": table_to_rows(table, "w")})
+        stats, got, falls = run(spark, ORDERED, {"w": table}, ["fmin", "fmax"])
+        assert not falls and stats.get("path") == "relational", (kind, falls)
+        for p in ("fmin", "fmax"):
+            assert {(ts, iv) for ts, iv in got[p]} == typed(oracle.facts(p)), (kind, p)

@@ -144,3 +144,34 @@ n(X) :- p(X, V), not r(X).
     assert key != "''", key  # (every row to one task)
     parts = wide.repartition(5, F.expr(key)).rdd.glom().map(len).collect()  # (the rows each task gets)
     assert sum(1 for n in parts if n) > 1, parts
+
+
+FLOAT_CELLS = ["a", "float(1.0)", "float(1.5)", "float(0.1)", "float(-0.0)", "float(2.0)", "2", "3", "float(3.0)",
+               "float(1e+300)", "float(2.5e-05)", "float(0.30000000000000004)", "1/3"]
+
+
+def test_a_number_of_term_text_comes_out_as_its_key_text(spark):
+    """The rounds keep one text per term the engine finds equal, its key
+    text, and give it back: a float whose shortest text is another number
+    stays a float (``float(0.1)``), any other number comes out as the exact
+    number of its value (``float(1.0)`` as ``1``, ``float(1.5)`` as the exact
+    ``1.5``), where the embedded engine keeps the first of equal terms it
+    met (``float(2.0)`` before ``2``: ``2.0``; ``3`` before ``float(3.0)``:
+    ``3``), by its own order of the input (docs/spark.md)."""
+    from chronolog import spark as cs
+    from chronolog.engine.term_types import key_text
+    from chronolog.language.text import format_term_text
+
+    prog = 'o(X) :- p(X), p(Y), Y == a.\n@output("o").\n'  # (no key: the rounds)
+    n = len(FLOAT_CELLS)
+    table = with_term_text(pa.table({"k": FLOAT_CELLS, "start": [0] * n, "end": [10] * n}), ["k"])
+    for engine in ("rows", "columns"):
+        embedded = [terms[0] for terms, _ in chronolog.reason(prog, {"p": table}, engine=engine).facts("o")]
+        # the first of equal terms in the input: float(2.0) before 2, 3 before float(3.0)
+        assert {format_term_text(t) for t in embedded} >= {"float(2.0)", "3", "float(1.0)", "float(1.5)"}, embedded
+    stats = {}
+    out = _rounds(spark, prog, {"p": cs.arrow_frame(spark, table)}, stats)
+    assert stats["path"] == "relational", stats
+    got = out["o"].toArrow()
+    assert sorted(got.column(0).to_pylist()) == sorted(key_text(t) for t in embedded)
+    assert {format_term_text(t) for (t,), _ in table_to_rows(got, "o")} >= {"2", "3", "1", "1.5", "float(0.1)"}

@@ -47,7 +47,7 @@ from chronolog.engine.exprs import col, to_sql
 from chronolog.language import ast, builtins
 
 from .arithmetic import extremum, stop_sql, unscaled
-from .classes import BOOL, FLOAT, NUM, STR
+from .classes import BOOL, DATE, FLOAT, NUM, STR, TS
 from .fragment import NotRelational
 
 INF = "CAST('Infinity' AS DOUBLE)"
@@ -206,8 +206,16 @@ class Functions:
         name = e.name
         if name == "concat":
             return self.strings(sf.concat(*(col(self.text(x, c, text, rule)) for x, c in args))), STR
-        if name in ("min", "max") and set(cs) == {STR}:
-            return self.strings(sf.extreme(name, [col(x) for x in xs])), STR
+        if name in ("min", "max") and (set(cs) in ({STR}, {BOOL}) or set(cs) <= {DATE, TS}):
+            # the order of terms, as the comparisons (rules.py): strings in
+            # code points, #F before #T (Spark's false before true), instants
+            # (a date at its midnight UTC beside a timestamp: classes.TS)
+            c = TS if TS in cs else cs[0]
+            if len(set(cs)) > 1:
+                xs = [f"CAST({x} AS {self.arith.types.sql_type(TS)})" if k == DATE else x for x, k in zip(xs, cs)]
+            return self.strings(sf.extreme(name, [col(x) for x in xs])), c
+        if name in ("min", "max") and not set(cs) <= {NUM, FLOAT}:  # (as the comparison of them: rules.py)
+            raise NotRelational(f"{name}() of {' and '.join(c or 'untyped' for c in dict.fromkeys(cs))} terms ({text})", rule)
         if name in sf.STRING_FUNCTIONS:
             if cs[0] != STR or any(c != NUM for c in cs[1:]):
                 raise NotRelational(f"{name}() of {', '.join(c or 'untyped' for c in cs)} terms ({text})", rule)

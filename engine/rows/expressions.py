@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from chronolog.language import ast
 from chronolog.language.nulls import Null
-from chronolog.language.builtins import FUNCTIONS, BuiltinTypeError, check_arity, is_number
+from chronolog.language.builtins import FUNCTIONS, BuiltinTypeError, check_arity, compare_problem, is_number
 from chronolog.language.errors import DataError
 from chronolog.language.timeline import normalize
 from chronolog.language.text import format_term
@@ -119,7 +119,7 @@ def _compile(expr, slots: dict, where):
             try:
                 r = fn(*xs)
             except BuiltinTypeError as e:
-                raise _type_error(f"{e} in '{where}'", where) from None
+                raise _type_error(f"{e} in '{where}'", where, hint=e.hint) from None
             except OverflowError:  # float() of an exact number beyond a binary float's range, floor(inf)
                 infinite = next((x for x in xs if type(x) is float and x in (math.inf, -math.inf)), None)
                 if infinite is not None:  # the argument is no number the function maps, not a result too large
@@ -144,20 +144,14 @@ def compile_condition(cmp: ast.Comparison, slots: dict):
 
     def test(b):
         x, y = left(b), right(b)
-        if ordered and (type(x) is Null or type(y) is Null):
-            raise _type_error(f"cannot compare the labelled null {x if type(x) is Null else y} in '{cmp}'", cmp,
-                              hint="a null is an unknown value: only == and != apply to it")
-        if ordered and (_is_number(x) != _is_number(y)
-                        or (not _is_number(x) and type(x) is not type(y))):  # e.g. a date and a string, #T and a name
-            raise _type_error(f"cannot compare {_shown(x)} and {_shown(y)} in '{cmp}'", cmp, hint=_compare_hint(x, y))
+        if ordered and (type(x) is Null or type(y) is Null or _is_number(x) != _is_number(y)
+                        or (not _is_number(x) and type(x) is not type(y)) or type(x) is tuple):
+            problem = compare_problem(x, y)  # (the order of terms: the built-ins min/max share it)
+            if problem is not None:
+                raise _type_error(f"{problem[0]} in '{cmp}'", cmp, hint=problem[1])
         if not ordered and _is_number(x) != _is_number(y):
             return cmp.op == "!="
-        try:
-            return f(x, y)
-        except TypeError:  # two sets whose members differ first in kind: {1} < {a}, {1} < {#T}
-            raise _type_error(f"cannot compare {_shown(x)} and {_shown(y)} in '{cmp}'", cmp,
-                              hint="sets compare member by member, in term order: the first members that differ "
-                                   "must be comparable (numbers with numbers, strings with strings, dates with dates)") from None
+        return f(x, y)
 
     return test
 
@@ -173,13 +167,6 @@ def _shown(v) -> str:
     """A value in an error as the program writes it (a date as 2024-01-05,
     1/3 as 1/3), a string quoted so that it reads as one."""
     return repr(v) if type(v) is str else format_term(v)
-
-
-def _compare_hint(x, y) -> str:
-    if hasattr(x, "isoformat") != hasattr(y, "isoformat") and (_is_number(x) or _is_number(y)):
-        return ("compare dates with dates; on a date timeline an interval term's ends (p(X)@[S,E]) and a time capture "
-                "(p(X)@T) are numbers, the granularity units since 1970-01-01")
-    return "compare numbers with numbers and strings with strings"
 
 
 def _type_error(msg, where, hint=""):

@@ -36,7 +36,7 @@ from its microseconds, the same instants in any session time zone.
 
 from __future__ import annotations
 
-from chronolog.connectors.spark import _sql_name, _trimmed
+from chronolog.connectors.spark import _csv_true, _sql_name, _trimmed
 from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, FLOAT_TYPES, NUMBER_TYPES, STRING_TYPES
 
 from .fragment import NotRelational
@@ -83,13 +83,8 @@ def _instant(t: str) -> str:
 
 
 def _bools(t: str):
-    from chronolog.connectors.csv_files import _FALSE, _TRUE
-
-    def spelled(words):
-        return ", ".join(f"'{w}'" for w in sorted(words))
-
-    low = f"lower({t})"
-    return f"{low} IN ({spelled(_TRUE)})", f"{low} IN ({spelled(_FALSE)})"
+    """SQL: whether text ``t`` reads as true, and whether as false."""
+    return _csv_true(t), _csv_true(t, False)
 
 
 def _scale(t: str) -> str:

@@ -481,3 +481,20 @@ def test_a_number_no_exact_value_holds_is_refused_not_read_as_a_name(tmp_path, c
                 assert why in e.value.message and e.value.pos.line == 9, e.value
     (tmp_path / "s.vada").write_text('@bind("p", "csv", ".", "p.csv"). @mapping("p", 0, "v", "string"). q(X) :- p(X).\n')
     assert ((cell,), (7, 8, True, True)) in chronolog.reason(tmp_path / "s.vada").facts("q")
+
+
+def test_a_decimal_of_many_digits_leaves_the_others_typed_by_kernels():
+    """A time cell of more than 18 digits is ``convert``'s; the other
+    decimals of the column are still typed by the kernels, cell by cell
+    (all of them were left to ``convert``; found at the thorough tier)."""
+    import pyarrow as pa
+
+    from chronolog.connectors.csv_files import convert
+    from chronolog.language import ast
+
+    tokens = ["0.0", "100000000.00000000000", "-2.5", "7", "-12345678901234567.8"]
+    got = cell_types.time_points(pa.array(tokens), None)
+    want = [convert(t, "time", ast.NOWHERE, "start") for t in tokens]
+    assert got[0] == want[0] == 0 and got[2] == want[2] and got[3] == want[3] and got[4] == want[4]
+    assert [type(v) for v in (got[0], got[2], got[3], got[4])] == [type(v) for v in (want[0], want[2], want[3], want[4])]
+    assert got[1] is None

@@ -81,3 +81,21 @@ def test_every_output_of_mixed_terms_is_the_rows(seed, tmp_path):
     assert rows.keys() == cols.keys()
     for k in rows:
         assert cols[k] == rows[k], k
+
+
+def test_a_whole_fraction_given_in_python_is_the_integer():
+    """``Fraction(2)`` given in the dictionary form is the number 2, as the
+    fact text ``4/2`` and a CSV cell read it: one term with the int 2
+    beside it, an int64 column on both executors.  The columns' Dictionary
+    gave the int 2 the code of Fraction(2) coded before it, so a rule's
+    answer of the int was a decimal128 column on the columns and int64 on
+    the rows (found by test_every_output_of_mixed_terms_is_the_rows at the
+    hunt tier)."""
+    program = 'u(Z) :- m(Z, X).\nw(X) :- m(Z, X), Z = 2.\n@output("u"). @output("w").'
+    data = {"m": [((Fraction(2), "a"), (0, 1)), ((2, "b"), (2, 3)), ((Fraction(1, 2), "c"), (0, 1))]}
+    text = chronolog.reason(program, "m(4/2,a)@[0,1]\nm(2,b)@[2,3]\nm(1/2,c)@[0,1]", engine="rows")
+    for e in ("rows", "columns"):
+        m = chronolog.reason(program, data, engine=e)
+        for pred in ("m", "u", "w"):
+            assert m.facts(pred) == text.facts(pred) and [type(t[0]) for t, _ in m.facts(pred)] == [type(t[0]) for t, _ in text.facts(pred)]
+            assert m.to_arrow(pred).schema == text.to_arrow(pred).schema

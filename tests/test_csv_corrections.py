@@ -15,6 +15,7 @@ from budget import examples
 
 import chronolog
 from chronolog.language.dates import format_fact
+from test_dictionary_mixed import buckets  # noqa: F401 (a fixture: polars' string hash as it is, or in a few buckets)
 
 NAMES = ["a", "b", "ß", "x y", "Σσ", "long_name_of_many_bytes", "z9", 3, 7, 12]
 PROGRAMS = [
@@ -80,9 +81,10 @@ def _given_text(held: dict) -> str:
 
 @pytest.mark.parametrize("path", ["frames", "atoms"])
 @pytest.mark.parametrize("seed", range(examples(30)))
-def test_csv_corrections_on_rows_and_columns_are_a_model_from_scratch(seed, path, tmp_path, monkeypatch):
+def test_csv_corrections_on_rows_and_columns_are_a_model_from_scratch(seed, path, tmp_path, monkeypatch, buckets):
     """The columns' updates on either path (frames; the rows' DRed over
-    columns by atoms), kept on the columns (no hand-over to the rows)."""
+    columns by atoms), kept on the columns (no hand-over to the rows);
+    names looked up by their hashes, also when many share one."""
     from chronolog.engine.columns import evaluator, maintenance
 
     monkeypatch.setattr(evaluator, "POINT_ATOMS", 10**9 if path == "atoms" else -1)

@@ -18,6 +18,7 @@ import chronolog
 from chronolog.language.booleans import boolean
 from chronolog.language.text import make_set
 from chronolog.outputs import write_outputs
+from test_dictionary_mixed import buckets  # noqa: F401 (a fixture: polars' string hash as it is, or in a few buckets)
 
 WORDS = ["a", "b", "1", "ß", "1.0", "#T", "x y", "Σσ", "a" * 13, "", "é", "\U0001F600", "Z"]
 TERMS = [1, 2, 0, -3, 2**40, 1.0, 2.5, 0.1, Fraction(1, 3), Fraction(2), boolean(True), boolean(False),
@@ -72,7 +73,7 @@ def _outputs(model, tmp_path, engine):
 
 
 @pytest.mark.parametrize("seed", range(examples(40)))
-def test_every_output_of_mixed_terms_is_the_rows(seed, tmp_path):
+def test_every_output_of_mixed_terms_is_the_rows(seed, tmp_path, buckets):
     rnd = random.Random(seed)
     program = rnd.choice(PROGRAMS)
     data = _data(rnd)

@@ -58,7 +58,11 @@ def _data(rnd):
 
 
 def _outputs(model, tmp_path, engine):
-    out = {"text": model.lines()}
+    import io
+
+    fh = io.StringIO()
+    model.write_text(fh)  # (the columns' relations: from their columns to the text, no Python string a fact)
+    out = {"text": model.lines(), "written text": fh.getvalue()}
     for pred in model.output_predicates:
         t = model.to_arrow(pred)
         out[f"arrow {pred}"] = (t.schema, t.to_pylist())

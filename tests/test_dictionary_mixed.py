@@ -9,6 +9,7 @@ hash (polars' hash forced into a few buckets)."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import random
 from fractions import Fraction
 
@@ -72,18 +73,21 @@ def _check_values(d, kept, rnd):
         assert _same(vals[-1], kept[-1])
 
 
+def _code(ref: dict, kept: list, v) -> int:
+    """The code of ``v`` in ``ref``, a dict filled value by value (new: the next one)."""
+    if v not in ref:
+        ref[v] = len(kept)
+        kept.append(v)
+    return ref[v]
+
+
 @pytest.mark.parametrize("seed", range(examples(30)))
 def test_mixed_terms_coded_as_a_python_dict_codes_them(seed, buckets):
     rnd = random.Random(seed)
     for _ in range(20):
-        d, ref, kept = Dictionary(), {}, []
-
-        def code(v):
-            if v not in ref:
-                ref[v] = len(kept)
-                kept.append(v)
-            return ref[v]
-
+        d, ref = Dictionary(), {}
+        kept = []  # (the values in code order: a dict filled value by value, the rows' equality of terms)
+        code = functools.partial(_code, ref, kept)
         for _ in range(rnd.randint(1, 10)):
             k = rnd.randrange(7)
             if k == 0:  # a Series of distinct strings (a file's names, a rule's results)

@@ -12,12 +12,11 @@ otherwise (its schema known on the driver: :func:`held_schema`).
 
 from __future__ import annotations
 
-from chronolog.engine.exprs import to_sql
 from chronolog.engine.interval_codes import closed_ends
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .grid import NEG, POS
-from .sql import Stmt, int64, with_codes
+from .sql import Stmt, codes, int64, with_codes
 
 
 def point_type(grid) -> tuple:
@@ -59,7 +58,7 @@ def output_sql(relations, grid, pred: str, names: list, window=None, dates=()) -
     cols += [
         f"CASE WHEN s = {int64(NEG)} THEN NULL ELSE {point('s')} END AS `start`",
         f"CASE WHEN e = {int64(POS)} THEN NULL ELSE {point('e')} END AS `end`",
-        *(f"{to_sql(x, int64, None)} AS {name}" for x, name in zip(closed_ends(), ("start_closed", "end_closed"))),
+        *(f"{x} AS {name}" for x, name in zip(codes(closed_ends()), ("start_closed", "end_closed"))),
     ]
     return q.text(q.add(f"SELECT {', '.join(cols)} FROM {src}", [*names, "start", "end", "start_closed", "end_closed"]))
 

@@ -239,11 +239,11 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
     the driver (rounds.HELD_ROWS) answers its first ``toArrow()`` with the
     table Spark would collect, made on the driver (no job: a small call's
     collection of its outputs was a job each)."""
-    from chronolog.connectors.spark import _keyed_output, _Tables, marked
+    from chronolog.connectors.spark import _keyed_output, _Tables, large_var_types, marked
 
     from chronolog.engine.arrow import with_term_text
 
-    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
+    large = large_var_types(spark)
     out, tables = {}, {}
     served = _Tables(tables)
     for p in outputs:

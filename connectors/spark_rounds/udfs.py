@@ -35,7 +35,6 @@ import warnings
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from functools import partial
 
 from .arithmetic import MARKER, UDF_PREFIX
 
@@ -175,15 +174,15 @@ class KeyText:
 
 def key_text_sql(spark, x: str, text: bool) -> str:
     """SQL: the key text of each term of the column SQL ``x`` (:class:`KeyText`)."""
-    return text_udf_sql(spark, f"key_text{'' if text else '_typed'}", partial(KeyText, text), x)
+    return text_udf_sql(spark, f"key_text{'' if text else '_typed'}", KeyText(text), x)
 
 
-def text_udf_sql(spark, name: str, make, x: str) -> str:
-    """SQL: the Arrow UDF ``make()`` (a column to strings) of the column SQL
+def text_udf_sql(spark, name: str, fn, x: str) -> str:
+    """SQL: the Arrow UDF ``fn`` (a column to strings) of the column SQL
     ``x``, registered once per session as ``chronolog_<name>``."""
     from pyspark.sql import types as T
 
-    return f"{_register(spark, f'{UDF_PREFIX}{name}', make(), T.StringType(), column=True)}({x})"
+    return f"{_register(spark, f'{UDF_PREFIX}{name}', fn, T.StringType(), column=True)}({x})"
 
 
 def shown(values) -> str:

@@ -45,6 +45,7 @@ from chronolog.engine import float_arithmetic as fa
 from chronolog.engine import string_functions as sf
 from chronolog.engine.exprs import col, to_sql
 from chronolog.language import ast, builtins
+from chronolog.planner.backend_choice import round_digits
 
 from .arithmetic import extremum, stop_sql, unscaled
 from .classes import BOOL, FLOAT, NUM, STR
@@ -189,10 +190,6 @@ class Functions:
         end = None if length is None else col(self.arith.binop("+", start, self.whole(length, text), text))
         return self.strings(sf.substr(col(s), col(start), end))
 
-    def case(self, name: str, s: str) -> str:
-        """``upper``/``lower`` as Python maps (string_functions.case)."""
-        return self.strings(sf.case(name, col(s)))
-
     def call(self, e, args: list, text: str, rule) -> tuple:
         """``(SQL, class)`` of the call or operator ``e`` of ``args``
         (``[(SQL, class)]``) that is not exact arithmetic on numbers."""
@@ -215,7 +212,7 @@ class Functions:
                 return f"CAST({self.strings(sf.strlen(col(xs[0])))} AS {self.arith.num})", NUM
             if name == "substr":
                 return self.substr(xs[0], xs[1], xs[2] if len(xs) > 2 else None, text), STR
-            return self.case(name, xs[0]), STR
+            return self.strings(sf.case(name, col(xs[0]))), STR  # upper, lower: as Python maps them
         if not set(cs) <= {NUM, FLOAT}:
             raise NotRelational(f"arithmetic on {' and '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
         if name in ("exp", "log"):  # Java's StrictMath and Python's C library differ in the last bit
@@ -224,7 +221,5 @@ class Functions:
             return (xs[0] if cs == [NUM] else self.engine("exact", xs, "num")), NUM
         if name == "sqrt" and cs == [NUM]:
             return self.finite(self.sqrt_exact(xs[0], text), text), FLOAT
-        from .arithmetic import round_digits
-
         digits = round_digits(e) if name == "round" and len(e.args) == 2 else None
         return self.float_call(name, xs, cs, text, rule, digits)

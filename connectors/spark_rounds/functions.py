@@ -190,6 +190,10 @@ class Functions:
         end = None if length is None else col(self.arith.binop("+", start, self.whole(length, text), text))
         return self.strings(sf.substr(col(s), col(start), end))
 
+    def case(self, name: str, s: str) -> str:
+        """``upper``/``lower`` as Python maps (string_functions.case)."""
+        return self.strings(sf.case(name, col(s)))
+
     def call(self, e, args: list, text: str, rule) -> tuple:
         """``(SQL, class)`` of the call or operator ``e`` of ``args``
         (``[(SQL, class)]``) that is not exact arithmetic on numbers."""
@@ -212,7 +216,7 @@ class Functions:
                 return f"CAST({self.strings(sf.strlen(col(xs[0])))} AS {self.arith.num})", NUM
             if name == "substr":
                 return self.substr(xs[0], xs[1], xs[2] if len(xs) > 2 else None, text), STR
-            return self.strings(sf.case(name, col(xs[0]))), STR  # upper, lower: as Python maps them
+            return self.case(name, xs[0]), STR
         if not set(cs) <= {NUM, FLOAT}:
             raise NotRelational(f"arithmetic on {' and '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
         if name in ("exp", "log"):  # Java's StrictMath and Python's C library differ in the last bit

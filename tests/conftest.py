@@ -79,7 +79,9 @@ def spark():
         "chronolog-tests",
         **{
             "spark.ui.enabled": "false",
-            "spark.driver.memory": "2g",  # one JVM for every Spark test of a thorough run
+            # one JVM for every Spark test a worker runs (about half of 585): at 2g
+            # one worker's ran out (GC overhead limit) in a full run
+            "spark.driver.memory": "3g",
             "spark.sql.shuffle.partitions": "2",
             "spark.default.parallelism": "2",
             "spark.driver.extraJavaOptions": JVM_OPTIONS + " -XX:TieredStopAtLevel=1",

@@ -139,14 +139,15 @@ def engine_terms(terms) -> tuple:
     is #T/#F (never the number 1/0), a date or datetime the instant term
     (naive UTC), a numpy number the value it holds, a ``Decimal`` the exact
     number it writes (``Decimal("1.50")`` is 3/2, as a
-    table's decimal cell and the fact text ``1.50`` are)."""
+    table's decimal cell and the fact text ``1.50`` are), a whole
+    ``Fraction`` the int (``Fraction(2)`` is 2, as the text ``4/2`` reads)."""
     from chronolog.engine.term_types import instant
     from chronolog.language.booleans import terms as as_terms
     from chronolog.language.float_times import exact_time
 
     terms = [plain(v) for v in terms]  # (numpy numbers and booleans: the values they hold)
     return as_terms(tuple(instant(v) if is_date(v) else exact_time(v) if isinstance(v, Decimal) else
-                          _set_term(v) if isinstance(v, (tuple, set, frozenset)) else v for v in terms))
+                          v.numerator if type(v) is Fraction and v.denominator == 1 else _set_term(v) if isinstance(v, (tuple, set, frozenset)) else v for v in terms))
 
 
 def _set_term(members) -> tuple:

@@ -139,12 +139,17 @@ def time_points(dictionary, calendar) -> list:
         return date_points(dictionary, calendar) or [None] * len(dictionary)
     out = typed(dictionary, INT, ints)
     mask = matching(dictionary, DECIMAL)
-    at = np.flatnonzero(mask)
-    if len(at):
+    if mask.any():
         vals = decimals(dictionary.filter(pa.array(mask)))
-        if vals is not None:
-            for i, v in zip(at.tolist(), vals):
-                out[i] = v
+        if vals is None:  # (a decimal of more than 18 digits: convert's, the others still typed here)
+            import pyarrow.compute as pc
+
+            signs = pc.starts_with(dictionary, "-").to_numpy(zero_copy_only=False)
+            digits = pc.utf8_length(dictionary).to_numpy(zero_copy_only=False) - 1 - signs
+            mask &= digits <= 18
+            vals = decimals(dictionary.filter(pa.array(mask))) if mask.any() else []
+        for i, v in zip(np.flatnonzero(mask).tolist(), vals):
+            out[i] = v
     return out
 
 

@@ -638,7 +638,7 @@ def _on_driver(spark, prog, frames, local_facts, outputs, names, horizon, timest
     from pyspark.sql.pandas.types import to_arrow_schema
 
     model = embedded.reason(prog, _rows_by_pred(frames, local_facts, prog.calendar, sources, prog), horizon=horizon)
-    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
+    large = large_var_types(spark)
     tables, out = {}, {}
     served = _Tables(tables)
     for p in outputs:
@@ -923,6 +923,11 @@ def _csv_true(text: str, truth: bool = True) -> str:
     from chronolog.connectors.csv_files import _FALSE, _TRUE
 
     return f"lower({text}) IN ({', '.join(repr(v) for v in sorted(_TRUE if truth else _FALSE))})"
+
+
+def large_var_types(spark) -> bool:
+    """Whether the session's ``toArrow()`` writes large strings and binaries."""
+    return str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
 
 
 def _sql_name(name: str) -> str:
@@ -1258,7 +1263,7 @@ def _typed_tables(spark, lanes, outputs, names, kinds, timestamps, index: int = 
     ``index``: the call's number of ``outputs[0]`` (the lanes' ``__out``)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
+    large = large_var_types(spark)
     out = {}
     for i, p in enumerate(outputs, index):
         ks = kinds.get(p, [["empty"]] * (len(names[p]) + 2))

@@ -7,6 +7,7 @@ removes time points of an atom (docs/api.md, "Corrections")."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from unittest.mock import patch
 
 import pytest
@@ -94,7 +95,7 @@ def run_steps(program, start, steps, horizon, engine, derived, dict_form, oracle
     reasoning from scratch (on ``oracle``, else on ``engine``)."""
     try:
         scratch = chronolog.reason(program, as_dict(start), horizon=horizon, engine=engine)
-        r = chronolog.Reasoner(program, as_dict(start), horizon=horizon, engine=engine)
+        r = chronolog.Reasoner(program, as_input(start, dict_form), horizon=horizon, engine=engine)
     except ChronologError:
         return  # (a program that does not run: not this test's concern)
     current = list(start)
@@ -129,7 +130,30 @@ def facts_of(model, pred) -> list:
         return []
 
 
+def as_input(rows, form):
+    """``rows`` as a session takes them: a dict, or with ``form`` a
+    directory, a CSV file of facts there (as ``run --format csv`` writes
+    them: names coded in bulk on the columns)."""
+    if not isinstance(form, Path) or not rows:
+        return as_dict(rows) if rows or not isinstance(form, Path) else None
+    from types import SimpleNamespace
+
+    from chronolog.frames import Fact
+    from chronolog.ux_cli import write_facts
+
+    by: dict = {}
+    for p, t, iv in rows:
+        by.setdefault(p, []).append(Fact(p, t, iv))
+    path = form / f"facts{len(list(form.iterdir()))}.csv"
+    with open(path, "w", newline="") as fh:
+        write_facts(SimpleNamespace(calendar=None), by, "csv", fh)
+    return path
+
+
 def update(r, adds, gone, dict_form):
+    if isinstance(dict_form, Path):  # (CSV files of facts, both ways)
+        r.update(add=as_input(adds, dict_form), retract=as_input(gone, dict_form))
+        return
     add = as_dict(adds) if adds else None
     if dict_form:
         retract = {}
@@ -156,6 +180,15 @@ def test_stratified_programs(engine, case, data, dict_form):
 @given(cases(negation=True, recursion=True, nest=2), st.data(), st.booleans())
 def test_recursive_programs(engine, case, data, dict_form):
     check(case.program, given_rows(case.facts), case.horizon, engine, set(case.idb), data, dict_form)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@settings(max_examples=examples(60), **SETTINGS)
+@given(cases(negation=True, recursion=True, nest=2, idb_data=True), st.data())
+def test_programs_given_and_corrected_by_csv_files(engine, tmp_path_factory, case, data):
+    """The session's facts, additions and retractions as CSV files of facts
+    (``Reasoner(program, Path)``, ``update(add=Path, retract=Path)``)."""
+    check(case.program, given_rows(case.facts), case.horizon, engine, set(case.idb), data, tmp_path_factory.mktemp("csv"))
 
 
 @pytest.mark.parametrize("engine", ENGINES)

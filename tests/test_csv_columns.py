@@ -400,14 +400,16 @@ def test_quoted_cells_read_as_the_row_reader(tmp_path_factory, rows, quote_heade
     """Cells in quotes: the kernels read a file whose quotes each wrap a
     whole cell of one line (the csv module's reading: the text between
     them), and decline any other quote (an escaped one, one inside a cell,
-    a newline inside quotes) for the row reader."""
+    a newline inside quotes, a blank at an end inside quotes) for the row
+    reader."""
     from chronolog.language.errors import DataError
 
     path = tmp_path_factory.mktemp("csv") / "p.csv"
     header = ['"k"', '"start"', "end"] if quote_header else ["k", "start", "end"]
     text = "\n".join([",".join(header)] + [f'{c},{s},{"%s" % (s + d) if not q else chr(34) + str(s + d) + chr(34)}' for c, s, d, q in rows]) + "\n"
     path.write_text(text)
-    plain = all(c.startswith('"') and c.endswith('"') and '"' not in c[1:-1] and "\n" not in c and len(c) > 1 or '"' not in c
+    plain = all(c.startswith('"') and c.endswith('"') and '"' not in c[1:-1] and "\n" not in c and len(c) > 1
+                and c[1:-1].strip() == c[1:-1] or '"' not in c  # (a quoted blank at an end is kept: the csv module's)
                 for c, *_ in rows)
     got = read_csv_columns(path, "p", {"useHeaders": "true"}, {}, None)
     try:
@@ -481,3 +483,20 @@ def test_a_number_no_exact_value_holds_is_refused_not_read_as_a_name(tmp_path, c
                 assert why in e.value.message and e.value.pos.line == 9, e.value
     (tmp_path / "s.vada").write_text('@bind("p", "csv", ".", "p.csv"). @mapping("p", 0, "v", "string"). q(X) :- p(X).\n')
     assert ((cell,), (7, 8, True, True)) in chronolog.reason(tmp_path / "s.vada").facts("q")
+
+
+def test_a_decimal_of_many_digits_leaves_the_others_typed_by_kernels():
+    """A time cell of more than 18 digits is ``convert``'s; the other
+    decimals of the column are still typed by the kernels, cell by cell
+    (all of them were left to ``convert``; found at the thorough tier)."""
+    import pyarrow as pa
+
+    from chronolog.connectors.csv_files import convert
+    from chronolog.language import ast
+
+    tokens = ["0.0", "100000000.00000000000", "-2.5", "7", "-12345678901234567.8"]
+    got = cell_types.time_points(pa.array(tokens), None)
+    want = [convert(t, "time", ast.NOWHERE, "start") for t in tokens]
+    assert got[0] == want[0] == 0 and got[2] == want[2] and got[3] == want[3] and got[4] == want[4]
+    assert [type(v) for v in (got[0], got[2], got[3], got[4])] == [type(v) for v in (want[0], want[2], want[3], want[4])]
+    assert got[1] is None

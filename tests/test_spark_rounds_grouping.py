@@ -1,5 +1,5 @@
 """Time grouping ``/\\[N]`` in the relational rounds
-(connectors/spark_rounds/grouping.py) against the embedded engine on the
+(connectors/spark_rounds/rules.py, RuleSql.atom) against the embedded engine on the
 same facts (marked ``spark``; a few random inputs, Spark is slow)."""
 
 

@@ -55,7 +55,6 @@ The modules, one concept each:
 * ``sets``: ``munion``'s set as a term, the engine's text of it;
 * ``since_until``: Since and Until (one join with the closed intervals),
   and which recursions through them run;
-* ``grouping``: time grouping (``/\\[N]``, ``/\\[months]``) as arithmetic on the codes;
 * ``interval_terms``: ``lit@[S,E]``, time capture ``lit@T`` and heads placed by terms;
 * ``rounds``: the driver: rounds per stratum, probe, commit, statistics and
   the session's settings while they run (``Rounds``);

@@ -23,6 +23,7 @@ from fractions import Fraction
 from .fragment import NotRelational
 
 MICROS = 10**6
+DAY = 86400 * MICROS
 # the first and last microsecond a timestamp holds (0001-01-01, 9999-12-31T23:59:59.999999)
 MIN_US, MAX_US = -62135596800 * MICROS, 253402300800 * MICROS - 1
 
@@ -34,6 +35,17 @@ def micros_per_unit(calendar) -> int:
     if v.denominator != 1:  # pragma: no cover - every unit is a whole number of microseconds
         raise NotRelational(f"a time granularity of {calendar.unit} (not whole microseconds)")
     return v.numerator
+
+
+def reaches(plan) -> list:
+    """How far each calendar-unit time grouping of ``plan`` may move a time
+    (one period: 31 days a month, 366 a year), in the timeline's units,
+    among the windows that keep an input's answers inside the years a
+    timestamp holds (entry.py; ``/\\[N]`` is among the window points)."""
+    from chronolog.planner.physical import TimeGroup, rule_operator, walk
+
+    return [op.grouping.reach() for r in plan.rules for op in walk(rule_operator(r))
+            if isinstance(op, TimeGroup) and op.grouping.unit is not None]
 
 
 def micros_sql(name: str, typ) -> str:

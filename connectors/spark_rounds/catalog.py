@@ -144,8 +144,6 @@ class Catalog:
         union of one global aggregate per statement.  Returns
         ``[(DataFrame, rows, flagged rows)]``.  A lazy local checkpoint is
         written by the first job that computes it, which is this one."""
-        if not items:
-            return []
         out, aggs = [], []
         for i, (text, cp, flag) in enumerate(items):
             if not isinstance(text, str):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from chronolog.language import ast
 
 from .classes import body_classes
-from .sql import Stmt
+from .sql import Stmt, term_columns
 from .udfs import engine_value
 
 MAX_VIOLATIONS = 20  # as many as the engine collects
@@ -37,7 +37,7 @@ def check(rounds) -> None:
         step = rounds.rules.fresh_step(q, pred, map(ast.Var, names), [env[v] for v in names], rule.body, rule)
         if step is None:  # an atom of the body holds nowhere
             continue
-        cols = [f"c{i}" for i in range(len(names))]
+        cols = term_columns(len(names))
         order = ", ".join(["s", "e", *cols])
         # held relations (rounds.HELD_ROWS): Spark drops a LIMIT that their
         # rows cannot reach, and its global sort then sampled the rows in a

@@ -40,6 +40,7 @@ from chronolog.connectors.spark import _csv_true, _sql_name, _trimmed
 from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, FLOAT_TYPES, NUMBER_TYPES, STRING_TYPES
 
 from .fragment import NotRelational
+from .udfs import text_udf_sql
 
 class UnreadCells(NotRelational):
     """A column of a CSV input holds a cell SQL does not read as the
@@ -57,6 +58,10 @@ _NEG_INF = "^-(inf|infty|infinity)$"
 _NOT_STRING = "^([-+.#_{]|\\\\p{N})"  # a first letter after which an untyped cell may read as other than a string
 _DATE = ("^[1-8][0-9]{3}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,6})?)?)?"
          "(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$")  # (language/dates.DATE_RE in years 1000-8999, offsets it accepts)
+
+
+_UNREAD = {"float": "a cell SQL does not read as a float as the CSV reader does", "bool": "a cell that is no boolean",
+           "date": "a cell SQL does not read as a date as the CSV reader does"}  # (typed: a column's cells unread)
 
 
 def _micros(t: str) -> str:
@@ -177,18 +182,14 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
             exprs.append(f"coalesce({x}, '') AS {name}")
             continue
         t = p[2]
+        if how in _UNREAD and not got[p[3]]:
+            raise UnreadCells(f"{c} of {pred} holds {_UNREAD[how]}")
         if how == "float":
-            if not got[p[3]]:
-                raise UnreadCells(f"{c} of {pred} holds a cell SQL does not read as a float as the CSV reader does")
             exprs.append(f"CAST({t} AS DOUBLE) AS {name}")
         elif how == "bool":
-            if not got[p[3]]:
-                raise UnreadCells(f"{c} of {pred} holds a cell that is no boolean")
             yes, no = _bools(t)
             exprs.append(f"CASE WHEN {yes} THEN true WHEN {no} THEN false END AS {name}")
         elif how == "date":
-            if not got[p[3]]:
-                raise UnreadCells(f"{c} of {pred} holds a cell SQL does not read as a date as the CSV reader does")
             exprs.append(f"{_instant(t)} AS {name}")
         elif how == "auto":
             ints, decs, scale, whole, strings = (got[i] for i in p[3:])
@@ -199,7 +200,10 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
             elif strings:
                 exprs.append(f"coalesce({x}, '') AS {name}")
             else:
-                exprs.append(f"{csv_key_text_sql(spark, f'coalesce({x}, {chr(39)}{chr(39)})', kinds.get(terms.index(c), 'auto'))} AS {name}")
+                kind = kinds.get(terms.index(c), "auto")
+                name_of = "csv_key_text_" + "".join(ch if ch.isalnum() else "_" for ch in kind)
+                udf = text_udf_sql(spark, name_of, CsvKeyText(kind), f"coalesce({x}, '')")
+                exprs.append(f"{udf} AS {name}")
                 keyed.append(c)
         else:  # time
             unbounded, ok = p[3], got[p[4]]
@@ -259,12 +263,3 @@ class CsvKeyText:
                 seen[cell] = got
             out.append(got)
         return pa.array(out, pa.string())
-
-
-def csv_key_text_sql(spark, x: str, kind: str) -> str:
-    """SQL: :class:`CsvKeyText` of the column SQL ``x``."""
-    from functools import partial
-
-    from .udfs import text_udf_sql
-
-    return text_udf_sql(spark, "csv_key_text_" + "".join(ch if ch.isalnum() else "_" for ch in kind), partial(CsvKeyText, kind), x)

@@ -18,13 +18,12 @@ from chronolog.planner.ir import NegScan, Scan
 
 from .aggregate import program_constants
 from .arithmetic import refused
-from .calendar import code_bounds, term_decimals, utc_times
+from .calendar import code_bounds, reaches, term_decimals, utc_times
 from .classes import (DATE, NUM, SET, TEXT, TS, decimal_digits, infer_classes, meet, mixed, spark_class, text_constants, text_positions,
                       time_digits, value_class)
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
-from .grouping import reaches
 from .inputs import LITERAL_ROWS, input_facts, literal_facts, local_rows
 from .outputs import held_answer, held_schema, midnights, output_sql
 from .rounds import Rounds
@@ -240,11 +239,11 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
     the driver (rounds.HELD_ROWS) answers its first ``toArrow()`` with the
     table Spark would collect, made on the driver (no job: a small call's
     collection of its outputs was a job each)."""
-    from chronolog.connectors.spark import _keyed_output, _Tables, marked
+    from chronolog.connectors.spark import _keyed_output, _Tables, large_var_types, marked
 
     from chronolog.engine.arrow import with_term_text
 
-    large = str(spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
+    large = large_var_types(spark)
     out, tables = {}, {}
     served = _Tables(tables)
     for p in outputs:

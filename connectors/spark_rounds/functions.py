@@ -45,6 +45,7 @@ from chronolog.engine import float_arithmetic as fa
 from chronolog.engine import string_functions as sf
 from chronolog.engine.exprs import col, to_sql
 from chronolog.language import ast, builtins
+from chronolog.planner.backend_choice import round_digits
 
 from .arithmetic import extremum, stop_sql, unscaled
 from .classes import BOOL, DATE, FLOAT, NUM, STR, TS
@@ -232,7 +233,5 @@ class Functions:
             return (xs[0] if cs == [NUM] else self.engine("exact", xs, "num")), NUM
         if name == "sqrt" and cs == [NUM]:
             return self.finite(self.sqrt_exact(xs[0], text), text), FLOAT
-        from .arithmetic import round_digits
-
         digits = round_digits(e) if name == "round" and len(e.args) == 2 else None
         return self.float_call(name, xs, cs, text, rule, digits)

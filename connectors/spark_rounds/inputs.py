@@ -12,7 +12,7 @@ of its own.
 
 from __future__ import annotations
 
-from chronolog.engine.exprs import col, to_sql
+from chronolog.engine.exprs import col
 from chronolog.engine.interval_codes import from_ends
 from chronolog.language.timeline import coalesce
 
@@ -22,7 +22,7 @@ from .classes import BOOL, FLOAT, NUM, STR, TEXT, TS
 from .fragment import NotRelational
 from .grid import NEG, POS
 from .relations import Rel
-from .sql import Stmt, coalesce_sql, int64, term_columns
+from .sql import Stmt, codes, coalesce_sql, int64, term_columns
 
 
 # A predicate with at most this many facts in the program (and no input
@@ -208,7 +208,7 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
         return col(f"coalesce(`{name}`, true)" if name in schema else "true")
 
     ends = [(col(units(end)), col(f"`{end}` IS NOT NULL"), closed(f"{end}_closed")) for end in ("start", "end")]
-    s, e = (to_sql(x, int64, None) for x in from_ends(*ends[0], *ends[1]))  # (interval_codes: written once)
+    s, e = codes(from_ends(*ends[0], *ends[1]))  # (interval_codes: written once)
     out = [*cols, f"CAST({s} AS BIGINT) AS s", f"CAST({e} AS BIGINT) AS e"]
     return q.add(f"SELECT {', '.join(out)} FROM {relations.catalog.view(df)}", [*term_columns(len(terms)), "s", "e"])
 

@@ -12,12 +12,12 @@ otherwise (its schema known on the driver: :func:`held_schema`).
 
 from __future__ import annotations
 
-from chronolog.engine.exprs import to_sql
+from chronolog.engine.exprs import to_numpy
 from chronolog.engine.interval_codes import closed_ends
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .grid import NEG, POS
-from .sql import Stmt, int64, with_codes
+from .sql import Stmt, codes, int64, with_codes
 
 
 def point_type(grid) -> tuple:
@@ -59,7 +59,7 @@ def output_sql(relations, grid, pred: str, names: list, window=None, dates=()) -
     cols += [
         f"CASE WHEN s = {int64(NEG)} THEN NULL ELSE {point('s')} END AS `start`",
         f"CASE WHEN e = {int64(POS)} THEN NULL ELSE {point('e')} END AS `end`",
-        *(f"{to_sql(x, int64, None)} AS {name}" for x, name in zip(closed_ends(), ("start_closed", "end_closed"))),
+        *(f"{x} AS {name}" for x, name in zip(codes(closed_ends()), ("start_closed", "end_closed"))),
     ]
     return q.text(q.add(f"SELECT {', '.join(cols)} FROM {src}", [*names, "start", "end", "start_closed", "end_closed"]))
 
@@ -104,32 +104,33 @@ def held_answer(rel, grid, names: list, window, schema, large: bool):
     where that relation is not held or lacks a term column."""
     import decimal
 
+    import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
     from pyspark.sql.pandas.types import to_arrow_schema
 
     table = rel.table if rel is not None else None
     if table is None or any(f"c{i}" not in table.column_names for i in range(len(names))):
         return None
-    s, e = table.column("s").to_pylist(), table.column("e").to_pylist()
-    keep = list(range(len(s)))
+    s, e = table.column("s").to_numpy(), table.column("e").to_numpy()
+    keep = np.arange(len(s))
     if window is not None:
-        s, e = [max(x, window[0]) for x in s], [min(x, window[1]) for x in e]
-        keep = [i for i in keep if s[i] < e[i]]
-        s, e = [s[i] for i in keep], [e[i] for i in keep]
-
+        s, e = np.maximum(s, window[0]), np.minimum(e, window[1])
+        keep = np.flatnonzero(s < e)
+        s, e = s[keep], e[keep]
     k = point_type(grid)[1]
 
     def ends(codes, inf):  # (as output_sql writes them)
-        units = [None if c == inf else c >> 1 for c in codes]
+        units = pa.array(codes >> 1, mask=codes == inf)
         if k is not None:
-            return pa.array([None if u is None else u * k for u in units], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+            return pc.multiply(units, k).cast(pa.timestamp("us", tz="UTC"))
         if grid.digits == 0:
-            return pa.array(units, pa.int64())
-        return pa.array([None if u is None else decimal.Decimal(u).scaleb(-grid.digits) for u in units],
+            return units
+        return pa.array([None if u is None else decimal.Decimal(u).scaleb(-grid.digits) for u in units.to_pylist()],
                         pa.decimal128(38, grid.digits))
 
-    terms = [table.column(f"c{i}").take(pa.array(keep, pa.int64())) for i in range(len(names))]
-    cols = [*terms, ends(s, NEG), ends(e, POS), pa.array([x != NEG and not x & 1 for x in s], pa.bool_()),
-            pa.array([x != POS and bool(x & 1) for x in e], pa.bool_())]
+    terms = [table.column(f"c{i}").take(keep) for i in range(len(names))]
+    closed = [pa.array(to_numpy(x, {"s": s, "e": e}), pa.bool_()) for x in closed_ends()]  # (output_sql's trees)
+    cols = [*terms, ends(s, NEG), ends(e, POS), *closed]
     arrow = to_arrow_schema(schema, timezone="UTC", prefers_large_types=large)
     return pa.Table.from_arrays(cols, names=arrow.names).cast(arrow)

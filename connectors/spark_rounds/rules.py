@@ -12,20 +12,20 @@ them).  The driver's counts of the relations choose the join strategies.
 
 from __future__ import annotations
 
-from chronolog.engine.exprs import to_sql
 from chronolog.engine.interval_difference import gap_start, last_hole
-from chronolog.engine.interval_shift import box, shift
+from chronolog.engine.interval_shift import box, grouping, shift
 from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
 
 from .aggregate import aggregate_step
 from .arithmetic import Arithmetic, inlined_size
-from .classes import BOOL, DATE, FLOAT, NUM, SET, TEXT, TS, disjoint, meet, never_binds, value_class
+from .calendar import DAY
+from .classes import DATE, FLOAT, NUM, SET, TEXT, TS, disjoint, meet, never_binds, value_class
 from .fragment import NotRelational
 from .interval_terms import placed_step, wrap_step
 from .since_until import since_step
-from .sql import Stmt, coalesce_sql, int64, moved_sql, term_columns, variable_columns, with_codes
+from .sql import Stmt, codes, coalesce_sql, int64, term_columns, variable_columns, with_codes
 
 BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join task
 # Joins against a relation partitioned on the join column read it in place
@@ -79,13 +79,15 @@ class RuleSql:
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
         name = q.add(f"SELECT {', '.join(sel)} FROM {self.catalog.read(rel)} AS t{where}", cols + ["s", "e"])
         if getattr(lit, "box", None) is not None:
-            name = with_codes(q, name, *moved_sql(box, self.grid.window(lit.box)))
+            name = with_codes(q, name, *codes(box(self.grid.window(lit.box))))
         if getattr(lit, "shift", None) is not None:
-            name = with_codes(q, name, *moved_sql(shift, self.grid.window(lit.shift)))
-        if getattr(lit, "group", None) is not None:  # time grouping, applied last (grouping.py)
-            from .grouping import group_sql
-
-            name = with_codes(q, name, *group_sql(self.grid, lit.group))
+            name = with_codes(q, name, *codes(shift(self.grid.window(lit.shift))))
+        if getattr(lit, "group", None) is not None:
+            # time grouping, applied last as the engine applies it (one interval
+            # to one interval: the head's merge coalesces), engine/interval_shift.py's
+            # on the grid's microseconds since 1970 UTC (calendar.py): periods of one
+            # length floor with pmod, months and years through a DATE and make_date
+            name = with_codes(q, name, *codes(grouping(lit.group, self.grid.unit, DAY)))
         # every checkpoint is hash-partitioned on c0 (see Relations.keyed), and the
         # renaming to the variable's column keeps that
         key = None
@@ -150,7 +152,7 @@ class RuleSql:
         m = q.add(f"SELECT {hint}{', '.join([*(f'x.{c}' for c in rowcols), 'h.hs', 'h.he'])} FROM {src} AS x LEFT JOIN {holes} AS h ON {on}",
                   rowcols + ["hs", "he"])
         # the gaps between a row's holes (engine/interval_difference.py, as on the columns)
-        start, last = (to_sql(x(rowcols), int64, None) for x in (gap_start, last_hole))
+        start, last = codes([gap_start(rowcols), last_hole(rowcols)])
         m = q.add(f"SELECT *, {start} AS _from, {last} AS _last FROM {m}", q.cols[m] + ["_from", "_last"])
         before = "named_struct('s', _from, 'e', hs)"  # the piece before a hole
         pieces = (f"CASE WHEN hs IS NULL THEN array(named_struct('s', s, 'e', e)) "
@@ -255,7 +257,7 @@ class RuleSql:
         head box, clipped to the horizon, terms cast to the head's types
         (also the last step of aggregation and Since/Until rules)."""
         if rule.head_shift is not None:
-            df = with_codes(q, df, *moved_sql(shift, self.grid.window(rule.head_shift)))
+            df = with_codes(q, df, *codes(shift(self.grid.window(rule.head_shift))))
         df = self.clip(q, df, rule)
         cls = self.types.classes.get(rule.head_pred) or [None] * len(rule.head_terms)
         cols = []

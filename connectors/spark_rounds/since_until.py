@@ -37,12 +37,11 @@ one task, whose engine finds the repetition.
 
 from __future__ import annotations
 
-from chronolog.engine.exprs import to_sql
 from chronolog.engine.interval_shift import clipped, closure, shift, since_offset
 
 from .arithmetic import stop_sql
 from .grid import NEG, POS
-from .sql import Stmt, coalesce_sql, int64, moved_sql, variable_columns, with_codes
+from .sql import Stmt, codes, coalesce_sql, int64, variable_columns, with_codes
 
 
 def since_step(rules, q: Stmt, rule, driver, views):
@@ -63,7 +62,7 @@ def since_step(rules, q: Stmt, rule, driver, views):
     lvars = [c for c in q.cols[left] if c not in ("s", "e")]
     if rule.left.box is not None or rule.left.shift is not None:
         left = coalesce_sql(q, left, lvars)  # maximal intervals of A after its operator
-    cs, ce = (to_sql(x, int64, None) for x in closure())
+    cs, ce = codes(closure())
     endless = _endless(rules, rule)
     if endless is not None:
         why = stop_sql(f"the left operand {rule.left.pred} of {rule.describe()}, recursive through its right operand, "
@@ -75,11 +74,11 @@ def since_step(rules, q: Stmt, rule, driver, views):
     shared = [c for c in rvars if c in lvars]
     cols = [*shared, *(c for c in rvars if c not in shared), *(c for c in lvars if c not in shared)]
     on = f"JOIN {left} AS l USING ({', '.join(shared)})" if shared else f"CROSS JOIN {left} AS l"
-    s, e = (to_sql(x, int64, None) for x in clipped())
+    s, e = codes(clipped())
     j = q.add(f"SELECT {', '.join([*cols, f'{s} AS s', f'{e} AS e', 'cs', 'ce'])} FROM {right} AS r {on}",
               [*cols, "s", "e", "cs", "ce"])
     j = q.add(f"SELECT * FROM {j} WHERE s < e", q.cols[j])
-    j = with_codes(q, j, *moved_sql(shift, rules.grid.window(since_offset(rule.op, rule.window))))
+    j = with_codes(q, j, *codes(shift(rules.grid.window(since_offset(rule.op, rule.window)))))
     df = with_codes(q, j, s, e)
     df = q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*cols, "s", "e"])
     return rules.head(q, df, rule, varcols)

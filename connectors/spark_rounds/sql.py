@@ -118,12 +118,12 @@ def runs_sql(q: Stmt, src: str, joins, partition: list, order, reduced: list, ex
     running sum of those starts numbers the runs, a GROUP BY reduces each
     to ``reduced`` (``min(s) AS s``, ...) and ``extra`` (``[(aggregate SQL,
     name)]``); the columns ``carried`` are constant along a run."""
-    from chronolog.engine.exprs import col, to_sql, window
+    from chronolog.engine.exprs import col, window
 
     cols = q.cols[src]
     # the window's result read once (read twice, Spark computes the window twice)
-    a = q.add(f"SELECT *, CASE WHEN {to_sql(joins, int64, None)} THEN 0 ELSE 1 END AS _start FROM {src}", cols + ["_start"])
-    run = to_sql(window("sum_through", col("_start"), partition, order), int64, None)
+    starts, run = codes([joins, window("sum_through", col("_start"), partition, order)])
+    a = q.add(f"SELECT *, CASE WHEN {starts} THEN 0 ELSE 1 END AS _start FROM {src}", cols + ["_start"])
     b = q.add(f"SELECT *, {run} AS _grp FROM {a}", cols + ["_start", "_grp"])
     out = [*partition, *reduced, *carried, *[f"{x} AS {name}" for x, name in extra]]
     return q.add(f"SELECT {', '.join(out)} FROM {b} GROUP BY {', '.join([*partition, *carried, '_grp'])}",
@@ -137,9 +137,10 @@ def with_codes(q: Stmt, src: str, s: str, e: str) -> str:
     return q.add(f"SELECT * FROM {a} WHERE s < e", keep + ["s", "e"])
 
 
-def moved_sql(transform, w) -> tuple:
-    """The SQL of ``s``, ``e`` moved by ``transform`` (engine/interval_shift.py's
-    shift or box, written once with the columnar executor) of the window ``w``."""
+def codes(exprs) -> tuple:
+    """The SQL of engine/exprs.py trees over the codes ``s``, ``e`` (a
+    shift, a box, a grouping, Since's closure: engine/interval_shift.py,
+    written once with the columnar executor), each bigint literal typed."""
     from chronolog.engine.exprs import to_sql
 
-    return tuple(to_sql(x, int64, None) for x in transform(w))
+    return tuple(to_sql(x, int64, None) for x in exprs)

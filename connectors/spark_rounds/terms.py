@@ -19,9 +19,11 @@ from fractions import Fraction
 from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import format_number
 
-from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, decimal_digits
+from .classes import BOOL, DATE, FLOAT, NUM, TEXT, TS, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
+
+_SQL_TYPES = {BOOL: "boolean", FLOAT: "double", DATE: "date", TS: "timestamp_ntz"}  # (Spark's simpleString of each)
 
 
 class TermTypes:
@@ -35,14 +37,9 @@ class TermTypes:
     def arity(self, pred: str) -> int:
         return len(self.classes.get(pred) or [])
 
-    def term_type(self, c):
-        from pyspark.sql import types as T
-
-        return {NUM: self.num_type, STR: T.StringType(), BOOL: T.BooleanType(), FLOAT: T.DoubleType(), SET: T.StringType(), TEXT: T.StringType(), DATE: T.DateType(),
-                TS: T.TimestampNTZType(), None: T.StringType()}[c]
-
     def sql_type(self, c) -> str:
-        return self.term_type(c).simpleString()
+        """The SQL type of a term column of class ``c`` (strings: sets, term text, unknown)."""
+        return self.num_type.simpleString() if c == NUM else _SQL_TYPES.get(c, "string")
 
     def const(self, v, c=None) -> str:
         """A constant term as SQL of its column's type; in a column of term

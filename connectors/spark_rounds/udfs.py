@@ -35,7 +35,6 @@ import warnings
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
-from functools import partial
 
 from .arithmetic import MARKER, UDF_PREFIX
 
@@ -175,21 +174,15 @@ class KeyText:
 
 def key_text_sql(spark, x: str, text: bool) -> str:
     """SQL: the key text of each term of the column SQL ``x`` (:class:`KeyText`)."""
-    return text_udf_sql(spark, f"key_text{'' if text else '_typed'}", partial(KeyText, text), x)
+    return text_udf_sql(spark, f"key_text{'' if text else '_typed'}", KeyText(text), x)
 
 
-def text_udf_sql(spark, name: str, make, x: str) -> str:
-    """SQL: the Arrow UDF ``make()`` (a column to strings) of the column SQL
+def text_udf_sql(spark, name: str, fn, x: str) -> str:
+    """SQL: the Arrow UDF ``fn`` (a column to strings) of the column SQL
     ``x``, registered once per session as ``chronolog_<name>``."""
     from pyspark.sql import types as T
-    from pyspark.sql.functions import arrow_udf
 
-    sql_name = f"{UDF_PREFIX}{name}"
-    done = spark.__dict__.setdefault("_chronolog_udfs", set())
-    if sql_name not in done:
-        spark.udf.register(sql_name, arrow_udf(make(), T.StringType()))
-        done.add(sql_name)
-    return f"{sql_name}({x})"
+    return f"{_register(spark, f'{UDF_PREFIX}{name}', fn, T.StringType(), column=True)}({x})"
 
 
 def shown(values) -> str:
@@ -226,14 +219,16 @@ def fold_sql(spark, func: str, values: str, result: str) -> str:
     return f"{_register(spark, f'{UDF_PREFIX}fold_{func}_{result}', EngineFold(func, result), typ)}({values})"
 
 
-def _register(spark, sql_name: str, fn, typ) -> str:
-    """``sql_name``, registered in ``spark`` as the Arrow UDF of ``fn`` (of result type ``typ``) on first use."""
-    from pyspark.sql.functions import udf
+def _register(spark, sql_name: str, fn, typ, column: bool = False) -> str:
+    """``sql_name``, registered in ``spark`` on first use as the UDF of
+    ``fn`` (of result type ``typ``), in Arrow batches: row by row, or
+    ``column`` by column (an Arrow UDF)."""
+    from pyspark.sql.functions import arrow_udf, udf
 
     done = spark.__dict__.setdefault("_chronolog_udfs", set())
     if sql_name not in done:
         with warnings.catch_warnings():  # pyspark's notice on the pandas version, once per UDF
             warnings.simplefilter("ignore", FutureWarning)
-            spark.udf.register(sql_name, udf(fn, typ, useArrow=True))
+            spark.udf.register(sql_name, arrow_udf(fn, typ) if column else udf(fn, typ, useArrow=True))
         done.add(sql_name)
     return sql_name

@@ -327,37 +327,21 @@ def _arrow_csv(data: bytes, ncols: int, use_headers: bool, types: dict):
         return None
 
 
-# what leaves a line's cells blank to the row reader (str.strip's ASCII
-# blanks, commas, the quotes of empty cells: _plain_quotes refuses blanks
-# inside quotes); a line of other blanks (U+00A0) is a row here, which the
-# row reader then skips (row_error returns: the file is the row reader's)
-_BLANK_LINE_BYTES = tuple(b" \t\r\v\f\x1c\x1d\x1e\x1f,\"")
-
-
 def _blank_and_ragged(data: bytes, ncols: int, use_headers: bool):
     """``(data, lines, bad)``: the file without its lines of blanks (which
     the row reader skips) and cut before its first ragged row (another
     count of cells than the header's, counted outside the quotes that
     :func:`_plain_quotes` checked), each row's line in the file (numpy),
-    and that ragged row as ``(its line, the header's text and its)`` or None; None when the file
-    has neither, or a ragged row without a header (each row of it has its
+    and that ragged row as ``(its line, the header's text and its)`` or
+    None; None when the file has neither, or a ragged row without a header (each row of it has its
     own columns to the row reader), or a blank first line (the row reader
     looks further for the header).  2 ms of CPU per 100,000 lines."""
     import numpy as np
 
-    b = np.frombuffer(data, dtype=np.uint8)
-    nl = np.flatnonzero(b == 10)
-    starts = np.concatenate(([0], nl + 1))
-    if starts[-1] == len(b):
-        starts = starts[:-1]  # (the line break that ends the last line)
-    filled = ~np.isin(b, _BLANK_LINE_BYTES)
-    filled[nl] = False
-    filled = np.add.reduceat(filled, starts, dtype=np.int64) > 0
-    comma = b == 44
-    if b'"' in data:
-        comma &= (np.cumsum(b == 34, dtype=np.uint8) & 1) == 0  # (an odd count of quotes before: inside a quoted cell)
-    cells = np.add.reduceat(comma, starts, dtype=np.int64) + 1
-    del comma
+    got = cell_types.csv_lines(data)
+    if got is None:
+        return None  # (_plain_quotes: no line break inside quotes)
+    starts, ends, filled, cells = got
     head = 1 if use_headers else 0
     if head and not filled[0]:
         return None
@@ -367,19 +351,16 @@ def _blank_and_ragged(data: bytes, ncols: int, use_headers: bool):
     stop = int(ragged[0]) if len(ragged) else len(starts)
     if stop == len(starts) and bool(filled[head:].all()):
         return None
-    ends = np.append(starts[1:], len(b))
     if stop and int((ends[:stop] - starts[:stop]).max()) > CELL_LIMIT:
         return None  # (a cell past the csv module's size limit may be there: its error comes first)
     keep = np.flatnonzero(filled[:stop])  # (the header first)
-    # the kept lines' bytes, a slice per run of consecutive lines
-    run = np.flatnonzero(np.diff(keep) != 1)
-    firsts, lasts = keep[np.concatenate(([0], run + 1))], keep[np.append(run, len(keep) - 1)]
+    text = cell_types.lines_kept(data, starts, ends, keep)
     view = memoryview(data)
-    text = b"".join(view[int(starts[f]) : int(ends[t])] for f, t in zip(firsts.tolist(), lasts.tolist()))
     bad = None
     if stop < len(starts):
         try:
-            bad = (stop + 1, bytes(view[: int(ends[0])]).decode("utf-8") + bytes(view[int(starts[stop]) : int(ends[stop])]).decode("utf-8"))
+            row = bytes(view[: int(ends[0])]) + bytes(view[int(starts[stop]) : int(ends[stop])])  # (the header and the row)
+            bad = (stop + 1, row.decode("utf-8"))
             bytes(view[int(ends[stop]) :]).decode("utf-8")  # (the row reader decodes the whole file first)
         except UnicodeDecodeError:
             return None  # (the row reader names the byte)

@@ -383,14 +383,7 @@ class _Line(LineCursor):
             if not self.char("("):
                 return _vadalog._Name(word, self.pos(at))
             self.deeper()  # (a call's arguments nest as brackets do)
-            args = []
-            if not self.char(")"):
-                args.append(self.argument())
-                while self.char(","):
-                    args.append(self.argument())
-                if not self.char(")"):
-                    raise Unread
-            return _vadalog._Call(word, args, self.pos(at))
+            return _vadalog._Call(word, self.listed(self.argument, ")"), self.pos(at))
         m = _VAR(t, at)
         if m is not None:
             self.i = m.end()
@@ -429,14 +422,7 @@ class _Line(LineCursor):
         constant: lark then names it at its place)."""
         self.i += 1
         self.deeper()
-        members = []
-        if not self.char("}"):
-            members.append(self.sum())
-            while self.char(","):
-                members.append(self.sum())
-            if not self.char("}"):
-                raise Unread
-        return self.build.set_term(None, members)
+        return self.build.set_term(None, self.listed(self.sum, "}"))
 
     def argument(self):
         """A call's argument: an expression, or contributors ``<C1, C2>``."""

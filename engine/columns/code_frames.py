@@ -352,8 +352,9 @@ def ends(df, named: dict, drop=(), moved: bool = False, way: str | None = None):
     for ``drop``'s, the trees emitted in numpy on a frame of codes up to
     :data:`CODE_ROWS` rows (``way`` None: :func:`path`; a polars query
     costs ~0.3 ms there) or in polars past them (numpy's temporaries cost
-    1.1-4x).  ``moved`` (a shift or a box, the ends ``s``, ``e``): Fallback
-    where a finite end leaves the codes, empty rows dropped."""
+    1.1-4x).  ``moved`` (the ends ``s``, ``e`` shifted, boxed or cut to a
+    horizon): Fallback where a finite end leaves the codes, empty rows
+    dropped."""
     import polars as pl
 
     if (way or path(df)) == "numpy":

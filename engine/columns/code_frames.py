@@ -346,27 +346,27 @@ _FAR = [call("abs", col(c)) for c in ("s", "e")]
 _OUTSIDE = _FAR[0].ge(LIMIT).both(_FAR[0].ne(POS)).either(_FAR[1].ge(LIMIT).both(_FAR[1].ne(POS)))
 
 
-def ends(df, named: dict, drop=(), moved: bool = False, way: str | None = None):
+def ends(df, named: dict, drop=(), moved: bool = False, cut: bool = False, way: str | None = None):
     """``df`` with the columns ``named`` ({name: Expr} over ``s``, ``e``:
     engine/interval_shift.py's trees, the lowering the Spark rounds share)
     for ``drop``'s, the trees emitted in numpy on a frame of codes up to
     :data:`CODE_ROWS` rows (``way`` None: :func:`path`; a polars query
     costs ~0.3 ms there) or in polars past them (numpy's temporaries cost
-    1.1-4x).  ``moved`` (the ends ``s``, ``e`` shifted, boxed or cut to a
-    horizon): Fallback where a finite end leaves the codes, empty rows
-    dropped."""
+    1.1-4x).  ``moved`` (the ends ``s``, ``e`` shifted or boxed): Fallback
+    where a finite end leaves the codes; ``moved`` or ``cut`` (to a
+    horizon): empty rows dropped."""
     import polars as pl
 
     if (way or path(df)) == "numpy":
         cols = {c: array(df, c) for c in df.columns if c not in drop}
         cols.update(ends_arrays(named, array(df, "s"), array(df, "e"), moved))
-        if moved and not (keep := cols["s"] < cols["e"]).all():
+        if (moved or cut) and not (keep := cols["s"] < cols["e"]).all():
             cols = {c: a[keep] for c, a in cols.items()}
         return frame(cols)  # (no with_columns and filter: queries)
     out = df.with_columns(*(to_polars(x, []).alias(n) for n, x in named.items()))
-    if moved:
-        if out.height and out.select(to_polars(_OUTSIDE, []).any()).item():
-            raise Fallback("a time point outside 64-bit codes")
+    if moved and out.height and out.select(to_polars(_OUTSIDE, []).any()).item():
+        raise Fallback("a time point outside 64-bit codes")
+    if moved or cut:
         out = out.filter(pl.col("s") < pl.col("e"))
     return out.drop(*drop) if drop else out
 

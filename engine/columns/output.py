@@ -27,7 +27,7 @@ class OutputNode(ColumnMapNode):
         if self.shift_u is not None:
             df = apply(df, shift, self.shift_u)
         if self.horizon is not None:
-            df = code_frames.ends(df, dict(zip("se", clipped(*self.horizon))), moved=True)
+            df = code_frames.ends(df, dict(zip("se", clipped(*self.horizon))), cut=True)
         cols = []
         for i, t in enumerate(self.head_terms):
             if i in self.consts:

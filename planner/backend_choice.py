@@ -409,9 +409,9 @@ def spark_rounds_refusal(plan, horizon=None) -> Optional[Refusal]:
 
 
 THROUGH_TIME = "recursion through time with no horizon (its model may repeat forever: give a horizon)"
-CHASE = ("existential variables (labelled nulls): the engine names its nulls _:n1, _:n2, ... in the order its "
-         "restricted chase makes them (one existential rule at a time, once the stratum's other rules are at their "
-         "fixpoint), an order Spark's tasks do not share, and the rounds have no column type for a null")
+CHASE = ("existential rules with one head predicate in one stratum: the engine's restricted chase fires them one "
+         "after another, each seeing the facts of those before it, in the order their body rows first arrive, an "
+         "order the rounds do not share")
 
 
 # a recursion through time within a horizon that may need more rounds
@@ -438,8 +438,11 @@ def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
                                f"(more than {ROUNDS_THROUGH_TIME}; one task steps through them in one process)", moving[0])
     for rp in st.rules:
         op, rule = rp.operator, rp.rule
-        if isinstance(op, ph.ChaseStep):
-            return Refusal(CHASE, rule)
+        if isinstance(op, ph.ChaseStep):  # (the rounds' chase: connectors/spark_rounds/chase.py)
+            again = next((r.rule for r in st.rules if r.rule is not rule and isinstance(r.operator, ph.ChaseStep)
+                          and r.rule.head_pred == rule.head_pred), None)
+            if again is not None:
+                return Refusal(CHASE, again)
         if isinstance(op, ph.Aggregate):
             for _, a in op.aggregates:
                 if a.func not in SPARK_AGGREGATES:
@@ -456,7 +459,7 @@ def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
                 if refused is not None:
                     return refused
             continue
-        body = op.input if isinstance(op, (ph.WrapInterval, ph.CaptureTime, ph.PlaceInterval)) else op
+        body = op.input if isinstance(op, (ph.WrapInterval, ph.CaptureTime, ph.PlaceInterval, ph.ChaseStep)) else op
         for step in getattr(body, "steps", ()):
             refused = _step_refusal(step, rule)
             if refused is not None:

@@ -38,8 +38,9 @@ def renaming(got, want):
     by_sig: dict = {}
     for n, s in ws.items():
         by_sig.setdefault(s, []).append(n)
-    order = sorted(gs, key=lambda n: len(by_sig[gs[n]]))
-    mapping: dict = {}
+    # a null whose occurrences no other null shares maps to its one match; only the others are searched
+    mapping = {n: by_sig[gs[n]][0] for n in gs if len(by_sig[gs[n]]) == 1}
+    order = sorted((n for n in gs if n not in mapping), key=lambda n: len(by_sig[gs[n]]))
 
     def search(k):
         if k == len(order):

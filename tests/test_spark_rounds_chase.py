@@ -220,3 +220,15 @@ def test_inputs_past_what_the_driver_holds_chase_through_checkpoints(spark):
         got = {p: table_to_rows(out[p].toArrow(), p) for p in want}
     assert len(nulls(want)) > 300 and want["shared"] and want["named"]
     assert_same_up_to_nulls(got, want)
+
+
+def test_nulls_on_a_calendar_go_to_one_task_naming_the_rule(spark):
+    """A calendar's rounds hold no term text: labelled nulls there go to one
+    task, the warning naming the existential rule; the engine's model."""
+    from chronolog import spark as cs
+
+    program = "@timeGranularity(days).\nowner(Y, C) :- company(C).\ncompany(acme)@[2024-01-01, 2024-01-03].\n"
+    m, want = engine_model(program)
+    with pytest.warns(cs.OneTaskFallback, match=r"labelled nulls \(term text\) in a program with a calendar in the rule owner"):
+        out = cs.reason(spark, program, distributed=True, outputs=["owner"])
+    assert_same_up_to_nulls({"owner": table_to_rows(out["owner"].toArrow(), "owner", m.calendar)}, {"owner": want["owner"]})

@@ -20,19 +20,9 @@ from chronolog.engine.arrow import table_to_rows
 from chronolog.language.nulls import Null, reading_file
 
 from nulls_renamed import assert_same_up_to_nulls, renaming
+from test_existential import COUNTER, LINKS, OWNERSHIP, SELF_WITNESS  # (the engine's own tests' programs)
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]
-
-OWNERSHIP = """
-ultimateOwner(P, C) :- company(C).
-ultimateOwner(P, C) :- ultimateOwner(P, X), controls(X, C).
-controls(X, C) :- owns(X, C, S), S > 0.5.
-company(C) :- owns(X, C, S).
-company(holding)@[0,10].
-ultimateOwner(alice, holding)@[0,10].
-owns(holding, sub, 0.6)@[2,8].
-owns(sub, tiny, 0.9)@[0,10].
-"""
 
 TENURE = """
 tenure(M, C, S, E) :- company(C)@[S, E].
@@ -44,33 +34,10 @@ company(emca)@[2,4].
 
 # nulls feed back into the rule that makes them (watched): the restricted
 # check stops the chase after one null on this data
-LINKS = """
-joined(X, Y, V) :- left(X, Z), right(Z, Y).
-right(X, V) :- joined(X, Y, V).
-left(V, Y) :- joined(X, Y, V).
-joined(X, Y, V) :- right(X, V), left(V, Y).
-left(a, b)@[0,1]. right(b, c)@[0,1].
-"""
+LINKS_STOPS = LINKS + "left(a, b)@[0,1]. right(b, c)@[0,1].\n"
 
 # a counter of nulls, each nested in the last, as far as the data goes (watched)
-COUNTER = """
-at(X, b0) :- start(X).
-next(X, Y, B2) :- at(X, B), step(B, B2).
-at(Y, B2) :- next(X, Y, B2).
-start(s)@[0,3].
-step(b0, b1)@[0,3]. step(b1, b2)@[0,3]. step(b2, b3)@[0,3].
-"""
-
-# a second null that is its own witness (watched)
-SELF_WITNESS = """
-p(Z) :- h(P).
-w(X, V, Z) :- p(X), h(V).
-p(Z) :- w(X, V, Z).
-e(X, V, Z) :- w(X, V, Z).
-e(Z, V, Z) :- w(X, V, Z).
-w(X, V, Z) :- p(Z), e(X, V, Z), e(Z, V, Z).
-h(1)@0.
-"""
+COUNTER_STOPS = COUNTER + "step(b0, b1)@[0,3]. step(b1, b2)@[0,3]. step(b2, b3)@[0,3].\n"
 
 PROGRAMS = {
     "ownership": OWNERSHIP,
@@ -84,9 +51,9 @@ PROGRAMS = {
     "no frontier": "someone(Y) :- c(C).\nc(x)@[0,3]. c(y)@[2,5].\n",
     "tenure": TENURE,
     "symmetric": "r(Y, X) :- r(X, Y).\nr(Y, Z) :- r(X, Y).\nr(a, b)@[0,5].\nr(c, d)@[1,2].\n",
-    "links": LINKS,
-    "counter": COUNTER,
-    "self witness": SELF_WITNESS,
+    "links": LINKS_STOPS,
+    "counter": COUNTER_STOPS,
+    "self witness": SELF_WITNESS,  # (a second null that is its own witness: watched)
     "repeats with a horizon": "@temporal(0, 30).\nopen(C) :- <->[7,7] open(C).\nmanager(M, C) :- open(C).\nopen(shop)@[0,1].\n",
     "joined later": "o(Y, C) :- c(C).\nsame(C) :- o(Y, C), n(Y).\nboth(A, B) :- o(Y, A), o(Y, B).\n"
                     "via(Y, A) :- o(Y, A), o(Z, A), Y == Z.\nc(a)@[0,4]. c(b)@[2,6].\nn(\"_:n1\")@0. n(n1)@0.\n",
@@ -152,7 +119,7 @@ def test_a_chase_the_restricted_check_cannot_stop_goes_to_one_task_with_the_engi
     task runs it, and the engine refuses it naming the rule."""
     from chronolog import spark as cs
 
-    program = LINKS.replace("right(b, c)", "right(b, a)")
+    program = LINKS_STOPS.replace("right(b, c)", "right(b, a)")
     with pytest.raises(chronolog.ChronologError, match="may not terminate"):
         chronolog.reason(program)
     with pytest.warns(cs.OneTaskFallback, match="watched chase"), pytest.raises(chronolog.ChronologError, match="may not terminate"):

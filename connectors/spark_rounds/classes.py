@@ -168,30 +168,35 @@ def time_digits(typ) -> int:
     raise NotRelational(f"a time column of Spark type {typ.simpleString()} (numbers, dates and timestamps only on this path)")
 
 
-def text_positions(plan, given: dict) -> set:
+def text_positions(plan, given: dict, more=frozenset()) -> set:
     """The ``(pred, argument)`` positions that hold term text (TEXT): those
-    ``given`` so, and every position a rule's variable links to one (a body
-    atom's argument, a negated atom's, the head's), transitively: a column
-    compared with term text must hold the same text (its input keyed at the
-    load, a constant written as its key text)."""
-    texts = {(p, i) for p, cols in given.items() for i, c in enumerate(cols) if c == TEXT}
-    links = []  # per rule and variable: the positions it occupies
+    ``given`` so and those in ``more`` (arguments two rules' heads give
+    two classes, and body columns keyed for such a head: :class:`TwoKinds`),
+    and, transitively, every position a rule's variable links to one in
+    its body (a body atom's argument, a negated atom's, the head's): a
+    column compared with term text must hold the same text (its input
+    keyed at the load, a constant written as its key text), and a head
+    copying term text holds it.  A head's argument of term text does not
+    make its rule's body columns text: the head writes the key text of
+    their typed terms (terms.TermTypes.key_text_sql)."""
+    texts = {(p, i) for p, cols in given.items() for i, c in enumerate(cols) if c == TEXT} | set(more)
+    links = []  # per rule and variable: the positions it occupies in the body, and in the head
     for r in plan.rules:
         at: dict = {}
         for lit in r.body:
             if isinstance(lit, (Scan, NegScan)) and lit.pred != TOP:
                 for i, t in enumerate(lit.terms):
                     if isinstance(t, ast.Var):
-                        at.setdefault(t.name, set()).add((lit.pred, i))
+                        at.setdefault(t.name, (set(), set()))[0].add((lit.pred, i))
         for i, t in enumerate(r.head_terms):
-            if isinstance(t, ast.Var):
-                at.setdefault(t.name, set()).add((r.head_pred, i))
-        links.extend(ps for ps in at.values() if len(ps) > 1)
+            if isinstance(t, ast.Var) and t.name in at:
+                at[t.name][1].add((r.head_pred, i))
+        links.extend((body, body | head) for body, head in at.values() if len(body | head) > 1)
     changed = bool(texts)
     while changed:
         changed = False
-        for ps in links:
-            if ps & texts and not ps <= texts:
+        for body, ps in links:
+            if body & texts and not ps <= texts:
                 texts |= ps
                 changed = True
     return texts
@@ -234,9 +239,12 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
 
     def put(pred, i, c, rule):
         cols = classes.setdefault(pred, [None] * len(rule.head_terms))
+        if (pred, i) in texts:  # term text: the head writes its value's key text (terms.TermTypes.key_text_sql)
+            writes_key_text(c, pred, i, rule)
+            c = TEXT
         m = meet(cols[i], c)
         if m is False:
-            raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms{mixed(cols[i], c)}", rule)
+            raise TwoKinds({(pred, i)}, f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms{mixed(cols[i], c)}", rule)
         changed, cols[i] = m != cols[i], m
         return changed
 
@@ -297,12 +305,43 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                     c = TEXT if (r.head_pred, i) in texts else value_class(t.value)
                 else:
                     c = env.get(t.name)
+                    if (r.head_pred, i) in texts and c in (FLOAT, SET):  # its body's columns keyed at the load instead
+                        body = {(lit.pred, j) for lit in r.body if isinstance(lit, (Scan, NegScan)) and lit.pred != TOP
+                                for j, x in enumerate(lit.terms) if x == t}
+                        if body and not body <= texts:
+                            raise TwoKinds(body, f"{t.name} binds {c} terms for argument {i + 1} of {r.head_pred}, term text", r)
                 if c is not None:
                     changed |= put(r.head_pred, i, c, r)
     for r in plan.rules:  # (a rule found dead beside classes another dead rule gave: live without them)
         if id(r) in dead and fires(r) and not never_binds(r.body, classes):
             raise NotRelational("a join of two kinds of terms that binds nothing only beside another such join", r)
     return classes
+
+
+class TwoKinds(NotRelational):
+    """The ``positions`` (``{(pred, argument)}``) that must hold term text
+    (TEXT): an argument two rules' heads give two classes, each head then
+    writing its value's key text; or the body columns that bind a float
+    or a set for a head of term text, keyed at their load (no SQL writes
+    their key text: :func:`writes_key_text`).  entry.prepare infers the
+    classes again with them."""
+
+    def __init__(self, positions, why: str, rule=None):
+        super().__init__(why, rule)
+        self.positions = set(positions)
+
+
+def writes_key_text(c, pred: str, i: int, rule) -> None:
+    """Refuse a rule's value of class ``c`` into argument ``i`` of ``pred``,
+    a column of term text, when no SQL writes its key text exactly as
+    key_text does (terms.TermTypes.key_text_sql): a float (key_text writes
+    a float's exact binary value, ``1e300`` in 301 digits, or Python's
+    shortest text of it, ``float(0.1)``, which Java's ``Double.toString``
+    does not always give) or a set (its members' key texts)."""
+    if c in (FLOAT, SET):
+        what = "a float" if c == FLOAT else "a set"
+        raise NotRelational(f"argument {i + 1} of {pred} holds term text (two kinds of terms, or terms joined with term text), "
+                            f"and a rule computes {what} for it: no SQL writes {what}'s key text as the engine does", rule)
 
 
 def body_classes(lits, classes: dict) -> dict:

@@ -1,0 +1,149 @@
+"""Arguments holding two kinds of terms in Spark's relational rounds (no
+key): the program's facts mixing kinds in one argument, and two rules'
+heads giving one argument numbers and strings (or booleans, dates,
+timestamps).  Such an argument is term text (classes.TEXT): the facts'
+key texts written on the driver, a rule's typed value written as its key
+text by SQL (terms.TermTypes.key_text_sql), so joins on it compare keys.
+Each program went to one Spark task before; each asserts the rounds'
+path and the embedded engine's model (the oracle), read back from the
+marked outputs (marked ``spark``)."""
+
+import warnings
+from datetime import date, datetime
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+
+import chronolog
+from chronolog.engine.arrow import table_to_rows
+
+from test_spark_rounds import cs
+
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
+
+
+def run(spark, program, tables: dict, outputs):
+    """``(path, fallback warnings)`` of the rounds, each output's facts
+    asserted equal to the embedded model's (by the engine's equality)."""
+    rows = {p: table_to_rows(t, p) for p, t in tables.items()}
+    model = chronolog.reason(program, rows)
+    stats = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", cs().DriverFallback)
+        out = cs().reason(spark, program, inputs=tables, distributed=True, stats=stats, outputs=outputs)
+    falls = [str(w.message) for w in caught if issubclass(w.category, cs().DriverFallback)]
+    for p in outputs:
+        got, want = table_to_rows(out[p].toArrow(), p), table_to_rows(model.to_arrow(p), p)
+        assert set(got) == set(want) and len(set(got)) == len(got), p
+    assert all(model.to_arrow(p).num_rows for p in outputs), {p: model.to_arrow(p).num_rows for p in outputs}  # (every rule derives)
+    return stats.get("path"), falls
+
+
+def rounds_ran(spark, program, tables, outputs):
+    path, falls = run(spark, program, tables, outputs)
+    assert path == "relational" and not falls, (path, falls)
+
+
+R = pa.table({"k": pa.array([1, 2, 3]), "start": [0, 0, 0], "end": [9, 9, 9]})
+FACTS = """p(1)@[0,3]. p("a")@[0,3]. p(a)@[1,4]. p(#T)@[0,2]. p(2.5)@[0,5]. p("x\\ny")@[0,1]. p(3.0)@[2,6]. p("3")@[0,9].
+q(X) :- p(X), r(X).
+k(X) :- p(X), X == 1.
+all(X) :- p(X).
+cross(X, Y) :- p(X), r(Y), X != Y.
+@output("q"). @output("k"). @output("all"). @output("cross").
+"""
+
+
+def test_program_facts_of_two_kinds_join_in_the_rounds(spark):
+    """``p(1). p("a"). ...``: the facts' argument is term text, so ``3.0``
+    joins the input's ``3`` and the string ``"3"`` does not; a constant
+    and a typed variable compare with it by key."""
+    rounds_ran(spark, FACTS, {"r": R}, ["q", "k", "all", "cross"])
+
+
+def test_many_program_facts_of_two_kinds_load_as_a_dataframe(spark):
+    """More facts than a literal relation holds: a DataFrame of their key texts."""
+    facts = "".join(f"p({i})@[0,3]. p(\"s{i}\")@[1,4]. " for i in range(80))
+    rounds_ran(spark, facts + "\n" + FACTS, {"r": R}, ["q", "k", "all", "cross"])
+
+
+STRINGS = ["a", "2", 'q"r\\s', "abc\n", "not", "inf", "Abc", "é\u2028x", "tab\there", "b_1", "", "\x85\x0b"]
+HEADS = """v(X) :- a(K, X).
+v(X) :- b(K, X).
+w(Y) :- a(K, X), Y = X + 1.
+w(Y) :- b(K, S), Y = concat(S, "").
+j(K, X) :- w(X), c(K, X).
+cross(X, Y) :- a(K, X), c(L, Y), X != Y.
+@output("v"). @output("w"). @output("j"). @output("cross").
+"""
+
+
+def test_two_rules_heads_of_numbers_and_strings(spark):
+    """Numbers from one rule, strings from another, in one argument:
+    copied (the head writes its column's key text), computed (``X + 1``,
+    ``concat``), joined with an input's column keyed at its load; strings
+    that print bare, quoted, escaped (quotes, backslashes, line breaks,
+    reserved words)."""
+    a = pa.table({"k": ["x", "y", "z"], "n": pa.array([1, 2, -7]), "start": [0, 1, 2], "end": [5, 5, 5]})
+    n = len(STRINGS)
+    b = pa.table({"k": [f"k{i}" for i in range(n)], "s": STRINGS, "start": [0] * n, "end": [5] * n})
+    c = pa.table({"k": ["m", "n", "o", "p", "q"], "s": ["2", "a", "abc\n", 'q"r\\s', "3"], "start": [0] * 5, "end": [5] * 5})
+    rounds_ran(spark, HEADS, {"a": a, "b": b, "c": c}, ["v", "w", "j", "cross"])
+
+
+def test_decimals_booleans_dates_and_timestamps_beside_strings(spark):
+    """Each kind's key text as SQL writes it: decimals without trailing
+    zeros (``-0.5``, ``100``, ``0``), ``#T``/``#F``, dates (year 1 too),
+    timestamps (``T``, microseconds padded to six digits, a midnight as
+    its date), against the same terms given as the program's facts."""
+    n = 5
+    d = pa.table({"k": [f"k{i}" for i in range(n)],
+                  "x": pa.array([Decimal("-0.500"), Decimal("100.000"), Decimal("0.000"), Decimal("2.125"), Decimal("7.000")],
+                                pa.decimal128(10, 3)),
+                  "t": pa.array([True, False, True, False, True]),
+                  "dt": pa.array([date(2024, 1, 1), date(1, 1, 1), date(999, 3, 4), date(2024, 2, 29), date(9999, 12, 31)]),
+                  "ts": pa.array([datetime(2024, 1, 1, 10, 0, 0, 500), datetime(2024, 1, 2), datetime(1, 1, 1, 0, 0, 1),
+                                  datetime(2024, 3, 10, 2, 30), datetime(2024, 1, 1, 23, 59, 59, 999999)], pa.timestamp("us")),
+                  "start": [0] * n, "end": [5] * n})
+    program = """m(Y) :- d(K, X, T, D, S), Y = X.
+m(Y) :- d(K, X, T, D, S), Y = T.
+m(Y) :- d(K, X, T, D, S), Y = D.
+m(Y) :- d(K, X, T, D, S), Y = S.
+m(s) :- d(K, X, T, D, S).
+hit(Y) :- m(Y), given(Y).
+GIVEN
+@output("m"). @output("hit").
+"""
+    given = ["-0.5", "100", "0", "2.125", "#F", "2024-01-01", "0001-01-01", "9999-12-31", "2024-01-02", "s", '"7"']
+    rounds_ran(spark, program.replace("GIVEN", " ".join(f"given({g})@[0,9]." for g in given)), {"d": d}, ["m", "hit"])
+    given += ["2024-01-01T10:00:00.000500", "2024-03-10T02:30:00", "0001-01-01T00:00:01"]
+    again = program.replace("GIVEN", " ".join(f"given({g})@[0,9]." for g in given))
+    rounds_ran(spark, again, {"d": d}, ["m", "hit"])
+
+
+def test_a_float_computed_for_term_text_goes_to_one_task_naming_why(spark):
+    """A float's key text (its exact binary value, or Python's shortest
+    text) has no SQL: such a head falls back to one task, named, with the
+    engine's answers."""
+    a = pa.table({"k": ["x", "y"], "n": pa.array([1, 2]), "start": [0, 1], "end": [5, 5]})
+    b = pa.table({"k": ["x"], "s": ["a"], "start": [0], "end": [5]})
+    program = "v(X) :- b(K, X).\nv(Y) :- a(K, X), Y = float(X) / 10.\ncross(X, Y) :- v(X), a(K, Y), X != Y.\n@output(\"v\")."
+    path, falls = run(spark, program, {"a": a, "b": b}, ["v"])
+    assert path != "relational" and "a rule computes a float for it: no SQL writes a float's key text" in falls[0], falls
+
+
+def test_input_floats_beside_strings_are_keyed_at_their_load(spark):
+    """Floats copied from an input into an argument of term text: the
+    input column keyed at its load (engine/term_types.key_text), as the
+    engine finds them equal: ``0.1`` the float is not ``1/10``."""
+    f = pa.table({"k": ["x", "y", "z", "u"], "v": pa.array([0.1, 1.0, 2.5, -0.0]), "start": [0] * 4, "end": [5] * 4})
+    b = pa.table({"k": ["x"], "s": ["a"], "start": [0], "end": [5]})
+    program = """v(X) :- b(K, X).
+v(X) :- f(K, X).
+hit(X) :- v(X), n(X).
+cross(X, Y) :- v(X), b(K, Y), X != Y.
+n(0.1)@[0,9]. n(1)@[0,9]. n(5/2)@[0,9]. n(0)@[0,9]. n(a)@[0,9].
+@output("v"). @output("hit").
+"""
+    rounds_ran(spark, program, {"f": f, "b": b}, ["v", "hit"])

@@ -1,9 +1,11 @@
 """Arguments holding two kinds of terms in Spark's relational rounds (no
-key): the program's facts mixing kinds in one argument, and two rules'
-heads giving one argument numbers and strings (or booleans, dates,
-timestamps).  Such an argument is term text (classes.TEXT): the facts'
-key texts written on the driver, a rule's typed value written as its key
-text by SQL (terms.TermTypes.key_text_sql), so joins on it compare keys.
+key): the program's facts mixing kinds in one argument, two rules' heads
+giving one argument numbers and strings (or booleans, dates, timestamps),
+and a variable joining floats with exact numbers.  Such an argument is
+term text (classes.TEXT): the facts' key texts written on the driver, a
+rule's typed value written as its key text by SQL
+(terms.TermTypes.key_text_sql), an input's column keyed at its load, so
+joins on it compare keys, as exactly as the engine's equality.
 Each program went to one Spark task before; each asserts the rounds'
 path and the embedded engine's model (the oracle), read back from the
 marked outputs (marked ``spark``)."""
@@ -147,3 +149,37 @@ n(0.1)@[0,9]. n(1)@[0,9]. n(5/2)@[0,9]. n(0)@[0,9]. n(a)@[0,9].
 @output("v"). @output("hit").
 """
     rounds_ran(spark, program, {"f": f, "b": b}, ["v", "hit"])
+
+
+FLOATS = pa.table({"k": [f"f{i}" for i in range(8)],
+                   "v": pa.array([0.1, 1.0, 2.0**60, 1e300, -0.0, 2.5, 9007199254740992.0, 0.30000000000000004]),
+                   "start": [0] * 8, "end": [5] * 8})
+EXACT = pa.table({"k": [f"n{i}" for i in range(6)], "v": pa.array([1, 2**60, 2**60 + 1, 0, 9007199254740993, 9007199254740992]),
+                  "start": [1] * 6, "end": [6] * 6})
+DECIMALS = pa.table({"k": ["d0", "d1", "d2", "d3"], "v": pa.array([Decimal("0.1"), Decimal("2.5"), Decimal("1.0"), Decimal("0.3")],
+                                                                    pa.decimal128(20, 1)), "start": [0] * 4, "end": [9] * 4})
+JOINS = """j(K, L) :- m(K, V), n(L, V).
+jd(K, L) :- m(K, V), d(L, V).
+x(K) :- m(K, V), not n(L, V).
+both(V) :- m(K, V), n(L, V).
+@output("j"). @output("jd"). @output("x"). @output("both").
+"""
+
+
+def test_a_variable_joins_floats_with_exact_numbers_by_their_values(spark):
+    """A join and a negation of a float column with exact numbers: by the
+    engine's equality, a float equal to the exact number of its value:
+    ``1.0`` = ``1``, ``-0.0`` = ``0``, ``2.0^60`` = ``2^60`` but not
+    ``2^60 + 1``, ``2.0^53`` not ``2^53 + 1``, the float ``0.1`` not the
+    decimal ``0.1`` (1/10), ``1e300`` no number of 38 digits."""
+    rounds_ran(spark, JOINS, {"m": FLOATS, "n": EXACT, "d": DECIMALS}, ["j", "jd", "x", "both"])
+
+
+def test_a_nan_joined_with_exact_numbers_is_the_engines_error(spark):
+    """A NaN float: the engine refuses the row, so do the rounds (one task reports it)."""
+    m = pa.table({"k": ["a", "b"], "v": pa.array([1.0, float("nan")]), "start": [0, 0], "end": [5, 5]})
+    with pytest.raises(chronolog.DataError, match="NaN"):
+        chronolog.reason(JOINS, {"m": m, "n": EXACT, "d": DECIMALS})
+    with pytest.warns(cs().DriverFallback, match="a NaN"):
+        with pytest.raises(chronolog.DataError, match="NaN"):
+            cs().reason(spark, JOINS, inputs={"m": m, "n": EXACT, "d": DECIMALS}, distributed=True)

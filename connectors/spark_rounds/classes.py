@@ -281,7 +281,10 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                     if isinstance(t, ast.Var) and c is not None:
                         m = meet(env.get(t.name), c)
                         if m is False:
-                            raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms{mixed(env[t.name], c)}", r)
+                            why = f"the variable {t.name} joins {env[t.name]} with {c} terms{mixed(env[t.name], c)}"
+                            if {env[t.name], c} == {NUM, FLOAT}:  # compared by their key texts, exactly (1.0 = 1, 0.1 != 1/10)
+                                raise TwoKinds(_body_positions(r, t), why, r)
+                            raise NotRelational(why, r)
                         env[t.name] = m
             if isinstance(op, (WrapInterval, CaptureTime)):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
                 env["$start"] = env["$end"] = env["$time"] = NUM
@@ -291,6 +294,8 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                 for i, t in enumerate(lit.terms if cols else ()):
                     c, have = cols[i], env.get(t.name) if isinstance(t, ast.Var) else None
                     if meet(c, have) is False and not disjoint(c, have):  # (disjoint: it never holds there)
+                        if {c, have} == {NUM, FLOAT}:  # compared by their key texts
+                            raise TwoKinds(_body_positions(r, t), f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms", r)
                         raise NotRelational(f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms{mixed(have, c)}", r)
             if isinstance(op, Aggregate):
                 from .aggregate import result_class
@@ -306,8 +311,7 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                 else:
                     c = env.get(t.name)
                     if (r.head_pred, i) in texts and c in (FLOAT, SET):  # its body's columns keyed at the load instead
-                        body = {(lit.pred, j) for lit in r.body if isinstance(lit, (Scan, NegScan)) and lit.pred != TOP
-                                for j, x in enumerate(lit.terms) if x == t}
+                        body = _body_positions(r, t)
                         if body and not body <= texts:
                             raise TwoKinds(body, f"{t.name} binds {c} terms for argument {i + 1} of {r.head_pred}, term text", r)
                 if c is not None:
@@ -329,6 +333,12 @@ class TwoKinds(NotRelational):
     def __init__(self, positions, why: str, rule=None):
         super().__init__(why, rule)
         self.positions = set(positions)
+
+
+def _body_positions(rule, var) -> set:
+    """The ``(pred, argument)`` positions of the variable ``var`` in the atoms of ``rule``'s body, negated ones too."""
+    return {(lit.pred, j) for lit in rule.body if isinstance(lit, (Scan, NegScan)) and lit.pred != TOP
+            for j, x in enumerate(lit.terms) if x == var}
 
 
 def writes_key_text(c, pred: str, i: int, rule) -> None:

@@ -183,3 +183,21 @@ def test_a_nan_joined_with_exact_numbers_is_the_engines_error(spark):
     with pytest.warns(cs().DriverFallback, match="a NaN"):
         with pytest.raises(chronolog.DataError, match="NaN"):
             cs().reason(spark, JOINS, inputs={"m": m, "n": EXACT, "d": DECIMALS}, distributed=True)
+
+
+def test_a_decimal_that_may_be_a_floats_value_stops_the_rounds(spark):
+    """key_text writes an exact number that is a float's binary value with
+    a shorter float text as that float (``1234567 + 2^-12``
+    is ``float(1234567.0002441406)``); SQL does not tell it from another
+    decimal of more than 15 digits ending in 5, so such a row in a column
+    of term text stops the rounds, named, and one task gives the engine's
+    answers; fewer digits run in the rounds."""
+    program = "v(Y) :- e(K, X), Y = X.\nv(Y) :- b(K, Y).\ncross(X, Y) :- v(X), b(K, Y), X != Y.\n@output(\"v\"). @output(\"cross\")."
+    b = pa.table({"k": ["x"], "s": ["a"], "start": [0], "end": [5]})
+    e = pa.table({"k": ["p", "q"], "x": pa.array([Decimal("1234567.000244140625"), Decimal("2.5")], pa.decimal128(38, 12)),
+                  "start": [0, 0], "end": [5, 5]})
+    path, falls = run(spark, program, {"e": e, "b": b}, ["v", "cross"])
+    assert path != "relational" and "a decimal of more than 15 significant digits ending in 5 as term text" in falls[0], falls
+    e = pa.table({"k": ["p", "q", "r"], "x": pa.array([Decimal("0.000244140625"), Decimal("2.5"), Decimal("1234567.123456789012")],
+                                                       pa.decimal128(38, 12)), "start": [0, 0, 0], "end": [5, 5, 5]})
+    rounds_ran(spark, program, {"e": e, "b": b}, ["v", "cross"])

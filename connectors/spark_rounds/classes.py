@@ -7,8 +7,8 @@ class (integers and decimals are one: numbers; binary floats, from a
 ``double``/``float`` input column, a Python float given as a fact, or a
 rule's computation (functions.py), are another), known from the inputs'
 Spark types and the program's constants and carried through the rules to
-the heads; a column that mixes them is refused (:class:`NotRelational`),
-but for dates beside timestamps, one instant class (:func:`meet`).  A
+the heads; a column that mixes them is term text (TEXT, below), but for
+dates beside timestamps, one instant class (:func:`meet`).  A
 variable that joins two classes no term of which the engine finds equal
 (:func:`disjoint`: an instant and a number, a string and a number, a set
 and a string, ...) binds nothing: the rule derives nothing
@@ -16,10 +16,11 @@ and a string, ...) binds nothing: the rule derives nothing
 atom it meets so never holds (rules.py), as the engine's equality says.
 The engine finds a float equal to the exact number of its value (``1.0``
 = ``1``: Python's equality), which Spark's implicit cast would decide
-through a float (``2^53 + 1`` = ``2.0^53``): a column or a join variable
-(a negated atom's too) holding floats and exact numbers is refused; a
-constant of one kind against a column of the other is compared exactly
-(rules.py, functions.float_vs_exact, terms.exact_equals_float).
+through a float (``2^53 + 1`` = ``2.0^53``): a join variable (a negated
+atom's too) holding floats and exact numbers makes the columns it links
+term text (:class:`TwoKinds`), compared by key text; a constant of one
+kind against a column of the other is compared exactly (rules.py,
+functions.float_vs_exact, terms.exact_equals_float).
 
 A column of term text (constants of several kinds, sets, exact numbers
 past decimals: engine/term_types.text_marker) is its own class, TEXT: each
@@ -28,8 +29,12 @@ cell, once at the load, as the text ``term_types.key_text`` gives its term
 their terms equal, so joins, negation and grouping compare strings; the
 program's constants against it are written the same way (terms.py), and
 every column a variable joins with one (:func:`text_positions`) is
-such text too, an input's typed column keyed at its load.  No order or
-arithmetic is defined on it: refused (rules.py, arithmetic.py, aggregate.py).
+such text too, an input's typed column keyed at its load.  An argument
+that two rules' heads give two classes (or the program's facts: entry.py)
+is term text as well (:class:`TwoKinds`): each head writes its typed
+value's key text in SQL (terms.TermTypes.key_text_sql; a float or a set
+has none: :func:`writes_key_text`).  No order or arithmetic is defined on
+it: refused (rules.py, arithmetic.py, aggregate.py).
 """
 
 from __future__ import annotations

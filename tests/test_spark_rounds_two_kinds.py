@@ -16,6 +16,9 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
+from budget import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import chronolog
 from chronolog.engine.arrow import table_to_rows
@@ -201,3 +204,50 @@ def test_a_decimal_that_may_be_a_floats_value_stops_the_rounds(spark):
     e = pa.table({"k": ["p", "q", "r"], "x": pa.array([Decimal("0.000244140625"), Decimal("2.5"), Decimal("1234567.123456789012")],
                                                        pa.decimal128(38, 12)), "start": [0, 0, 0], "end": [5, 5, 5]})
     rounds_ran(spark, program, {"e": e, "b": b}, ["v", "cross"])
+
+
+# the terms of each class as Spark holds them in a run, with the engine's term of each
+_TEXTS = st.text(st.sampled_from(list("aZ_09 \"\\\n\r\t\x0b\x0c\x1c\x85\u2028\u2029é{}#.-")), max_size=6) | st.sampled_from(
+    ["not", "inf", "infty", "nota", "a\n", "abc", ""])
+_DECIMALS = st.decimals(min_value=-10**25, max_value=10**25, places=12, allow_nan=False, allow_infinity=False)
+_INSTANTS = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999999))
+
+
+@pytest.mark.parametrize("kind", ["str", "bigint", "decimal", "bool", "date", "timestamp"])
+def test_random_terms_key_text_in_sql_is_key_texts(spark, kind):
+    """TermTypes.key_text_sql on random terms of each class, in the
+    session's time zone and in one with daylight saving, against
+    engine/term_types.key_text of the engine's term: the same text, or a
+    row the SQL stops (a decimal that may be a float's value)."""
+    from pyspark.sql import types as T
+
+    from chronolog.connectors.spark_rounds.terms import TermTypes
+    from chronolog.connectors.spark_rounds.udfs import engine_value
+    from chronolog.engine.term_types import instant, key_text
+
+    num = T.DecimalType(38, 12) if kind == "decimal" else T.LongType()
+    cls = {"str": "str", "bigint": "num", "decimal": "num", "bool": "bool", "date": "date", "timestamp": "timestamp"}[kind]
+    typ = {"str": T.StringType(), "bigint": T.LongType(), "decimal": num, "bool": T.BooleanType(), "date": T.DateType(),
+           "timestamp": T.TimestampNTZType()}[kind]
+    values = {"str": _TEXTS, "bigint": st.integers(-(2**63), 2**63 - 1), "decimal": _DECIMALS, "bool": st.booleans(),
+              "date": _INSTANTS.map(lambda d: d.date()), "timestamp": _INSTANTS | _INSTANTS.map(lambda d: d.replace(hour=0, minute=0,
+                                                                                                                 second=0, microsecond=0))}[kind]
+
+    @settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(values, min_size=1, max_size=30))
+    def check(xs):
+        sql = TermTypes({}, num).key_text_sql("x", cls)
+        df = spark.createDataFrame([(x,) for x in xs], T.StructType([T.StructField("x", typ)]))
+        for zone in ("UTC", "America/New_York"):
+            spark.conf.set("spark.sql.session.timeZone", zone)
+            try:
+                got = [r[0] for r in df.selectExpr(f"{sql} AS k").collect()]
+            except Exception as e:  # noqa: BLE001 - a row the SQL stops: only a decimal that may be a float's value
+                assert kind == "decimal" and "ending in 5 as term text" in str(e), e
+                continue
+            finally:
+                spark.conf.set("spark.sql.session.timeZone", "UTC")
+            want = [key_text(instant(x) if kind in ("date", "timestamp") else engine_value(x)) for x in xs]
+            assert got == want, (zone, xs)
+
+    check()

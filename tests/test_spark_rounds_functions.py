@@ -484,7 +484,7 @@ def test_random_concat_and_exact_of_floats_equal_the_engine(spark, rows):
     ('t(X, Y) :- w(X, A), Y = round(float(A), A + 1).', "round() to digits other than a whole constant"),
     ('t(X, Y) :- w(X, A), A > 0, F = exp(float(A) + 705) * 10, Y = concat(F, "").', "NaN or infinite"),
     ("t(X, Y) :- w(X, A), Y = float(A) / 3, Y > A.", "the comparison of a float with the exact number A"),
-    ("t(X, Y) :- w(X, A), Y = float(A).\nt(X, Y) :- w(X, Y).", "argument 2 of t holds both"),
+    ("t(X, Y) :- w(X, A), Y = float(A).\nt(X, Y) :- w(X, Y).", "argument 2 of t holds term text (two kinds of terms"),
     ("t(X, Y) :- w(X, A), Y = min(float(A), A).", "min() of floats and exact numbers"),
     ("t(X, Y) :- w(X, A), Y = sqrt(A * A).", "an exact square"),
     ("t(X, Y) :- w(X, A), Y = float(A) / A.", "division by zero"),

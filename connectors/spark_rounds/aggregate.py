@@ -200,7 +200,7 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
         varcols[v], varcls[v] = c, own.get(c, NUM)
     for lit in rule.after:  # (their constants are among the run's: program_constants)
         df = rules.test_or_assign(q, df, lit, varcls, varcols, rule)
-    return rules.head(q, df, rule, varcols)
+    return rules.head(q, df, rule, varcols, varcls)
 
 
 def _staged(rules, q: Stmt, src: str, cols: list) -> str:

@@ -83,11 +83,11 @@ class Chase:
                                           if isinstance(t, ast.Var) and t.name not in rule.existentials))
             keys = frontier or ["_one"]
             un = q.text(q.add(f"SELECT {', '.join([*(frontier or ['1 AS _one']), 's', 'e'])} FROM {df}", [*keys, "s", "e"]))
-            found.append((rule, keys, varcols, self.catalog.checkpoint(un)))
+            found.append((rule, keys, varcols, varcls, self.catalog.checkpoint(un)))
         if not found:
             return {}, {}
         items = []
-        for rule, keys, _, un in found:
+        for rule, keys, _, _, un in found:
             k = ", ".join(keys)
             fresh = f"(SELECT DISTINCT {k} FROM {self.catalog.view(un)})"
             old = self._known(rule, keys)
@@ -96,7 +96,7 @@ class Chase:
             items += [(un, True, None), (f"SELECT {k}, row_number() OVER (ORDER BY {k}) AS _rn FROM {fresh} AS f", True, None)]
         done = self.catalog.materialize(items)
         stmts, outs = {}, {}
-        for (rule, keys, varcols, _), (un, n_un, _), (w, n_new, _) in zip(found, done[0::2], done[1::2]):
+        for (rule, keys, varcols, varcls, _), (un, n_un, _), (w, n_new, _) in zip(found, done[0::2], done[1::2]):
             if n_new:
                 self._watch(rule)
                 self.witnesses.setdefault(id(rule), []).append((w, self.made))
@@ -117,7 +117,7 @@ class Chase:
                 cols[var] = f"_x{j}"
                 nulls.append(f"concat('_:n', CAST(_id + {j + 1} AS STRING)) AS _x{j}")  # a null's key text
             df = q.add(f"SELECT {', '.join([*keys, *nulls, 's', 'e'])} FROM {ids}", [*keys, *(f"_x{j}" for j in range(len(nulls))), "s", "e"])
-            outs.setdefault(rule.head_pred, []).append(self.rules.head(q, df, rule, cols))
+            outs.setdefault(rule.head_pred, []).append(self.rules.head(q, df, rule, cols, varcls))
         return stmts, outs
 
     def _known(self, rule, keys) -> str:

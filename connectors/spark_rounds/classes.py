@@ -7,8 +7,8 @@ class (integers and decimals are one: numbers; binary floats, from a
 ``double``/``float`` input column, a Python float given as a fact, or a
 rule's computation (functions.py), are another), known from the inputs'
 Spark types and the program's constants and carried through the rules to
-the heads; a column that mixes them is refused (:class:`NotRelational`),
-but for dates beside timestamps, one instant class (:func:`meet`).  A
+the heads; a column that mixes them is term text (TEXT, below), but for
+dates beside timestamps, one instant class (:func:`meet`).  A
 variable that joins two classes no term of which the engine finds equal
 (:func:`disjoint`: an instant and a number, a string and a number, a set
 and a string, ...) binds nothing: the rule derives nothing
@@ -16,10 +16,11 @@ and a string, ...) binds nothing: the rule derives nothing
 atom it meets so never holds (rules.py), as the engine's equality says.
 The engine finds a float equal to the exact number of its value (``1.0``
 = ``1``: Python's equality), which Spark's implicit cast would decide
-through a float (``2^53 + 1`` = ``2.0^53``): a column or a join variable
-(a negated atom's too) holding floats and exact numbers is refused; a
-constant of one kind against a column of the other is compared exactly
-(rules.py, functions.float_vs_exact, terms.exact_equals_float).
+through a float (``2^53 + 1`` = ``2.0^53``): a join variable (a negated
+atom's too) holding floats and exact numbers makes the columns it links
+term text (:class:`TwoKinds`), compared by key text; a constant of one
+kind against a column of the other is compared exactly (rules.py,
+functions.float_vs_exact, terms.exact_equals_float).
 
 A column of term text (constants of several kinds, sets, exact numbers
 past decimals: engine/term_types.text_marker) is its own class, TEXT: each
@@ -28,8 +29,12 @@ cell, once at the load, as the text ``term_types.key_text`` gives its term
 their terms equal, so joins, negation and grouping compare strings; the
 program's constants against it are written the same way (terms.py), and
 every column a variable joins with one (:func:`text_positions`) is
-such text too, an input's typed column keyed at its load.  No order or
-arithmetic is defined on it: refused (rules.py, arithmetic.py, aggregate.py).
+such text too, an input's typed column keyed at its load.  An argument
+that two rules' heads give two classes (or the program's facts: entry.py)
+is term text as well (:class:`TwoKinds`): each head writes its typed
+value's key text in SQL (terms.TermTypes.key_text_sql; a float or a set
+has none: :func:`writes_key_text`).  No order or arithmetic is defined on
+it: refused (rules.py, arithmetic.py, aggregate.py).
 """
 
 from __future__ import annotations
@@ -168,31 +173,36 @@ def time_digits(typ) -> int:
     raise NotRelational(f"a time column of Spark type {typ.simpleString()} (numbers, dates and timestamps only on this path)")
 
 
-def text_positions(plan, given: dict) -> set:
+def text_positions(plan, given: dict, more=frozenset()) -> set:
     """The ``(pred, argument)`` positions that hold term text (TEXT): those
-    ``given`` so, and every position a rule's variable links to one (a body
-    atom's argument, a negated atom's, the head's), transitively: a column
-    compared with term text must hold the same text (its input keyed at the
-    load, a constant written as its key text)."""
-    texts = {(p, i) for p, cols in given.items() for i, c in enumerate(cols) if c == TEXT}
+    ``given`` so, labelled nulls (:func:`null_positions`), those in ``more`` (arguments two rules' heads give
+    two classes, and body columns keyed for such a head: :class:`TwoKinds`),
+    and, transitively, every position a rule's variable links to one in
+    its body (a body atom's argument, a negated atom's, the head's): a
+    column compared with term text must hold the same text (its input
+    keyed at the load, a constant written as its key text), and a head
+    copying term text holds it.  A head's argument of term text does not
+    make its rule's body columns text: the head writes the key text of
+    their typed terms (terms.TermTypes.key_text_sql)."""
+    texts = {(p, i) for p, cols in given.items() for i, c in enumerate(cols) if c == TEXT} | set(more)
     texts |= null_positions(plan)
-    links = []  # per rule and variable: the positions it occupies
+    links = []  # per rule and variable: the positions it occupies in the body, and in the head
     for r in plan.rules:
         at: dict = {}
         for lit in r.body:
             if isinstance(lit, (Scan, NegScan)) and lit.pred != TOP:
                 for i, t in enumerate(lit.terms):
                     if isinstance(t, ast.Var):
-                        at.setdefault(t.name, set()).add((lit.pred, i))
+                        at.setdefault(t.name, (set(), set()))[0].add((lit.pred, i))
         for i, t in enumerate(r.head_terms):
-            if isinstance(t, ast.Var):
-                at.setdefault(t.name, set()).add((r.head_pred, i))
-        links.extend(ps for ps in at.values() if len(ps) > 1)
+            if isinstance(t, ast.Var) and t.name in at:
+                at[t.name][1].add((r.head_pred, i))
+        links.extend((body, body | head) for body, head in at.values() if len(body | head) > 1)
     changed = bool(texts)
     while changed:
         changed = False
-        for ps in links:
-            if ps & texts and not ps <= texts:
+        for body, ps in links:
+            if body & texts and not ps <= texts:
                 texts |= ps
                 changed = True
     return texts
@@ -246,9 +256,12 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
 
     def put(pred, i, c, rule):
         cols = classes.setdefault(pred, [None] * len(rule.head_terms))
+        if (pred, i) in texts:  # term text: the head writes its value's key text (terms.TermTypes.key_text_sql)
+            writes_key_text(c, pred, i, rule)
+            c = TEXT
         m = meet(cols[i], c)
         if m is False:
-            raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms{mixed(cols[i], c)}", rule)
+            raise TwoKinds({(pred, i)}, f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms{mixed(cols[i], c)}", rule)
         changed, cols[i] = m != cols[i], m
         return changed
 
@@ -285,7 +298,10 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                     if isinstance(t, ast.Var) and c is not None:
                         m = meet(env.get(t.name), c)
                         if m is False:
-                            raise NotRelational(f"the variable {t.name} joins {env[t.name]} with {c} terms{mixed(env[t.name], c)}", r)
+                            why = f"the variable {t.name} joins {env[t.name]} with {c} terms{mixed(env[t.name], c)}"
+                            if {env[t.name], c} == {NUM, FLOAT}:  # compared by their key texts, exactly (1.0 = 1, 0.1 != 1/10)
+                                raise TwoKinds(_body_positions(r, t), why, r)
+                            raise NotRelational(why, r)
                         env[t.name] = m
             if isinstance(op, (WrapInterval, CaptureTime)):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
                 env["$start"] = env["$end"] = env["$time"] = NUM
@@ -295,6 +311,8 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                 for i, t in enumerate(lit.terms if cols else ()):
                     c, have = cols[i], env.get(t.name) if isinstance(t, ast.Var) else None
                     if meet(c, have) is False and not disjoint(c, have):  # (disjoint: it never holds there)
+                        if {c, have} == {NUM, FLOAT}:  # compared by their key texts
+                            raise TwoKinds(_body_positions(r, t), f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms", r)
                         raise NotRelational(f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms{mixed(have, c)}", r)
             if isinstance(op, Aggregate):
                 from .aggregate import result_class
@@ -311,12 +329,48 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                     c = TEXT
                 else:
                     c = env.get(t.name)
+                    if (r.head_pred, i) in texts and c in (FLOAT, SET):  # its body's columns keyed at the load instead
+                        body = _body_positions(r, t)
+                        if body and not body <= texts:
+                            raise TwoKinds(body, f"{t.name} binds {c} terms for argument {i + 1} of {r.head_pred}, term text", r)
                 if c is not None:
                     changed |= put(r.head_pred, i, c, r)
     for r in plan.rules:  # (a rule found dead beside classes another dead rule gave: live without them)
         if id(r) in dead and fires(r) and not never_binds(r.body, classes):
             raise NotRelational("a join of two kinds of terms that binds nothing only beside another such join", r)
     return classes
+
+
+class TwoKinds(NotRelational):
+    """The ``positions`` (``{(pred, argument)}``) that must hold term text
+    (TEXT): an argument two rules' heads give two classes, each head then
+    writing its value's key text; or the body columns that bind a float
+    or a set for a head of term text, keyed at their load (no SQL writes
+    their key text: :func:`writes_key_text`).  entry.prepare infers the
+    classes again with them."""
+
+    def __init__(self, positions, why: str, rule=None):
+        super().__init__(why, rule)
+        self.positions = set(positions)
+
+
+def _body_positions(rule, var) -> set:
+    """The ``(pred, argument)`` positions of the variable ``var`` in the atoms of ``rule``'s body, negated ones too."""
+    return {(lit.pred, j) for lit in rule.body if isinstance(lit, (Scan, NegScan)) and lit.pred != TOP
+            for j, x in enumerate(lit.terms) if x == var}
+
+
+def writes_key_text(c, pred: str, i: int, rule) -> None:
+    """Refuse a rule's value of class ``c`` into argument ``i`` of ``pred``,
+    a column of term text, when no SQL writes its key text exactly as
+    key_text does (terms.TermTypes.key_text_sql): a float (key_text writes
+    a float's exact binary value, ``1e300`` in 301 digits, or Python's
+    shortest text of it, ``float(0.1)``, which Java's ``Double.toString``
+    does not always give) or a set (its members' key texts)."""
+    if c in (FLOAT, SET):
+        what = "a float" if c == FLOAT else "a set"
+        raise NotRelational(f"argument {i + 1} of {pred} holds term text (two kinds of terms, or terms joined with term text), "
+                            f"and a rule computes {what} for it: no SQL writes {what}'s key text as the engine does", rule)
 
 
 def body_classes(lits, classes: dict) -> dict:

@@ -19,7 +19,7 @@ from chronolog.planner.ir import NegScan, Scan
 from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, reaches, term_decimals, utc_times
-from .classes import (DATE, NUM, SET, TEXT, TS, decimal_digits, infer_classes, meet, mixed, null_positions, spark_class, text_constants,
+from .classes import (DATE, NUM, SET, TEXT, TS, TwoKinds, decimal_digits, infer_classes, meet, null_positions, spark_class, text_constants,
                       text_positions, time_digits, value_class)
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
@@ -59,22 +59,30 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
                 c, scale, whole = spark_class(df.schema[t].dataType)
             digits = max(digits, scale)
             int_digits = max(int_digits, whole)
-            if meet(cols[i], c) is False:
-                raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms")
-            cols[i] = meet(cols[i], c)
+            # two inputs of two kinds in one argument: term text, each keyed at its load
+            cols[i] = TEXT if meet(cols[i], c) is False else meet(cols[i], c)
         for t in ("start", "end"):
             if t in df.columns and calendar is None:
                 digits = max(digits, time_digits(df.schema[t].dataType))
-    texts = text_positions(plan, given)
-    for pred, i in texts:  # an input's typed column joined with term text: its key text at the load
-        if pred in given:
-            given[pred][i] = TEXT
-    if texts and calendar is not None:
-        made = null_positions(plan)  # (the rule that makes them named: chase.py)
-        if made:
-            rule = next(r for r in plan.rules if any((r.head_pred, i) in made for i in range(len(r.head_terms))))
-            raise NotRelational("labelled nulls (term text) in a program with a calendar", rule)
-        raise NotRelational("term text in a program with a calendar")
+    mixed_heads: set = set()  # the arguments that must hold term text for a head's sake (classes.TwoKinds)
+    while True:
+        texts = text_positions(plan, given, mixed_heads)
+        for pred, i in texts:  # an input's typed column joined with term text: its key text at the load
+            if pred in given:
+                given[pred][i] = TEXT
+        if texts and calendar is not None:
+            made = null_positions(plan)  # (the rule that makes them named: chase.py)
+            if made:
+                rule = next(r for r in plan.rules if any((r.head_pred, i) in made for i in range(len(r.head_terms))))
+                raise NotRelational("labelled nulls (term text) in a program with a calendar", rule)
+            raise NotRelational("term text in a program with a calendar")
+        try:
+            classes = infer_classes(plan, given, texts)
+            break
+        except TwoKinds as e:
+            if e.positions <= texts:  # pragma: no cover - a position of term text takes any class
+                raise
+            mixed_heads |= e.positions
     term_scale = 0
     written = text_constants(plan, texts)  # constants written as key text: any term
     for v in program_constants(plan):  # (in order: the first a run cannot hold is the one reported)
@@ -83,7 +91,6 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
             continue
         value_class(v)
         term_scale = max(term_scale, decimal_digits(v))
-    classes = infer_classes(plan, given, texts)
     scales = [term_decimals(df.schema[t].dataType) for pred, df in inputs for i, t in enumerate(_term_columns(df)) if given[pred][i] != TEXT]
     any_dec = term_scale > 0 or any(x is not None for x in scales)
     if any_dec:
@@ -143,6 +150,35 @@ def held_table(spark, df, pred: str, calendar):
     return input_facts(spark, spark_typed(df), pred, calendar, frame)
 
 
+def keyed_facts(spark, table, rows, keyed: list, naive: bool):
+    """The program's facts ``rows`` of one predicate (their Arrow ``table``)
+    whose arguments ``keyed`` hold terms of two kinds: those columns as
+    each term's key text (engine/term_types.key_text, on the driver),
+    marked so that the load reads them as they are (csv_inputs.KEYED); a
+    literal relation (inputs.literal_facts) when small, else a DataFrame."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from chronolog.connectors.distributed import KIND_KEY
+    from chronolog.connectors.spark import arrow_frame, marked
+    from chronolog.engine.term_types import key_text
+
+    from .csv_inputs import KEYED
+
+    names = table.schema.names
+    arrays = [pa.array([key_text(t[i]) for t, _ in rows], pa.string()) if i in keyed else table.column(i) for i in range(len(names))]
+    table = pa.Table.from_arrays(arrays, names=names)
+    fields = from_arrow_schema(table.schema).fields
+    schema = T.StructType([T.StructField(f.name, f.dataType, f.nullable, {KIND_KEY: KEYED} if i in keyed else None)
+                           for i, f in enumerate(fields)])
+
+    def make(spark, table):
+        return marked(arrow_frame(spark, table) if naive else spark.createDataFrame(table), [names[i] for i in keyed], KEYED)
+
+    return literal_facts(spark, table, rows, make, schema, keyed) or make(spark, table)
+
+
 def kept(plan, outputs) -> set:
     """The relations a run must hold to its end: the outputs and what the
     constraints read after the last stratum (the others are released after
@@ -191,9 +227,6 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             raise NotRelational(f"facts of {f.pred} with different numbers of terms")
         for i, v in enumerate(f.terms):
             cols[i].add(value_class(v))
-            if len(cols[i]) > 1 and not cols[i] <= {DATE, TS}:  # (facts_to_arrow would make the column text)
-                a, b = sorted(cols[i])[:2]
-                raise NotRelational(f"argument {i + 1} of {f.pred} holds both {a} and {b} terms in the program's facts{mixed(a, b)}")
         program.setdefault(f.pred, []).append((f.terms, f.interval))
     for pred, rows in program.items():
         local.setdefault(pred, []).extend(rows)
@@ -206,6 +239,11 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             table = utc_times(table)
         # (a timestamp without a zone stays one, its wall clock UTC: Spark's own choice reads it in the session's zone)
         naive = any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types)
+        # an argument of two kinds (dates beside timestamps are instants): term text, each fact's key text (classes.TEXT)
+        keyed = [i for i, cls in enumerate(local_classes[pred]) if len(cls) > 1 and not cls <= {DATE, TS}]
+        if keyed:
+            inputs.append((pred, keyed_facts(spark, table, rows, keyed, naive)))
+            continue
         inputs.append((pred, literal_facts(spark, table, rows) or (arrow_frame(spark, table) if naive else spark.createDataFrame(table))))
     from pyspark.errors import ArithmeticException
 

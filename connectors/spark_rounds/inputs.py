@@ -54,15 +54,17 @@ class ProgramFacts:
         return self.make(self.spark, self.table)
 
 
-def literal_facts(spark, table, rows, make=None, schema=None):
+def literal_facts(spark, table, rows, make=None, schema=None, keyed=()):
     """A :class:`ProgramFacts` of ``rows`` (of the Arrow ``table``) when
     they can be a literal relation: at most ``LITERAL_ROWS``, each argument
-    of one class that a literal writes; else None.  ``make``: how its
-    DataFrame is made (the session's of the table: the program's facts)."""
+    of one class that a literal writes, or among ``keyed``, arguments of
+    term text (each term its key text: TermTypes.const); else None.
+    ``make``: how its DataFrame is made (the session's of the table: the
+    program's facts)."""
     from .classes import value_class
 
     try:
-        classes = [{value_class(v) for v in col} for col in zip(*(t for t, _ in rows))]
+        classes = [{value_class(v) for v in col} for i, col in enumerate(zip(*(t for t, _ in rows))) if i not in keyed]
     except NotRelational:  # (a term no literal writes: by its DataFrame)
         return None
     if len(rows) > LITERAL_ROWS or not all(len(c) == 1 and c <= _LITERAL_CLASSES for c in classes):

@@ -21,7 +21,7 @@ from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
 from .aggregate import aggregate_step
 from .arithmetic import Arithmetic, inlined_size
 from .calendar import DAY
-from .classes import DATE, FLOAT, NUM, SET, TEXT, TS, disjoint, meet, never_binds, value_class
+from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, disjoint, meet, never_binds, value_class
 from .fragment import NotRelational
 from .interval_terms import placed_step, wrap_step
 from .since_until import since_step
@@ -99,11 +99,13 @@ class RuleSql:
         ordered = cmp.op not in ("==", "!=")
         sides = (cmp.left, cmp.right)
         if any(isinstance(x, ast.Var) and varcls.get(x.name) == TEXT for x in sides):  # term text (classes.TEXT)
-            if ordered or not all(isinstance(x, ast.Const) or (isinstance(x, ast.Var) and varcls.get(x.name) == TEXT) for x in sides):
+            keyable = (TEXT, NUM, STR, BOOL, DATE, TS)  # (a variable of these classes: its key text, TermTypes.key_text_sql)
+            if ordered or not all(isinstance(x, ast.Const) or (isinstance(x, ast.Var) and varcls.get(x.name) in keyable) for x in sides):
                 raise NotRelational(f"the comparison {cmp} with term text (it has no order, and compares only with "
-                                    "term text or a constant)", rule)
+                                    "term text, a constant or a variable of numbers, strings, booleans or instants)", rule)
             # equal exactly when the key texts are
-            a, b = [self.types.const(x.value, TEXT) if isinstance(x, ast.Const) else varcols[x.name] for x in sides]
+            a, b = [self.types.const(x.value, TEXT) if isinstance(x, ast.Const) else self.types.key_text_sql(varcols[x.name], varcls[x.name])
+                    for x in sides]
             ca = cb = TEXT
         else:
             (a, ca), (b, cb) = [self.arith.sql(x, varcols, varcls, rule) for x in sides]
@@ -172,7 +174,7 @@ class RuleSql:
         if lowering is not None:  # a rule operator other than a plain body
             return lowering(self, q, rule, driver, views)
         got = self.bindings(q, rule, driver, views)
-        return None if got is None else self.head(q, got[0], rule, got[1])
+        return None if got is None else self.head(q, got[0], rule, got[1], got[2])
 
     def bindings(self, q: Stmt, rule, driver, views: dict):
         """The step of ``q`` with the bindings of one variant of ``rule``'s
@@ -262,10 +264,12 @@ class RuleSql:
             return self.condition(q, df, ast.Comparison("==", ast.Var(lit.var), lit.expr), varcls, varcols, rule)
         return self.arith.assign(q, df, lit, varcols, varcls, rule)
 
-    def head(self, q: Stmt, df: str, rule, varcols: dict) -> str:
+    def head(self, q: Stmt, df: str, rule, varcols: dict, varcls=None) -> str:
         """The head's facts from the body's bindings ``df``: shifted by a
         head box, clipped to the horizon, terms cast to the head's types
-        (also the last step of aggregation and Since/Until rules)."""
+        (also the last step of aggregation and Since/Until rules); a value
+        of another class (``varcls``: the variables') in a column of term
+        text as its key text (TermTypes.key_text_sql)."""
         if rule.head_shift is not None:
             df = with_codes(q, df, *codes(shift(self.grid.window(rule.head_shift))))
         df = self.clip(q, df, rule)
@@ -273,6 +277,8 @@ class RuleSql:
         cols = []
         for i, t in enumerate(rule.head_terms):
             x = self.types.const(t.value, cls[i]) if isinstance(t, ast.Const) else varcols[t.name]
+            if cls[i] == TEXT and isinstance(t, ast.Var) and (varcls or {}).get(t.name) not in (TEXT, None):
+                x = self.types.key_text_sql(x, varcls[t.name])
             cols.append(f"CAST({x} AS {self.types.sql_type(cls[i])}) AS c{i}")
         return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
 

@@ -7,7 +7,8 @@ A constant is written in its column's type, so that a comparison never
 goes through one of Spark's implicit casts; a float constant against a
 column of exact numbers is the exact number of its value, or never equal
 (:meth:`TermTypes.float_equals`); against a column of term text it is its
-key text (classes.TEXT).
+key text (classes.TEXT), and so is a value a rule computes into one
+(:meth:`TermTypes.key_text_sql`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from fractions import Fraction
 from chronolog.language.booleans import Boolean
 from chronolog.language.timeline import format_number
 
-from .classes import BOOL, DATE, FLOAT, NUM, TEXT, TS, decimal_digits
+from .classes import BOOL, DATE, FLOAT, NUM, STR, TEXT, TS, decimal_digits
 from .fragment import NotRelational
 from .sql import hex_string, int64
 
@@ -86,3 +87,53 @@ class TermTypes:
             s, p = self.num_type.scale, self.num_type.precision
             ok = decimal_digits(x) <= s and abs(x) < Fraction(10) ** (p - s)
         return f"{col} = {self.const(x.numerator if x.denominator == 1 else x)}" if ok else "false"
+
+    def key_text_sql(self, x: str, c) -> str:
+        """SQL: the key text (engine/term_types.key_text) of the terms of
+        class ``c`` of the SQL ``x`` (in this run's type of ``c``), written
+        as key_text writes them, for a rule's value in a column of term
+        text (classes.TEXT): a number as its exact text (``-0.5``, ``100``:
+        a decimal's trailing zeros dropped), a string bare when it is a
+        name (``^[a-z][A-Za-z0-9_]*`` to the very end: Java's ``$`` also
+        matches before a final line break) else quoted with ``\\``, ``"``
+        and the line breaks escaped, ``#T``/``#F``, a date ``2024-01-01``,
+        a timestamp ``2024-01-01T10:00:00[.000500]`` (its midnight as its
+        date): Spark's cast of a date or a TIMESTAMP_NTZ to text is its
+        wall clock in any session time zone (``date_format`` reads the
+        zone).  A decimal past 15 significant digits whose last digit is
+        5 might be a float's binary value, which key_text writes as that
+        float (``float(...)``): the row stops the run (arithmetic.stop_sql).
+        Floats and sets have no such SQL (classes.writes_key_text)."""
+        from .arithmetic import stop_sql
+
+        if c == TEXT:
+            return x
+        if c == BOOL:
+            return f"CASE WHEN {x} THEN '#T' ELSE '#F' END"
+        if c == DATE:
+            return f"CAST({x} AS STRING)"
+        if c == TS:  # Spark: 2024-01-01 10:00:00.5, Python: 2024-01-01T10:00:00.500000
+            t = f"CAST({x} AS STRING)"
+            return (f"CASE WHEN {t} NOT RLIKE '^[0-9]{{4}}-' THEN {stop_sql('a timestamp beyond the years 1-9999 as term text')} "
+                    f"WHEN {t} LIKE '% 00:00:00' THEN substr({t}, 1, 10) "
+                    f"ELSE concat(substr({t}, 1, 10), 'T', substr({t}, 12, 8), rpad(substr({t}, 20), CASE WHEN length({t}) > 19 THEN 7 ELSE 0 END, '0')) END")
+        if c == STR:  # (language/text.format_term: the engine's printing)
+            from chronolog.language.text import _BREAKS, _RESERVED, _escape_break
+
+            quoted = x  # (as format_term escapes: the backslash, the quote, then each line break)
+            for ch, esc in [("\\", "\\\\"), ('"', '\\"'), *((b, _BREAKS.sub(_escape_break, b)) for b in _BREAKS.pattern[1:-1])]:
+                quoted = f"replace({quoted}, {hex_string(ch)}, {hex_string(esc)})"
+            reserved = ", ".join(f"'{w}'" for w in _RESERVED)
+            return f"CASE WHEN {x} RLIKE '^[a-z][A-Za-z0-9_]*\\\\z' AND {x} NOT IN ({reserved}) THEN {x} ELSE concat('\"', {quoted}, '\"') END"
+        if c == NUM:
+            from pyspark.sql import types as T
+
+            if not isinstance(self.num_type, T.DecimalType) or self.num_type.scale == 0:
+                return f"CAST({x} AS STRING)"
+            t = f"regexp_replace(regexp_replace(CAST({x} AS STRING), '0+$', ''), '\\\\.$', '')"
+            digits = f"length(regexp_replace(regexp_replace({t}, '[-.]', ''), '^0+', ''))"
+            why = stop_sql("a decimal of more than 15 significant digits ending in 5 as term text (it may be a float's binary value, "
+                           "whose key text is the float's)")
+            return f"CASE WHEN {t} LIKE '%.%5' AND {digits} > 15 THEN {why} ELSE {t} END"
+        raise NotRelational(f"{c} terms as term text")  # pragma: no cover - classes.writes_key_text refuses them first
+

@@ -124,6 +124,8 @@ class Values:
 
         if self._n != len(self.terms.values):
             self._build()
+        if not codes.size or self.kind[codes[0]] < 4:  # (a string's column: no sort)
+            return None
         used, inverse = np.unique(codes, return_inverse=True)
         k = self.kind[used]
         if not k.size or k.min() != k.max() or k[0] < 4:
@@ -375,7 +377,14 @@ def compare(cmp, df, values):
     try:
         lk, a = evaluate(cmp.left, df, values)
         rk, b = evaluate(cmp.right, df, values)
-    except Fallback:  # strings compared (in order: code points, Python's order of str), or Fallback
+    except Fallback:  # booleans or instants by their order keys, strings (code points, Python's order of str), or Fallback
+        try:
+            (lk, a, _), (rk, b, _) = _ordered(cmp.left, df, values), _ordered(cmp.right, df, values)
+            if None not in (lk, rk) and lk != rk:
+                raise Fallback(f"{cmp}: booleans beside instants")  # (the closures: the rows' answer or error)
+            return to_numpy(col("a").compare(cmp.op, col("b")), {"a": a, "b": b})
+        except Fallback:
+            pass
         frames: dict = {}
         got = _string(cmp.left, df, values, frames).compare(cmp.op, _string(cmp.right, df, values, frames))
         return _polars(got, frames, df.height).to_numpy()
@@ -415,7 +424,7 @@ def _codes(x, df, values):
         return column_codes(df[var_column(x.name)], values)
     c = values.terms.lookup(x.value)
     if c is None:
-        if isinstance(x.value, (int, float, Fraction, str)):
+        if isinstance(x.value, (int, float, Fraction, str, Boolean, _dt.datetime)):
             return None
         raise Fallback(f"the constant {x.value!r}")
     return np.full(df.height, c, dtype=np.int64)

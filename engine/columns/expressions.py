@@ -10,7 +10,8 @@ floats with their built-ins (engine/float_arithmetic.py, shared with the
 rounds too: IEEE arithmetic is the same in numpy, Java and Python).
 The string built-ins and strings compared in order run in Polars' string
 kernels (:func:`strings`: engine/string_functions.py, the rounds'
-lowering too).  Anything else -- a string in arithmetic, ints mixed with
+lowering too); booleans and instants compared, and their ``min``/``max``,
+by their int64 order keys (:meth:`Values.order_keys`).  Anything else -- a string in arithmetic, ints mixed with
 floats in one column, an exact number meeting a float, a division by
 zero, a result beyond 64 bits, a float printed by ``concat``, ``exp`` --
 raises :class:`Fallback`; an assignment, a condition or

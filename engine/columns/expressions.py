@@ -11,13 +11,14 @@ rounds too: IEEE arithmetic is the same in numpy, Java and Python).
 The string built-ins and strings compared in order run in Polars' string
 kernels (:func:`strings`: engine/string_functions.py, the rounds'
 lowering too); booleans and instants compared, and their ``min``/``max``,
-by their int64 order keys (:meth:`Values.order_keys`).  Anything else -- a string in arithmetic, ints mixed with
-floats in one column, an exact number meeting a float, a division by
-zero, a result beyond 64 bits, a float printed by ``concat``, ``exp`` --
-raises :class:`Fallback`; an assignment, a condition or
-an aggregate's expression then computes it with the rows' own closures
-once per distinct value (distinct_calls.py); where those fail, the stratum
-runs on rows, which give the exact value or the positioned error.
+by their int64 order keys (:meth:`Values.order_keys`).  Anything else --
+a string in arithmetic, ints mixed with floats in one column, an exact
+number meeting a float, a division by zero, a result beyond 64 bits, a
+float printed by ``concat``, ``exp`` -- raises :class:`Fallback`; an
+assignment, a condition or an aggregate's expression then computes it
+with the rows' own closures once per distinct value (distinct_calls.py);
+where those fail, the stratum runs on rows, which give the exact value or
+the positioned error.
 """
 
 from __future__ import annotations

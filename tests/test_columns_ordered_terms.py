@@ -3,6 +3,8 @@ timestamps, in time order; a zoned timestamp is its UTC instant) on the
 columnar executor, against the rows executor: the aggregates min, max,
 mmin and mmax per time segment, and the built-ins min(X, Y)/max(X, Y),
 run on columns (no fallback to rows, no rows' closure per distinct value);
+so do the conditions comparing them (``V < W``, ``V <= #T``, ``D >=
+2024-01-01``, ``max(V, W) > C``; ``==`` and ``!=`` across kinds);
 terms of two kinds give the rows' error, word for word."""
 
 from __future__ import annotations
@@ -61,14 +63,15 @@ def _run(program, facts, engine):
 
 def on_columns_as_on_rows(program, facts, vectorised=True):
     """The model (or the error) of ``program`` on columns is the rows';
-    ``vectorised``: every stratum ran on columns, and no assignment took
-    the rows' closures (distinct_calls.py)."""
+    ``vectorised``: every stratum ran on columns, and no assignment or
+    condition took the rows' closures (distinct_calls.py)."""
     from chronolog.engine.columns import linear
 
     rows, by_rows = _run(program, facts, "rows")
     with pytest.MonkeyPatch.context() as mp:
         if vectorised:
             mp.setattr(linear, "assigned", lambda *a: pytest.fail("a rows' closure per distinct value computed min/max"))
+            mp.setattr(linear, "holds", lambda *a: pytest.fail("a rows' closure per distinct value tested a condition"))
         cols, by_cols = _run(program, facts, "columns")
     assert cols == rows
     if by_rows is not None:
@@ -77,6 +80,53 @@ def on_columns_as_on_rows(program, facts, vectorised=True):
         if vectorised:
             assert not by_cols.stats.get("fallbacks"), by_cols.stats.get("fallbacks")
             assert set(by_cols.stats["executors"].values()) == {"columns"}
+
+
+CONDITIONS = """@input("p"). @input("q").
+lt(K) :- p(K, V), q(K, W), V < W.
+ge(K, W) :- p(K, V), q(K, W), W >= V.
+le(K, V) :- p(K, V), V <= {c}.
+gt(K, W) :- q(K, W), {c} > W.
+mx(K) :- p(K, V), q(K, W), max(V, W) > {c}.
+eq(K) :- p(K, V), q(K, W), min(V, W) == {c}.
+"""
+
+EQUALITIES = """@input("p"). @input("q").
+eq(K) :- p(K, V), q(K, W), V = W.
+ne(K, V) :- p(K, V), q(K, W), V != W.
+nc(K) :- q(K, W), W != {c}.
+"""
+
+
+def _constant(c):
+    from chronolog.engine.term_types import instant
+    from chronolog.language.text import format_term
+
+    return format_term(chronolog.language.booleans.boolean(c) if type(c) is bool else instant(c))
+
+
+@settings(deadline=None, max_examples=examples(120))
+@given(st.sampled_from(sorted(kinds)).flatmap(lambda k: st.tuples(facts_of(kinds[k]), facts_of(kinds[k]), kinds[k])))
+def test_conditions_ordering_booleans_or_instants_run_on_columns(case):
+    p, q, c = case
+    on_columns_as_on_rows(CONDITIONS.format(c=_constant(c)), {"p": p, "q": q})
+
+
+others = st.booleans() | instants | st.integers(-2, 2) | st.sampled_from(["a", "b"])
+
+
+@settings(deadline=None, max_examples=examples(80))
+@given(facts_of(st.booleans() | instants), facts_of(others), st.booleans() | instants)
+def test_equality_of_booleans_or_instants_with_any_term_runs_on_columns(p, q, c):
+    """``=`` and ``!=`` of a boolean or an instant and a term of any kind:
+    never equal across kinds, no error, on columns (codes compared)."""
+    on_columns_as_on_rows(EQUALITIES.format(c=_constant(c)), {"p": p, "q": q})
+
+
+@settings(deadline=None, max_examples=examples(80))
+@given(facts_of(st.booleans() | instants), facts_of(others), st.booleans() | instants)
+def test_conditions_of_booleans_or_instants_beside_other_kinds_give_the_rows_error(p, q, c):
+    on_columns_as_on_rows(CONDITIONS.format(c=_constant(c)), {"p": p, "q": q}, vectorised=False)
 
 
 @settings(deadline=None, max_examples=examples(120))
@@ -88,12 +138,8 @@ def test_min_and_max_aggregates_of_booleans_and_instants_run_on_columns(p):
 @settings(deadline=None, max_examples=examples(120))
 @given(st.sampled_from(sorted(kinds)).flatmap(lambda k: st.tuples(facts_of(kinds[k]), facts_of(kinds[k]), kinds[k])))
 def test_min_and_max_of_two_booleans_or_instants_run_on_columns(case):
-    from chronolog.language.text import format_term
-    from chronolog.engine.term_types import instant
-
     p, q, c = case
-    const = format_term(chronolog.language.booleans.boolean(c) if type(c) is bool else instant(c))
-    on_columns_as_on_rows('@input("p").' + CALLS.format(c=const), {"p": p, "q": q})
+    on_columns_as_on_rows('@input("p").' + CALLS.format(c=_constant(c)), {"p": p, "q": q})
 
 
 @settings(deadline=None, max_examples=examples(80))

@@ -610,6 +610,21 @@ def test_numbers_booleans_and_constants_in_heads(spark):
     assert all(model.facts(p) for p in ("big", "small", "flag", "hop"))
 
 
+def test_booleans_compared_by_order(spark):
+    """Booleans ordered, ``#F`` before ``#T`` (``<``, ``<=`` with a constant,
+    a ``max`` of two compared), as the engine and the columns order them."""
+    prog = """
+    lt(X, Y) :- w(X, B), w(Y, C), B < C.
+    le(X) :- w(X, B), B <= #F.
+    gt(X, Y) :- w(X, B), w(Y, C), #F < B, max(B, C) >= C.
+    mx(X, Y) :- w(X, B), w(Y, C), X != Y, max(B, C) > #F.
+    @output("lt"). @output("le"). @output("gt"). @output("mx").
+    """
+    w = pa.table({"x": [1, 2, 3], "b": [True, False, True], "start": [0, 1, 2], "end": [10, 10, 3]})
+    _, model = check(spark, prog, {"w": w})
+    assert all(model.facts(p) for p in ("lt", "le", "gt", "mx"))
+
+
 STRINGS_BESIDE_OTHERS = """
 same(X, Y) :- p(X, N, B), p(Y, N, B), X != Y.
 one(X) :- p(X, 1, B).

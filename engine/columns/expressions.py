@@ -10,13 +10,15 @@ floats with their built-ins (engine/float_arithmetic.py, shared with the
 rounds too: IEEE arithmetic is the same in numpy, Java and Python).
 The string built-ins and strings compared in order run in Polars' string
 kernels (:func:`strings`: engine/string_functions.py, the rounds'
-lowering too).  Anything else -- a string in arithmetic, ints mixed with
-floats in one column, an exact number meeting a float, a division by
-zero, a result beyond 64 bits, a float printed by ``concat``, ``exp`` --
-raises :class:`Fallback`; an assignment, a condition or
-an aggregate's expression then computes it with the rows' own closures
-once per distinct value (distinct_calls.py); where those fail, the stratum
-runs on rows, which give the exact value or the positioned error.
+lowering too); booleans and instants compared, and their ``min``/``max``,
+by their int64 order keys (:meth:`Values.order_keys`).  Anything else --
+a string in arithmetic, ints mixed with floats in one column, an exact
+number meeting a float, a division by zero, a result beyond 64 bits, a
+float printed by ``concat``, ``exp`` -- raises :class:`Fallback`; an
+assignment, a condition or an aggregate's expression then computes it
+with the rows' own closures once per distinct value (distinct_calls.py);
+where those fail, the stratum runs on rows, which give the exact value or
+the positioned error.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ INT, FLOAT, RATIONAL, EXACT = "int", "float", "rational", "exact"  # EXACT: a (n
 _BOUND = 2**62
 _KINDS = defaultdict(int, {int: 1, float: 2, Fraction: 3, Boolean: 4, _dt.datetime: 5})  # a value's type -> its kind (0: other)
 # the order keys of booleans (#F 0, #T 1) and instants (UTC microseconds since 1970; years 1 to 9999 fit int64)
-_ORDERED = {4: lambda b: int(b.value), 5: lambda t: (t - _dt.datetime(1970, 1, 1)) // _dt.timedelta(microseconds=1)}
+_EPOCH, _US, _UNKEYED = _dt.datetime(1970, 1, 1), _dt.timedelta(microseconds=1), -(2**63)
+_ORDERED = {4: lambda b: int(b.value), 5: lambda t: (t - _EPOCH) // _US}
 
 
 class Values:
@@ -50,6 +53,7 @@ class Values:
         self.terms = terms
         self._n = -1
         self._int_index = None  # (ints, their codes, sorted by int; the codes below which it is complete): known_ints
+        self._keys = None  # each code's order key once asked (order_keys), else _UNKEYED
 
     def _build(self):
         """Extends the arrays by the values coded since the last call."""
@@ -118,18 +122,22 @@ class Values:
     def order_keys(self, codes):
         """``(kind, int64 keys)`` in term order of coded booleans or of coded
         instants, all of one kind (equal keys, equal terms: one code), each
-        distinct code's key made once; None where another term or both
+        code's key made once a run; None where another term or both
         kinds are among them."""
         import numpy as np
 
         if self._n != len(self.terms.values):
             self._build()
-        used, inverse = np.unique(codes, return_inverse=True)
-        k = self.kind[used]
+        k = self.kind[codes]
         if not k.size or k.min() != k.max() or k[0] < 4:
             return None
-        keys = np.fromiter(map(_ORDERED[int(k[0])], self.terms.values.take(used)), dtype=np.int64, count=used.size)
-        return int(k[0]), keys[inverse.reshape(-1)]
+        keys = self._keys if self._keys is not None else np.zeros(0, dtype=np.int64)
+        if keys.size < self._n:
+            keys = self._keys = np.concatenate([keys, np.full(self._n - keys.size, _UNKEYED, dtype=np.int64)])
+        new = np.flatnonzero(np.bincount(codes[keys[codes] == _UNKEYED]))  # (numpy 2.4's unique without an inverse: 20x slower)
+        if new.size:
+            keys[new] = np.fromiter(map(_ORDERED[int(k[0])], self.terms.values.take(new)), dtype=np.int64, count=new.size)
+        return int(k[0]), keys[codes]
 
     def encode_rational(self, num, den):
         """Codes of the exact numbers ``num / den`` (arrays or a scalar ``den``)."""
@@ -375,7 +383,14 @@ def compare(cmp, df, values):
     try:
         lk, a = evaluate(cmp.left, df, values)
         rk, b = evaluate(cmp.right, df, values)
-    except Fallback:  # strings compared (in order: code points, Python's order of str), or Fallback
+    except Fallback:  # booleans or instants by their order keys, strings (code points, Python's order of str), or Fallback
+        try:
+            (lk, a, _), (rk, b, _) = _ordered(cmp.left, df, values), _ordered(cmp.right, df, values)
+            if None not in (lk, rk) and lk != rk:
+                raise Fallback(f"{cmp}: booleans beside instants")  # (the closures: the rows' answer or error)
+            return to_numpy(col("a").compare(cmp.op, col("b")), {"a": a, "b": b})
+        except Fallback:
+            pass
         frames: dict = {}
         got = _string(cmp.left, df, values, frames).compare(cmp.op, _string(cmp.right, df, values, frames))
         return _polars(got, frames, df.height).to_numpy()
@@ -415,7 +430,7 @@ def _codes(x, df, values):
         return column_codes(df[var_column(x.name)], values)
     c = values.terms.lookup(x.value)
     if c is None:
-        if isinstance(x.value, (int, float, Fraction, str)):
+        if isinstance(x.value, (int, float, Fraction, str, Boolean, _dt.datetime)):
             return None
         raise Fallback(f"the constant {x.value!r}")
     return np.full(df.height, c, dtype=np.int64)

@@ -328,7 +328,7 @@ def spark_form(st: ph.StratumPlan) -> str:
 COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large denominators), a term is null, "
                     "or equal numbers of two types (1 and 1.0) meet; and every stratum runs on rows if a given fact "
                     "repeats forever (every) and no horizon bounds the run")
-ROUNDS_FALLBACK = ("two rules' heads mix types in one argument, a variable joins floats with exact numbers, "
+ROUNDS_FALLBACK = ("the program's facts or two rules' heads mix types in one argument, a variable joins floats with exact numbers, "
                    "an input's column of term text whose terms mix kinds is ordered, computed on, folded (but counted) "
                    "or holds a labelled null, the inputs hold numbers beyond 38 digits or times off the decimal grid, "
                    "or have a column type the rounds do not read, or a column of CSV that Spark reads holds a cell SQL does not read "

@@ -136,36 +136,21 @@ def test_random_floats_in_joins_comparisons_extremes_and_recursion(spark, rows):
 MIXED_FACTS = "same(K, L) :- m(K, V), m(L, V), K != L.\nk(X) :- v(X), X == 1.\nv(1)@[0,3]. v(a)@[0,3].\n@output(\"k\")."
 
 
-def test_program_facts_of_two_kinds_in_one_argument_run_in_rounds(spark):
-    """The program's own facts whose argument mixes kinds travel as a
-    column of term text (classes.TEXT: ``1`` stays the number 1, and
-    ``X == 1`` finds it), so the rounds run them with the engine's ``k(1)``;
-    they went to one task."""
-    check(spark, MIXED_FACTS, {"m": table(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])}, ["k"])
+def test_program_facts_of_two_kinds_in_one_argument_are_refused(spark):
+    """The program's own facts travel as a table whose column would be
+    text when its terms mix kinds (``1`` would become ``"1"``, and
+    ``X == 1`` find nothing): the rounds refuse them, named."""
+    stats, _, falls = run(spark, MIXED_FACTS, {"m": table(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])}, ["k"])
+    assert stats.get("path") != "relational" and falls, falls
+    assert "argument 1 of v holds both num and str terms in the program's facts" in falls[0], falls
 
 
-MIXED_TERMS = ("same(K, L) :- m(K, V), m(L, V), K != L.\nk(X) :- v(X), m(K, X).\nn(X) :- v(X), not w(X).\nc(N) :- v(X), N = count().\n"
-               "v(1)@[0,3]. v(a)@[0,3]. v(2.0)@[1,2]. v({1,a})@[0,1]. v(1/3)@[2,5]. w({a,1})@[0,9]. w(2)@[0,1].\n"
-               "@output(\"k\"). @output(\"n\"). @output(\"c\").")
-
-
-def test_program_facts_of_sets_thirds_floats_and_names_in_one_argument_run_in_rounds(spark):
-    """Term text of the program's facts: the float ``2.0`` of an input
-    meets the fact ``v(2.0)`` (and ``1.0`` the fact ``v(1)``), a set
-    equals the same set written in another order, ``1/3`` is a term
-    (answers by the engine's equality: a number of term text comes out as
-    its key text, ``1`` for the float ``1.0``, docs/design.md)."""
-    from test_spark_rounds import check as check_equal
-
-    stats, model = check_equal(spark, MIXED_TERMS, {"m": table(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])}, outputs=["k", "n", "c"])
-    assert stats["path"] == "relational" and all(model.facts(p) for p in ("k", "n", "c"))
-
-
-def test_program_facts_of_two_kinds_ordered_are_the_engines_error(spark):
-    """Ordered where its kinds mix, such an argument goes to one task,
-    whose engine reports the comparison of a string with a number."""
-    refused(spark, MIXED_FACTS.replace("X == 1", "X > 1"), {"m": table(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])}, ["k"],
-            "the comparison X > 1 with term text")
+def test_one_task_answers_program_facts_of_two_kinds(spark):
+    """The engine's ``k(1)`` from the fallback: the program's facts of two
+    kinds in one argument reach the task as the engine's own values (they
+    used to arrive as text, and ``k()`` came back empty)."""
+    refused(spark, MIXED_FACTS, {"m": table(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])}, ["k"],
+            "argument 1 of v holds both num and str terms in the program's facts")
 
 
 BIG_FACTS = "big(K, V) :- m(K, W), p(L, V), V > 10.\np(a, 1234567890123456789012345678901234567890)@[0,3]. p(b, 7)@[0,3].\n@output(\"big\")."

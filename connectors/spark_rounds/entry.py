@@ -19,7 +19,7 @@ from chronolog.planner.ir import NegScan, Scan
 from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, reaches, term_decimals, utc_times
-from .classes import (BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, decimal_digits, infer_classes, meet, spark_class, text_constants,
+from .classes import (BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, decimal_digits, infer_classes, meet, mixed, spark_class, text_constants,
                       text_positions, time_digits, value_class, works_on_text)
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
@@ -229,7 +229,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     :class:`NotRelational` before any reasoning when it cannot run them."""
     import pyarrow as pa
 
-    from chronolog.engine.arrow import facts_to_arrow, term_text_names
+    from chronolog.engine.arrow import facts_to_arrow
     from chronolog.connectors.spark import _spark_df, arrow_frame
 
     inputs, local = [], {}  # local: {pred: rows} of what the driver holds
@@ -259,11 +259,11 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
         cols = local_classes.setdefault(f.pred, [set() for _ in f.terms])
         if len(cols) != len(f.terms):
             raise NotRelational(f"facts of {f.pred} with different numbers of terms")
-        for i, v in enumerate(f.terms):  # (terms of several kinds in one argument: a column of term text, classes.TEXT)
-            try:
-                cols[i].add(value_class(v))
-            except NotRelational:  # (a set, 1/3: term text too)
-                cols[i].add(TEXT)
+        for i, v in enumerate(f.terms):
+            cols[i].add(value_class(v))
+            if len(cols[i]) > 1 and not cols[i] <= {DATE, TS}:  # (facts_to_arrow would make the column text)
+                a, b = sorted(cols[i])[:2]
+                raise NotRelational(f"argument {i + 1} of {f.pred} holds both {a} and {b} terms in the program's facts{mixed(a, b)}")
         program.setdefault(f.pred, []).append((f.terms, f.interval))
     for pred, rows in program.items():
         local.setdefault(pred, []).extend(rows)
@@ -275,8 +275,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
         if plan.program.calendar is not None:
             table = utc_times(table)
         # (a timestamp without a zone stays one, its wall clock UTC: Spark's own choice reads it in the session's zone)
-        # and a column of term text (terms of several kinds) keeps its mark
-        naive = any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types) or bool(term_text_names(table))
+        naive = any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types)
         inputs.append((pred, literal_facts(spark, table, rows) or (arrow_frame(spark, table) if naive else spark.createDataFrame(table))))
     from pyspark.errors import ArithmeticException
 

@@ -328,9 +328,9 @@ def spark_form(st: ph.StratumPlan) -> str:
 COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large denominators), a term is null, "
                     "or equal numbers of two types (1 and 1.0) meet; and every stratum runs on rows if a given fact "
                     "repeats forever (every) and no horizon bounds the run")
-ROUNDS_FALLBACK = ("a column of term text (an input's, an argument the program's facts or two rules' heads give two kinds of terms, "
-                   "floats joined with exact numbers, a rule's labelled nulls) is ordered, computed on, folded (but counted), "
-                   "or is given a float or a set a rule computes or a decimal of 16+ digits ending in 5, "
+ROUNDS_FALLBACK = ("a column of term text (an input's whose terms mix kinds, an argument the program's facts or two rules' heads "
+                   "give two kinds of terms, floats joined with exact numbers, a rule's labelled nulls) is ordered, computed on, "
+                   "folded (but counted), or is given a float or a set a rule computes or a decimal of 16+ digits ending in 5, "
                    "an input holds a labelled null, a program with a calendar makes labelled nulls, a watched chase (its nulls flow back "
                    "into its body) fires more often than there are facts without nulls, "
                    "the inputs hold numbers beyond 38 digits or times off the decimal grid, "

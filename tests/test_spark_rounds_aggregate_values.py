@@ -160,6 +160,50 @@ def test_random_decimal_rounding_equal_embedded(spark, rows):
     check(spark, prog, {"owns": owns(rows)})
 
 
+BOOLEANS = NO_KEY + """
+first(C, M) :- owns(I, C, B), M = min(B).
+last(C, M) :- owns(I, C, B), M = max(B).
+lo(C, M) :- <->[0,1] owns(I, C, B), M = mmin(B, <I>).
+hi(M) :- owns(I, C, B), M = mmax(B).
+both(C, M, N) :- owns(I, C, B), M = min(B), N = max(B), M < N.
+set(C) :- owns(I, C, B), M = min(B), M == #T.
+@output("first"). @output("last"). @output("lo"). @output("hi"). @output("both"). @output("set").
+"""
+
+
+def test_least_and_greatest_booleans_by_hand(spark):
+    """``min``/``max`` (and ``mmin``/``mmax``, with contributors) of
+    booleans in the rounds, #F before #T as the engine orders them, and
+    the results compared after the aggregate; they ran in one Spark task
+    before."""
+    rows = [(("i", "a", True), (0, 4, True, False)), (("j", "a", False), (2, 6, True, True)),
+            (("k", "b", True), (1, 3, True, True)), (("i", "b", True), (3, 5, False, True)), (("j", "c", False), (0, 1, True, True))]
+    model = check(spark, BOOLEANS, {"owns": owns(rows)})
+    assert (("a", False), (2, 6, True, True)) in model.facts("first")  # (the oracle's order: #F first)
+    assert (("a", True), (0, 4, True, False)) in model.facts("last")
+
+
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
+@given(cases(st.booleans()))
+def test_random_least_and_greatest_booleans_equal_embedded(spark, rows):
+    check(spark, BOOLEANS, {"owns": owns(rows)})
+
+
+def test_least_boolean_inside_a_recursion(spark):
+    """``mmin`` of booleans recomputed in a recursive stratum: a node is
+    clean (#T) while every flag reaching it is."""
+    prog = """
+    flag(X, B) :- given(X, B).
+    least(Y, M) :- flag(X, B), e(X, Y), M = mmin(B).
+    flag(Y, M) :- least(Y, M).
+    @output("flag"). @output("least").
+    """
+    edges = [((1, 2), (0, 9, True, True)), ((2, 3), (0, 9, True, True)), ((3, 1), (2, 5, True, False)), ((4, 3), (0, 9, True, True))]
+    given_ = [((1, True), (0, 9, True, True)), ((4, False), (3, 6, True, True))]
+    model = check(spark, prog, {"e": facts_to_arrow(edges, ["x", "y"]), "given": facts_to_arrow(given_, ["x", "b"])})
+    assert ((3, False), (3, 6, True, True)) in model.facts("least")
+
+
 @pytest.mark.slow  # (bash test.sh --thorough)
 def test_inside_a_recursion(spark):
     """Monotonic aggregates of an expression and of strings in a recursive

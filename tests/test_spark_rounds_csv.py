@@ -223,3 +223,20 @@ def test_random_cells_as_the_embedded_reader(spark, tmp_path):
             have = list(map(_terms, table_to_rows(got[o], o, timestamps="times")))
             assert set(have) == set(map(_terms, model.facts(o))), (k, o, rows, stats)
     assert "relational" in paths, paths
+
+
+def test_columns_of_term_text_of_one_kind_are_ordered_and_folded_in_rounds(spark, tmp_path):
+    """Unmapped columns the rounds read as term text whose cells are all of
+    one kind (numbers with ``1/2``, ``#T``/``#F``, ISO dates: strings to the
+    CSV reader) are decoded to
+    it at the load, so a rule may order, compute on and fold them in the
+    rounds (they ran in one task): the embedded model."""
+    text = "k,x,b,d,start,end\n" + "".join(
+        f"n{i % 5},{['1/2', '3', '-3/4', '2.25'][i % 4]},{'#T' if i % 3 else '#F'},2024-0{i % 9 + 1}-0{i % 7 + 1},{i % 6},{i % 6 + 4}\n"
+        for i in range(40))
+    rules = ('big(K, X) :- r(K, X, B, D), X > 1/2, B == #T.\n'
+             'tot(K, S, M, Y) :- r(K, X, B, D), S = sum(X * 2), M = max(B), Y = min(D).\n'
+             'late(K, D) :- r(K, X, B, D), D > "2024-05-01".\n'
+             'pair(K, L) :- r(K, X, B, D), r(L, X2, B2, D2), K != L, X2 = X + 1.\n'
+             '@output("big"). @output("tot"). @output("late"). @output("pair").\n')
+    _same_as_embedded(spark, tmp_path, text, rules, ["big", "tot", "late", "pair"])

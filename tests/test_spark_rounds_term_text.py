@@ -175,3 +175,77 @@ def test_a_number_of_term_text_comes_out_as_its_key_text(spark):
     got = out["o"].toArrow()
     assert sorted(got.column(0).to_pylist()) == sorted(key_text(t) for t in embedded)
     assert {format_term_text(t) for (t,), _ in table_to_rows(got, "o")} >= {"2", "3", "1", "1.5", "float(0.1)"}
+
+
+# a column of term text whose terms share one kind, and a rule that orders,
+# computes on or folds it (the kinds of the engine: language/builtins.py)
+ONE_KIND = [
+    (["1", "1/2", "3.25", "-2", "2/4"], 'o(X, Y) :- p(X, V), X > 1/2, Y = X * 2 - 1.'),
+    (["1", "1/2", "3.25", "-2", "1.0"], 'o(M, S, A) :- p(X, V), M = max(X), S = sum(X), A = mmin(X).'),
+    (["a", '"b c"', '"B"', '"é"', '"1"'], 'o(X, L, M) :- p(X, V), X > "a", L = strlen(X), M = min(X).'),
+    (["#T", "#F"], 'o(M, N) :- p(X, V), M = max(X), N = min(X), M > N.'),
+    (["2024-01-01", "2024-03-01T12:00:00", "2023-12-31"], 'o(X, M) :- p(X, V), X >= 2024-01-01, M = max(X).'),
+    (["float(0.1)", "float(1.5)", "float(-2.5e-05)"], 'o(S, Y) :- p(X, V), S = sum(X), Y = X * 3, Y > 0.3.'),
+]
+
+
+@pytest.mark.parametrize("rows", [5, 150])  # held on the driver, and a DataFrame the rounds load
+@pytest.mark.parametrize("cells, rule", ONE_KIND)
+def test_term_text_of_one_kind_is_ordered_computed_and_folded_in_rounds(spark, cells, rule, rows):
+    """A column of term text whose terms are all numbers (exact, of a finite
+    decimal), all strings, all booleans, all instants or all floats runs
+    in the rounds where the program orders, computes on or folds it (its
+    cells decoded to their kind at the load: entry.decodable), joined
+    with a typed column too, as the embedded model; it ran in one task."""
+    from chronolog import spark as cs
+
+    k = [cells[i % len(cells)] for i in range(rows)]
+    tables = {"p": with_term_text(pa.table({"k": k, "v": list(range(rows)), "start": [i % 7 for i in range(rows)],
+                                            "end": [i % 7 + 3 for i in range(rows)]}), ["k"]),
+              "q": pa.table({"v": list(range(0, rows, 2)), "start": [0] * len(range(0, rows, 2)), "end": [4] * len(range(0, rows, 2))})}
+    prog = f"{rule}\nj(X, W) :- p(X, V), q(V), p(Y, W), V != W, W < 3.\n@output(\"o\"). @output(\"j\").\n"
+    model = chronolog.reason(prog, tables)
+    assert model.to_arrow("o").num_rows, rule  # (the oracle derives something)
+    stats = {}
+    out = _rounds(spark, prog, {p: cs.arrow_frame(spark, t) for p, t in tables.items()}, stats)
+    assert stats["path"] == "relational", stats
+    for p in out:
+        assert _facts(out[p].toArrow(), p) == _facts(model.to_arrow(p), p), p
+
+
+@pytest.mark.parametrize("cells, rule", [
+    (["1", "a", "2"], "o(X) :- p(X, V), X > 1."),  # a number beside a string: the engine's error
+    (["#T", "1", "#F"], "o(M) :- p(X, V), M = max(X)."),  # a boolean beside a number: the engine's error
+    (["1", "float(0.5)", "3/2"], "o(X, Y) :- p(X, V), X > 0, Y = X + 1."),  # floats beside exact numbers: the engine's order
+    (["1", "1/3", "2"], "o(S) :- p(X, V), S = sum(X)."),  # 1/3: no decimal in the run's numbers
+])
+def test_term_text_of_kinds_that_mix_goes_to_one_task(spark, cells, rule):
+    """Where the terms of the column mix kinds (or are exact numbers no
+    decimal holds), the rounds do not decode it: one task runs the program,
+    with the engine's answers or the engine's error."""
+    from chronolog import spark as cs
+    from chronolog.connectors.spark_paths import ONE_TASK_CONF
+
+    n = 150
+    k = [cells[i % len(cells)] for i in range(n)]
+    table = with_term_text(pa.table({"k": k, "v": list(range(n)), "start": [0] * n, "end": [10] * n}), ["k"])
+    prog = f"{rule}\nc(V) :- p(X, V), p(Y, W), V < 2, W < 2.\n@output(\"o\"). @output(\"c\").\n"
+    frames = {"p": cs.arrow_frame(spark, table)}
+    spark.conf.set(ONE_TASK_CONF, "-1")
+    try:
+        try:
+            model = chronolog.reason(prog, {"p": table})
+        except chronolog.ChronologError as e:
+            with pytest.warns(cs.OneTaskFallback, match="term text"):
+                with pytest.raises(type(e)) as got:
+                    cs.reason(spark, prog, frames, distributed=True)
+            assert str(e).split("data error: ")[-1] in str(got.value), (str(e), str(got.value))
+            return
+        stats = {}
+        with pytest.warns(cs.OneTaskFallback, match="term text"):
+            out = cs.reason(spark, prog, frames, distributed=True, stats=stats)
+    finally:
+        spark.conf.unset(ONE_TASK_CONF)
+    assert stats["path"] == "one task", stats
+    for p, df in out.items():
+        assert _facts(df.toArrow(), p) == _facts(model.to_arrow(p), p), p

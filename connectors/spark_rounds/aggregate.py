@@ -29,8 +29,9 @@ number type, or an average with no exact value in it (``avg`` of 1 and 2
 in an integer run is 3/2), stops the run with a marked Spark error
 (arithmetic.stop_sql), and the caller falls back to one task (entry.py).
 An aggregated expression is an assignment of the body (:func:`lowered`);
-min and max of strings compare them by code point, as Python does, and
-of floats as Python does (count of anything).  A sum or a mean of floats
+min and max of strings compare them by code point, as Python does, of
+booleans #F before #T (Spark's false before true), and of floats as
+Python does (count of anything).  A sum or a mean of floats
 is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
 the same whatever the order), Spark rounds each addition in an order of its
 own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each segment collects its floats
@@ -108,7 +109,7 @@ def _constants(e) -> list:
 
 def result_class(a, env: dict):
     """The class of an aggregate's value: its expression's for min and max
-    (numbers, strings or floats), a set's for munion (sets.py), a float for
+    (numbers, strings, booleans, floats or instants), a set's for munion (sets.py), a float for
     a sum, a mean or a product of floats, else a number (None: not known yet)."""
     fold = FOLDS[a.func]
     if fold != "count" and expr_class(a.expr, env) == TEXT:  # (any term: classes.TEXT)
@@ -152,7 +153,7 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     specs, agg_cols = [], {}  # (output column, function, body column read or None)
     copies = []  # the aggregated columns, copied
     sets = {}  # munion's output column -> its values' class
-    own = {}  # column -> class, of the values min and max keep in their own type (strings, floats)
+    own = {}  # column -> class, of the values min and max keep in their own type (strings, booleans, floats, instants)
     for k, (v, a) in enumerate(aggregates):
         f = FOLDS[a.func]  # (language/builtins.py: the columns' too)
         value = None
@@ -161,8 +162,9 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
             if f == "munion":
                 if c not in (NUM, STR, BOOL, FLOAT, DATE, TS):
                     set_text("", c, None, rule)  # (refused, naming why)
-            # strings: in code point order, as Python's; dates and timestamps: in time, in their own types (classes.TS)
-            elif c != NUM and not (c == FLOAT or (c in (STR, DATE, TS) and f in ("min", "max"))):
+            # strings: in code point order, as Python's; dates and timestamps: in time, in their own types (classes.TS);
+            # booleans: Spark's BOOLEAN orders false before true, as the engine orders #F before #T
+            elif c != NUM and not (c == FLOAT or (c in (STR, BOOL, DATE, TS) and f in ("min", "max"))):
                 raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
             value = f"x{k}"  # a copy of the column: a group or a contributor may be the same variable
             copies.append(f"{col[a.expr.name]} AS {value}")

@@ -34,7 +34,10 @@ that two rules' heads give two classes (or the program's facts: entry.py)
 is term text as well (:class:`TwoKinds`): each head writes its typed
 value's key text in SQL (terms.TermTypes.key_text_sql; a float or a set
 has none: :func:`writes_key_text`).  No order or arithmetic is defined on
-it: refused (rules.py, arithmetic.py, aggregate.py).
+it: refused (rules.py, arithmetic.py, aggregate.py); where a rule would
+need them (:func:`works_on_text`), an input's column of term text whose
+terms share one kind is decoded to that kind's class at the load instead
+(entry.decodable, inputs.decoded_sql).
 """
 
 from __future__ import annotations
@@ -402,3 +405,38 @@ def _assigned(lits, env: dict, unknown: bool = False) -> None:
             c = expr_class(lit.expr, env)
             if c is not None or (unknown and lit.var not in env):
                 env[lit.var] = c
+
+
+def works_on_text(plan, classes: dict) -> bool:
+    """Whether a rule of ``plan`` orders term text (``<`` and the like),
+    computes on it (arithmetic, a function), compares it with a term of
+    another class or folds it (an aggregate other than ``count``), which
+    the rounds do only for the typed classes: then the inputs' columns of
+    term text whose terms share one kind are decoded to it (entry.decodable)."""
+    from chronolog.language.builtins import FOLDS
+
+    from .aggregate import lowered
+
+    def mentions(e, names) -> bool:
+        if isinstance(e, ast.Var):
+            return e.name in names
+        args = (e.left, e.right) if isinstance(e, ast.BinOp) else e.args if isinstance(e, ast.Call) else ()
+        return any(mentions(a, names) for a in args)
+
+    for r in plan.rules:
+        op = rule_operator(r)
+        lits = (*lowered(r)[0], *r.after) if isinstance(op, Aggregate) else tuple(r.body)
+        texts = {v for v, c in body_classes(lits, classes).items() if c == TEXT}
+        if not texts:
+            continue
+        for lit in lits:
+            if isinstance(lit, Condition):
+                sides = (lit.comparison.left, lit.comparison.right)
+                plain = all(isinstance(x, ast.Const) or (isinstance(x, ast.Var) and x.name in texts) for x in sides)
+                if any(mentions(x, texts) for x in sides) and (lit.comparison.op not in ("==", "!=") or not plain):
+                    return True
+            elif isinstance(lit, Assign) and not isinstance(lit.expr, (ast.Var, ast.Const)) and mentions(lit.expr, texts):
+                return True
+        if isinstance(op, Aggregate) and any(FOLDS[a.func] != "count" and mentions(a.expr, texts) for _, a in op.aggregates):
+            return True
+    return False

@@ -19,8 +19,8 @@ from chronolog.planner.ir import NegScan, Scan
 from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, reaches, term_decimals, utc_times
-from .classes import (DATE, NUM, SET, TEXT, TS, TwoKinds, decimal_digits, infer_classes, meet, null_positions, spark_class, text_constants,
-                      text_positions, time_digits, value_class)
+from .classes import (BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, TwoKinds, decimal_digits, infer_classes, meet, null_positions,
+                      spark_class, text_constants, text_positions, time_digits, value_class, works_on_text)
 from .constraints import check as check_constraints
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
@@ -43,46 +43,71 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
 
     check_rules(plan, horizon)
     calendar = plan.program.calendar  # dates: a microsecond grid (calendar.py)
-    given, digits, int_digits = {}, 0, 0
-    for pred, df in inputs:
-        terms = _term_columns(df)
-        cols = given.setdefault(pred, [None] * len(terms))
-        if len(cols) != len(terms):
-            raise NotRelational(f"two inputs of {pred} with different numbers of columns")
-        text = text_columns(df.schema)
-        for i, t in enumerate(terms):
-            if t in text:  # constants of several kinds, sets, exact numbers as text: their key text (classes.TEXT)
-                if calendar is not None:
-                    raise NotRelational(f"argument {i + 1} of {pred} is a column of term text in a program with a calendar")
-                c, scale, whole = TEXT, 0, 0
-            else:
-                c, scale, whole = spark_class(df.schema[t].dataType)
-            digits = max(digits, scale)
-            int_digits = max(int_digits, whole)
-            # two inputs of two kinds in one argument: term text, each keyed at its load
-            cols[i] = TEXT if meet(cols[i], c) is False else meet(cols[i], c)
-        for t in ("start", "end"):
-            if t in df.columns and calendar is None:
-                digits = max(digits, time_digits(df.schema[t].dataType))
-    mixed_heads: set = set()  # the arguments that must hold term text for a head's sake (classes.TwoKinds)
-    while True:
-        texts = text_positions(plan, given, mixed_heads)
-        for pred, i in texts:  # an input's typed column joined with term text: its key text at the load
-            if pred in given:
-                given[pred][i] = TEXT
-        if texts and calendar is not None:
-            made = null_positions(plan)  # (the rule that makes them named: chase.py)
-            if made:
-                rule = next(r for r in plan.rules if any((r.head_pred, i) in made for i in range(len(r.head_terms))))
-                raise NotRelational("labelled nulls (term text) in a program with a calendar", rule)
-            raise NotRelational("term text in a program with a calendar")
-        try:
-            classes = infer_classes(plan, given, texts)
-            break
-        except TwoKinds as e:
-            if e.positions <= texts:  # pragma: no cover - a position of term text takes any class
-                raise
-            mixed_heads |= e.positions
+
+    def classes_of(decoded: dict):
+        """The classes of the inputs' and the program's terms, with the
+        columns of term text in ``decoded`` (``{(input, column): kind}``)
+        as their kind's class; ``classes`` None where a rule refuses term
+        text (a fold of it: its terms' kind may run it)."""
+        given, digits, int_digits, scaled = {}, 0, 0, []
+        for k, (pred, df) in enumerate(inputs):
+            terms = _term_columns(df)
+            cols = given.setdefault(pred, [None] * len(terms))
+            if len(cols) != len(terms):
+                raise NotRelational(f"two inputs of {pred} with different numbers of columns")
+            text = text_columns(df.schema)
+            for i, t in enumerate(terms):
+                if (k, t) in decoded:  # term text whose terms share one kind: decoded at the load (inputs.encode)
+                    c, scale, whole = decoded[k, t]
+                    scaled.append((pred, i, scale if c == NUM and scale else None))
+                    if meet(cols[i], c) is False:  # (decoded, it cannot be keyed beside the other input)
+                        raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms")
+                elif t in text:  # constants of several kinds, sets, exact numbers as text: their key text (classes.TEXT)
+                    if calendar is not None:
+                        raise NotRelational(f"argument {i + 1} of {pred} is a column of term text in a program with a calendar")
+                    c, scale, whole = TEXT, 0, 0
+                else:
+                    c, scale, whole = spark_class(df.schema[t].dataType)
+                    scaled.append((pred, i, term_decimals(df.schema[t].dataType)))
+                digits = max(digits, scale)
+                int_digits = max(int_digits, whole)
+                # two inputs of two kinds in one argument: term text, each keyed at its load
+                cols[i] = TEXT if meet(cols[i], c) is False else meet(cols[i], c)
+            for t in ("start", "end"):
+                if t in df.columns and calendar is None:
+                    digits = max(digits, time_digits(df.schema[t].dataType))
+        mixed_heads: set = set()  # the arguments that must hold term text for a head's sake (classes.TwoKinds)
+        while True:
+            texts = text_positions(plan, given, mixed_heads)
+            for pred, i in texts:  # an input's typed column joined with term text: its key text at the load
+                if pred in given:
+                    given[pred][i] = TEXT
+            if texts and calendar is not None:
+                made = null_positions(plan)  # (the rule that makes them named: chase.py)
+                if made:
+                    rule = next(r for r in plan.rules if any((r.head_pred, i) in made for i in range(len(r.head_terms))))
+                    raise NotRelational("labelled nulls (term text) in a program with a calendar", rule)
+                raise NotRelational("term text in a program with a calendar")
+            try:
+                classes = infer_classes(plan, given, texts)
+                break
+            except TwoKinds as e:
+                if e.positions <= texts:  # pragma: no cover - a position of term text takes any class
+                    raise
+                mixed_heads |= e.positions
+            except NotRelational:
+                if not texts:
+                    raise
+                classes = None
+                break
+        return given, texts, classes, digits, int_digits, [x for pred, i, x in scaled if given[pred][i] != TEXT]
+
+    given, texts, classes, digits, int_digits, scales = classes_of({})
+    if texts:
+        # the program orders, computes on or folds term text: a column of it whose terms share one kind runs as that kind
+        decoded = decodable(spark, inputs) if classes is None or works_on_text(plan, classes) else {}
+        if decoded:  # (inputs.encode decodes them, literal_inputs writes their terms)
+            given, texts, classes, digits, int_digits, scales = classes_of(decoded)
     term_scale = 0
     written = text_constants(plan, texts)  # constants written as key text: any term
     for v in program_constants(plan):  # (in order: the first a run cannot hold is the one reported)
@@ -91,7 +116,8 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
             continue
         value_class(v)
         term_scale = max(term_scale, decimal_digits(v))
-    scales = [term_decimals(df.schema[t].dataType) for pred, df in inputs for i, t in enumerate(_term_columns(df)) if given[pred][i] != TEXT]
+    if classes is None:  # (the refusal of term text no decoding took away)
+        classes = infer_classes(plan, given, texts)
     any_dec = term_scale > 0 or any(x is not None for x in scales)
     if any_dec:
         scale = max(term_scale, max((x for x in scales if x is not None), default=0))
@@ -124,6 +150,60 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     if 2 * reach * (len(plan.strata) + 1) >= LIMIT // 4:
         raise NotRelational("windows too large for 64-bit codes")
     return rounds
+
+
+# the class a column of term text decodes to, by its terms' one kind
+# (engine/term_types.value_kind); any other kind stays term text
+_DECODED = {"int": NUM, "dec": NUM, "str": STR, "bool": BOOL, "float": FLOAT, "date": DATE, "timestamp": TS}
+
+
+def decodable(spark, inputs: list) -> dict:
+    """``{(input, column): (class, digits after the point, before it)}`` of
+    the inputs' columns of term text (``[(pred, DataFrame)]``) whose terms
+    share one kind that a typed column holds: all exact numbers of a finite
+    decimal within 38 digits (64 bits for integers), all strings, all
+    booleans, all floats or all instants; found in ONE Spark job
+    (udfs.TermKind per cell, merged per column as engine/term_types merges
+    kinds).  Such a column is decoded at the load (inputs.encode) and runs
+    as a typed one: ordered, computed on and folded as the engine does its
+    terms.  A column whose kinds mix stays term text (the engine's order
+    or error comes from one task)."""
+    import json
+
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from chronolog.connectors.distributed import text_columns
+    from chronolog.connectors.spark import _sql_name, _term_columns
+    from chronolog.engine.term_types import merge_kind, value_kind
+
+    from .udfs import UDF_PREFIX, TermKind, _register
+
+    parts, kinds = [], {}
+    for k, (pred, df) in enumerate(inputs):
+        terms = _term_columns(df)
+        for t in text_columns(df.schema):
+            if t not in terms:
+                continue
+            if not hasattr(df, "select"):  # held on the driver (inputs.ProgramFacts): its terms are known
+                kinds[k, t] = value_kind([row[terms.index(t)] for row, _ in df.rows])
+                continue
+            kind = F.expr(f"{_register(spark, f'{UDF_PREFIX}term_kind', TermKind(), T.StringType(), column=True)}({_sql_name(t)})")
+            parts.append(df.select(F.lit(k).alias("i"), F.lit(t).alias("c"), kind.alias("k")).distinct())
+    if parts:
+        union = parts[0]
+        for p in parts[1:]:
+            union = union.unionByName(p)
+        for row in union.distinct().collect():
+            if row["k"] is not None:
+                kinds[row["i"], row["c"]] = merge_kind(kinds.get((row["i"], row["c"]), ["empty"]), json.loads(row["k"]))
+    out = {}
+    for key, kind in kinds.items():
+        c = _DECODED.get(kind[0])
+        if c is None or (kind[0] == "int" and kind[2]) or (kind[0] == "dec" and kind[1] + kind[2] > 38):
+            continue
+        out[key] = (c, kind[2] if kind[0] == "dec" else 0, kind[1] if kind[0] in ("int", "dec") else 0)
+    return out
 
 
 def held_table(spark, df, pred: str, calendar):

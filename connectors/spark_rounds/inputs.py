@@ -18,7 +18,7 @@ from chronolog.language.timeline import coalesce
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import micros_sql, seconds_sql
-from .classes import BOOL, FLOAT, NUM, STR, TEXT, TS
+from .classes import BOOL, DATE, FLOAT, NUM, STR, TEXT, TS
 from .fragment import NotRelational
 from .grid import NEG, POS
 from .relations import Rel
@@ -176,6 +176,23 @@ def instant_sql(x: str, typ) -> str:
     return f"CAST({x} AS TIMESTAMP_NTZ)"
 
 
+def decoded_sql(spark, x: str, c, types) -> str:
+    """SQL: a column of term text (or of a CSV's key text) whose terms share
+    one kind (entry.decodable) as the class ``c`` of that kind: the text
+    udfs.Decoded gives each term, cast exactly (a cell no cast reads is
+    null, a bad row: one task)."""
+    from pyspark.sql import types as T
+
+    from .udfs import UDF_PREFIX, Decoded, _register
+
+    text = f"{_register(spark, f'{UDF_PREFIX}decoded', Decoded(), T.StringType(), column=True)}({x})"
+    if c == FLOAT:
+        return float_sql(f"try_cast({text} AS DOUBLE)")
+    if c == DATE:
+        return f"CAST(try_cast({text} AS TIMESTAMP_NTZ) AS DATE)"
+    return f"try_cast({text} AS {types.sql_type(c)})"
+
+
 def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     """An input DataFrame in the layout as the relation's columns (not
     coalesced): a step of ``q`` reading the input's view."""
@@ -190,7 +207,8 @@ def encode(q: Stmt, df, pred: str, terms: list, relations, grid) -> str:
     cls = types.classes.get(pred) or [None] * len(terms)
     schema = {f.name: f.dataType for f in df.schema.fields}
     text = text_columns(df.schema)  # (a typed column holding term text's class: its terms' key text too)
-    cols = [f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT else f"{instant_sql(_sql_name(t), schema[t])} AS c{i}" if c == TS
+    cols = [f"{decoded_sql(relations.catalog.spark, _sql_name(t), c, types)} AS c{i}" if t in text and c != TEXT
+            else f"{float_sql(_sql_name(t))} AS c{i}" if c == FLOAT else f"{instant_sql(_sql_name(t), schema[t])} AS c{i}" if c == TS
             else f"{_sql_name(t)} AS c{i}" if c == TEXT and (df.schema[t].metadata or {}).get(KIND_KEY) == KEYED
             else f"{key_text_sql(relations.catalog.spark, _sql_name(t), t in text)} AS c{i}" if c == TEXT
             else f"CAST({_sql_name(t)} AS {types.sql_type(c)}) AS c{i}" for i, (t, c) in enumerate(zip(terms, cls))]

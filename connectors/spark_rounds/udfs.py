@@ -172,6 +172,69 @@ class KeyText:
         return pa.array([None if t is None or type(t) is Null or t != t else key_text(t) for t in terms], pa.string())
 
 
+class TermKind:
+    """Each cell of a column of term text (or of key text, which reads back
+    as an equal term) as the kind of its term, JSON of
+    engine/term_types.value_kind (``["dec", 1, 2]``, ``["str"]``, ...; a
+    set, a labelled null or text that is no term ``["mixed"]``, a null
+    cell null): what :func:`entry.decodable` merges per column to find
+    whether its terms share one kind.  An Arrow UDF, one job at the load."""
+
+    def __call__(self, column):
+        import json
+
+        import pyarrow as pa
+
+        from chronolog.engine.arrow import parse_term_texts
+        from chronolog.engine.term_types import value_kind
+
+        values = column.to_pylist()
+        out, seen = [], {}
+        for v in values:
+            if v not in seen:
+                try:
+                    (t,) = parse_term_texts([v], None)
+                    seen[v] = None if t is None else json.dumps(value_kind([t]))
+                except Exception:  # noqa: BLE001 - no term: the run's load of its key text reports it
+                    seen[v] = json.dumps(["mixed"])
+            out.append(seen[v])
+        return pa.array(out, pa.string())
+
+
+class Decoded:
+    """Each cell of a column of term text (or of key text) whose terms share
+    one kind (:class:`TermKind`) as text SQL casts to that kind's type
+    exactly (inputs.encode): an exact number's decimal digits, a string
+    itself, ``true``/``false``, a float's shortest text (``Infinity``), an
+    instant's ISO date or UTC wall clock."""
+
+    def __call__(self, column):
+        import pyarrow as pa
+
+        from chronolog.engine.arrow import parse_term_texts
+        from chronolog.language.booleans import Boolean
+        from chronolog.language.timeline import format_number
+
+        def text(t):
+            if t is None:
+                return None
+            if type(t) is Boolean or type(t) is bool:
+                return "true" if t else "false"
+            if type(t) is float:
+                return repr(t) if math.isfinite(t) else ("Infinity" if t > 0 else "-Infinity" if t < 0 else None)
+            if isinstance(t, (int, Fraction)):
+                return format_number(t)
+            if hasattr(t, "isoformat"):
+                return t.isoformat(sep=" ")
+            return t if type(t) is str else None
+
+        try:
+            terms = parse_term_texts(column.to_pylist(), None)
+        except Exception as err:  # noqa: BLE001 - the engine's error: the run stops, one task reports it
+            raise RowStop(stop_text(f"a cell of term text: {getattr(err, 'message', str(err))}")) from None
+        return pa.array([text(t) for t in terms], pa.string())
+
+
 def key_text_sql(spark, x: str, text: bool) -> str:
     """SQL: the key text of each term of the column SQL ``x`` (:class:`KeyText`)."""
     return text_udf_sql(spark, f"key_text{'' if text else '_typed'}", KeyText(text), x)

@@ -135,6 +135,35 @@ def test_dates_and_datetimes_in_time_columns(spark, tmp_path, zone):
     assert model.facts("both")
 
 
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_term_text_beside_a_calendar(spark, tmp_path, zone):
+    """Columns that need term text (names beside numbers written alike and
+    apart, ``1/3``, ``#T``, sets) on a calendar, with a date column joined
+    to them and dates and datetimes as times: in rounds (one task before),
+    the embedded model in any session time zone."""
+    text = ("x,y,d,start,end\n"
+            "a,1,2024-03-10,2024-03-09,2024-03-11\n"
+            "1.0,b,2024-03-10,2024-03-10T01:00,2024-03-12T00:00:00.5\n"
+            "01,\"c, d\",2024-03-11,2024-03-10T00:00:00+09:00,+inf\n"
+            "\"c, d\",1/3,2024-03-10,-inf,2024-03-10T12:00\n"
+            "2/6,#T,2024-03-12,2024-03-09,2024-03-13\n"
+            "#T,\"{1,a}\",2024-03-10,2024-03-10,2024-03-14\n"
+            "\"{a,1.0}\",a,2024-03-11,2024-03-11,2024-03-15\n"
+            "2024-03-10,a,2024-03-10,2024-03-09,2024-03-10\n")
+    rules = ('@timeGranularity("days"). @mapping("r", 2, "d", "date").\n'
+             'reach(X, Y) :- r(X, Y, D).\nreach(X, Z) :- reach(X, Y), r(Y, Z, D).\n'
+             'alone(X) :- r(X, Y, D), not r(Y, X, E).\nat(X, D) :- r(X, Y, D), r(Y, Z, D).\n'
+             'near(X) :- <->[0, 1] r(X, Y, D).\nn(X, N) :- r(X, Y, D), N = count(Y).\n'
+             '@output("reach"). @output("alone"). @output("at"). @output("near"). @output("n").\n')
+    key = "spark.sql.session.timeZone"
+    before = spark.conf.get(key)
+    spark.conf.set(key, zone)
+    try:
+        _same_as_embedded(spark, tmp_path, text, rules, ["reach", "alone", "at", "near", "n"])
+    finally:
+        spark.conf.set(key, before)
+
+
 def test_time_columns_by_position_with_closedness(spark, tmp_path):
     """Without start and end columns the last two are the interval, and
     ``start_closed``/``end_closed`` columns say which ends are closed."""

@@ -22,6 +22,7 @@ from .calendar import code_bounds, reaches, term_decimals, utc_times
 from .classes import (DATE, NUM, SET, TEXT, TS, decimal_digits, infer_classes, meet, mixed, spark_class, text_constants, text_positions,
                       time_digits, value_class)
 from .constraints import check as check_constraints
+from .csv_inputs import KEYED
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .inputs import LITERAL_ROWS, input_facts, literal_facts, local_rows
@@ -37,7 +38,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     :class:`NotRelational` when this path cannot run them exactly."""
     from pyspark.sql import types as T
 
-    from chronolog.connectors.distributed import text_columns
+    from chronolog.connectors.distributed import KIND_KEY, text_columns
     from chronolog.connectors.spark import _term_columns
     from chronolog.planner.physical import window_points
 
@@ -52,7 +53,9 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         text = text_columns(df.schema)
         for i, t in enumerate(terms):
             if t in text:  # constants of several kinds, sets, exact numbers as text: their key text (classes.TEXT)
-                if calendar is not None:
+                if calendar is not None and (df.schema[t].metadata or {}).get(KIND_KEY) != KEYED:
+                    # (term text is read without the calendar at the load, udfs.KeyText; a CSV
+                    # column's cells are keyed as the CSV reader reads them, with no calendar)
                     raise NotRelational(f"argument {i + 1} of {pred} is a column of term text in a program with a calendar")
                 c, scale, whole = TEXT, 0, 0
             else:
@@ -69,8 +72,6 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     for pred, i in texts:  # an input's typed column joined with term text: its key text at the load
         if pred in given:
             given[pred][i] = TEXT
-    if texts and calendar is not None:
-        raise NotRelational("term text in a program with a calendar")
     term_scale = 0
     written = text_constants(plan, texts)  # constants written as key text: any term
     for v in program_constants(plan):  # (in order: the first a run cannot hold is the one reported)

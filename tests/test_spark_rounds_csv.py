@@ -174,6 +174,7 @@ def test_time_columns_by_position_with_closedness(spark, tmp_path):
 
 @pytest.mark.parametrize("line, column, mapped", [
     ("b,c,abc,7", 3, None), ("b,c,1/0,7", 3, None), ("b,c,2020-01-01,7", 3, None), ("b,c,5,", 4, None),  # times
+    ("b,c,nan,7", 3, None), ("b,c,0,1e1001", 4, None),
     ("b,1/0,0,7", 2, None),  # a term with a number's shape and no value, beside names (term text)
     ("b,c,0,7", 2, "int"), ("b,nan,0,7", 2, "float"), ("b,maybe,0,7", 2, "bool"), ("b,2020-02-30,0,7", 2, "date"),
 ])
@@ -193,14 +194,24 @@ def test_a_bad_cell_is_the_embedded_readers_error(spark, tmp_path, line, column,
     assert f"r.csv:3:{column}" in str(got.value), str(got.value)
 
 
-def test_times_sql_does_not_read_go_to_one_task(spark, tmp_path):
-    """Times the embedded reader reads and SQL does not here (a fraction,
-    an exponent): one task, warned, with the embedded model."""
+def test_times_with_exponents_and_fractions_on_the_grid_in_rounds(spark, tmp_path):
+    """Times written with an exponent (``1e1``, ``2.5E-1``, ``.5e1``) and
+    fractions whose denominators divide a power of ten (``1/2``, ``3/6``,
+    ``-3/4``, ``1 / 8``), beside infinite ends spelt ``INF`` and
+    ``Infinity``: in rounds (one task before), the embedded model."""
+    text = ("x,y,start,end\na,b,1e1,2E1\nb,c,2.5E-1,.5e1\nc,a,1/2,7/8\n"
+            + "a,c,-3/4,1 / 8\nc,d,-INF,1e0\nd,a,3/6,Infinity\nb,d,0.125,+3e-0\n")
+    _same_as_embedded(spark, tmp_path, text, REACH + 'al(X) :- r(X, Y), not r(Y, X).\n@output("al").\n', ["reach", "al"])
+
+
+def test_times_off_the_grid_go_to_one_task(spark, tmp_path):
+    """A time 1/3 is off the decimal grid, which the rounds' times are
+    on: one task, warned why, with the embedded model."""
     text = "x,y,start,end\na,b,1/3,5\nb,c,1e1,2e1\n"
     p, e = _programs(tmp_path, text, REACH)
     want = set(map(_terms, chronolog.reason(e).facts("reach")))
     stats = {}
-    with pytest.warns(cs().OneTaskFallback, match="holds a time SQL does not read"):
+    with pytest.warns(cs().OneTaskFallback, match="a fraction off the decimal grid"):
         got = _run(spark, p, stats, rounds=False)
     assert stats["path"] == "one task"
     assert set(map(_terms, table_to_rows(got["reach"], "reach", timestamps="times"))) == want

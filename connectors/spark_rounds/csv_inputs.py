@@ -102,6 +102,50 @@ def _whole(t: str) -> str:
     return f"length(TRIM(LEADING '0' FROM regexp_extract({t}, '^[+-]?([0-9]*)', 1)))"
 
 
+# a time on a numeric timeline: a decimal with an exponent (parse_number's, up to 4 digits in SQL)
+# or a fraction p/q of integers of at most 18 digits (blanks around the slash ASCII spaces)
+_SCI = "^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]{1,4})?$"
+_RATIO = "^[+-]?[0-9]{1,18} */ *[0-9]{1,18}$"
+_POWERS = range(13)  # a fraction's decimals tried (entry.MAX_DIGITS: a finer grid is one task's)
+
+
+def _exponent(t: str) -> str:
+    return f"CAST(coalesce(nullif(regexp_extract({t}, '[eE]([+-]?[0-9]+)$', 1), ''), '0') AS INT)"
+
+
+def _sci_scale(t: str) -> str:
+    """SQL: digits after the point of the decimal ``t`` (:data:`_SCI`), trailing zeros dropped, less its exponent."""
+    frac = f"regexp_extract({t}, '^[^.eE]*[.]([0-9]*)', 1)"
+    return f"greatest(0, length(TRIM(TRAILING '0' FROM {frac})) - {_exponent(t)})"
+
+
+def _sci_whole(t: str) -> str:
+    """SQL: at least the digits before the point of the decimal ``t`` (:data:`_SCI`)."""
+    return f"greatest(0, {_whole(t)} + {_exponent(t)})"
+
+
+def _ratio_p(t: str) -> str:
+    return f"try_cast(regexp_extract({t}, '^([+-]?[0-9]+)', 1) AS DECIMAL(38, 0))"
+
+
+def _ratio_q(t: str) -> str:
+    return f"try_cast(regexp_extract({t}, '([0-9]+)$', 1) AS DECIMAL(38, 0))"
+
+
+def _ratio_scale(t: str) -> str:
+    """SQL: the fewest decimals that hold the fraction ``t`` (:data:`_RATIO`)
+    exactly (``p * 10^k`` a multiple of ``q``), null when none of
+    :data:`_POWERS` does (``1/3``) or ``q`` is 0."""
+    p, q = _ratio_p(t), _ratio_q(t)
+    cases = " ".join(f"WHEN pmod({p} * {10 ** k}, {q}) = 0 THEN {k}" for k in _POWERS)
+    return f"CASE WHEN {q} = 0 THEN NULL {cases} END"
+
+
+def _ratio_whole(t: str) -> str:
+    """SQL: the digits before the point of the fraction ``t`` (:data:`_RATIO`)."""
+    return f"length(CAST(abs({_ratio_p(t)}) div {_ratio_q(t)} AS STRING))"
+
+
 def _all(cond: str) -> str:
     return f"min(CASE WHEN {cond} THEN 1 ELSE 0 END)"
 
@@ -160,10 +204,13 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
             ok = f"{x} IS NOT NULL AND NOT {bad_inf} AND ({unbounded} OR ({t} RLIKE '{_DATE}' AND {_micros(t)} IS NOT NULL))"
             plans[end] = ("time", x, t, unbounded, ask(_all(ok)))
         else:
-            dec = f"{t} RLIKE '{_DEC}'"
-            ok = f"{x} IS NOT NULL AND NOT {bad_inf} AND ({unbounded} OR {dec})"
-            plans[end] = ("time", x, t, unbounded, ask(_all(ok)), ask(f"max(CASE WHEN {dec} THEN {_scale(t)} END)"),
-                          ask(f"max(CASE WHEN {dec} THEN {_whole(t)} END)"))
+            sci, ratio = f"{t} RLIKE '{_SCI}'", f"{t} RLIKE '{_RATIO}'"
+            on_grid = f"({ratio} AND {_ratio_scale(t)} IS NOT NULL)"
+            ok = f"{x} IS NOT NULL AND NOT {bad_inf} AND ({unbounded} OR {sci} OR {on_grid})"
+            plans[end] = ("time", x, t, unbounded, ask(_all(ok)),
+                          ask(f"max(CASE WHEN {sci} THEN {_sci_scale(t)} WHEN {on_grid} THEN {_ratio_scale(t)} END)"),
+                          ask(f"max(CASE WHEN {sci} THEN {_sci_whole(t)} WHEN {on_grid} THEN {_ratio_whole(t)} END)"),
+                          ask(f"max(CASE WHEN {ratio} AND NOT {on_grid} AND {_ratio_q(t)} != 0 THEN 1 ELSE 0 END)"))
     for c in ("start_closed", "end_closed"):
         if c in cols:
             x = _sql_name(c)
@@ -207,16 +254,24 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
                 keyed.append(c)
         else:  # time
             unbounded, ok = p[3], got[p[4]]
+            if calendar is None and got[p[7]]:
+                raise UnreadCells(f"the {c} column of {pred} holds a fraction off the decimal grid (such as 1/3: "
+                                  "its denominator has a prime factor other than 2 and 5, or needs more than "
+                                  f"{len(_POWERS) - 1} decimals), which the rounds' times cannot hold exactly")
             if not ok:
                 raise UnreadCells(f"the {c} column of {pred} holds a time SQL does not read as the CSV reader does "
-                                    "(a fraction, an exponent, a date beyond SQL's, an empty interval or an error)")
+                                  "(a number with an exponent past 4 digits or with digits past ASCII, a date beyond SQL's, "
+                                  "an empty interval or an error)")
             if calendar is not None:
                 exprs.append(f"CASE WHEN {unbounded} THEN NULL ELSE {_instant(t)} END AS {name}")
             else:
                 scale, whole = got[p[5]] or 0, got[p[6]] or 0
                 if whole + scale > 38:
                     raise UnreadCells(f"the {c} column of {pred} holds a number of more than 38 digits")
-                value = f"CAST({t} AS DECIMAL(38, {scale}))"  # (Spark casts "2." to a decimal, not to a bigint)
+                # (Spark casts "2." and "1e3" to a decimal, not to a bigint; a fraction on the grid is
+                # divided at a scale that holds its quotient exactly)
+                value = (f"CAST(CASE WHEN {t} RLIKE '{_RATIO}' THEN CAST({_ratio_p(t)} AS DECIMAL(38, {scale})) / {_ratio_q(t)} "
+                         f"ELSE CAST({t} AS DECIMAL(38, {scale})) END AS DECIMAL(38, {scale}))")
                 if scale == 0 and whole <= 18:
                     value = f"CAST({value} AS BIGINT)"
                 exprs.append(f"CASE WHEN {unbounded} THEN NULL ELSE {value} END AS {name}")

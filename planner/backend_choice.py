@@ -332,7 +332,7 @@ ROUNDS_FALLBACK = ("the program's facts or two rules' heads mix types in one arg
                    "an input's column of term text is ordered, computed on, folded (but counted) "
                    "or holds a labelled null, the inputs hold numbers beyond 38 digits or times off the decimal grid, "
                    "or have a column type the rounds do not read, or a column of CSV that Spark reads holds a cell SQL does not read "
-                   "as the embedded CSV reader does (a time 1/3 or 1e3)")
+                   "as the embedded CSV reader does (a time off the decimal grid, 1/3)")
 
 
 def _computes(op) -> bool:

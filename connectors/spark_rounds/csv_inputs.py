@@ -21,13 +21,14 @@ typed in SQL:
   reads it); ``float``: a double; ``bool``: a boolean; ``date``: an
   instant (a ``TIMESTAMP_NTZ`` of its UTC wall clock);
 - the time columns: ``bigint`` or ``decimal(38, S)`` on a numeric
-  timeline, instants on a calendar, ``-inf`` at a start and ``+inf`` at an
-  end as an unbounded end (null);
+  timeline (decimals, with an exponent too, and fractions whose decimals
+  end: ``1/2``), instants on a calendar, ``-inf`` at a start and ``+inf``
+  at an end (any case, ``infinity`` too) as an unbounded end (null);
 - ``start_closed``/``end_closed``: booleans.
 
-A column SQL does not read as the engine does (a time ``1/3`` or ``1e3``,
-a date outside the years 1000-8999, a float ``nan``, a cell that is an
-error) raises :class:`UnreadCells` before the load: the connector asks
+A column SQL does not read as the engine does (a time off the decimal
+grid, ``1/3``, a date outside the years 1000-8999, a float ``nan``, a cell
+that is an error) raises :class:`UnreadCells` before the load: the connector asks
 the embedded reader, whose error names a bad cell, else one task runs the
 program.  Every SQL here is zone-free: an ISO date or datetime is
 rewritten as a ``TIMESTAMP_NTZ``'s text and its UTC offset subtracted

@@ -142,9 +142,36 @@ def _ratio_scale(t: str) -> str:
     return f"CASE WHEN {q} = 0 THEN NULL {cases} END"
 
 
+def _fraction_digits(df, columns, pred: str) -> list:
+    """Per time column of ``columns`` (text ``p/q`` in some cells), the
+    most decimals and the most whole digits of its fractions: one job.
+    :class:`UnreadCells` for a fraction off the decimal grid (``1/3``) or
+    with a zero denominator (the CSV reader's error)."""
+    aggs = []
+    for c in columns:
+        t = _trimmed(_sql_name(c))
+        ratio = f"{t} RLIKE '{_RATIO}'"
+        aggs += [f"max(CASE WHEN {ratio} THEN coalesce({_ratio_scale(t)}, -1) END)",
+                 f"max(CASE WHEN {ratio} THEN {_ratio_whole(t)} END)",
+                 f"max(CASE WHEN {ratio} AND {_ratio_scale(t)} IS NULL AND {_ratio_q(t)} != 0 THEN 1 ELSE 0 END)",
+                 f"max(CASE WHEN {ratio} AND {_ratio_q(t)} = 0 THEN 1 ELSE 0 END)"]
+    got = list(df.selectExpr(*aggs).collect()[0])
+    out = []
+    for k, c in enumerate(columns):
+        _, whole, off, zero = got[4 * k : 4 * k + 4]
+        if zero:
+            raise UnreadCells(f"the {c} column of {pred} holds a fraction with a zero denominator")
+        if off:
+            raise UnreadCells(f"the {c} column of {pred} holds a fraction off the decimal grid (such as 1/3: "
+                              "its denominator has a prime factor other than 2 and 5, or needs more than "
+                              f"{len(_POWERS) - 1} decimals), which the rounds' times cannot hold exactly")
+        out += [got[4 * k], whole]
+    return out
+
+
 def _ratio_whole(t: str) -> str:
     """SQL: the digits before the point of the fraction ``t`` (:data:`_RATIO`)."""
-    return f"length(CAST(abs({_ratio_p(t)}) div {_ratio_q(t)} AS STRING))"
+    return f"length(CAST(abs({_ratio_p(t)}) div nullif({_ratio_q(t)}, 0) AS STRING))"
 
 
 def _all(cond: str) -> str:
@@ -206,12 +233,9 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
             plans[end] = ("time", x, t, unbounded, ask(_all(ok)))
         else:
             sci, ratio = f"{t} RLIKE '{_SCI}'", f"{t} RLIKE '{_RATIO}'"
-            on_grid = f"({ratio} AND {_ratio_scale(t)} IS NOT NULL)"
-            ok = f"{x} IS NOT NULL AND NOT {bad_inf} AND ({unbounded} OR {sci} OR {on_grid})"
-            plans[end] = ("time", x, t, unbounded, ask(_all(ok)),
-                          ask(f"max(CASE WHEN {sci} THEN {_sci_scale(t)} WHEN {on_grid} THEN {_ratio_scale(t)} END)"),
-                          ask(f"max(CASE WHEN {sci} THEN {_sci_whole(t)} WHEN {on_grid} THEN {_ratio_whole(t)} END)"),
-                          ask(f"max(CASE WHEN {ratio} AND NOT {on_grid} AND {_ratio_q(t)} != 0 THEN 1 ELSE 0 END)"))
+            ok = f"{x} IS NOT NULL AND NOT {bad_inf} AND ({unbounded} OR {sci} OR {ratio})"
+            plans[end] = ("time", x, t, unbounded, ask(_all(ok)), ask(f"max(CASE WHEN {sci} THEN {_sci_scale(t)} END)"),
+                          ask(f"max(CASE WHEN {sci} THEN {_sci_whole(t)} END)"), ask(f"max(CASE WHEN {ratio} THEN 1 ELSE 0 END)"))
     for c in ("start_closed", "end_closed"):
         if c in cols:
             x = _sql_name(c)
@@ -221,6 +245,9 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
     got = list(df.selectExpr(*aggs).collect()[0])
     if not got[0]:
         got = [1 if v is None else v for v in got]  # (no rows: every column holds nothing, any type reads it)
+    fractions = [end for end in ("start", "end") if calendar is None and got[plans[end][7]]]
+    if fractions:  # (a second job, for files with times p/q only: the first stays lean)
+        got += _fraction_digits(df, fractions, pred)
     exprs, keyed = [], []
     for c in cols:
         p = plans[c]
@@ -255,10 +282,6 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
                 keyed.append(c)
         else:  # time
             unbounded, ok = p[3], got[p[4]]
-            if calendar is None and got[p[7]]:
-                raise UnreadCells(f"the {c} column of {pred} holds a fraction off the decimal grid (such as 1/3: "
-                                  "its denominator has a prime factor other than 2 and 5, or needs more than "
-                                  f"{len(_POWERS) - 1} decimals), which the rounds' times cannot hold exactly")
             if not ok:
                 raise UnreadCells(f"the {c} column of {pred} holds a time SQL does not read as the CSV reader does "
                                   "(a number with an exponent past 4 digits or with digits past ASCII, a date beyond SQL's, "
@@ -267,6 +290,9 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
                 exprs.append(f"CASE WHEN {unbounded} THEN NULL ELSE {_instant(t)} END AS {name}")
             else:
                 scale, whole = got[p[5]] or 0, got[p[6]] or 0
+                if c in fractions:
+                    at = len(got) - 2 * len(fractions) + 2 * fractions.index(c)
+                    scale, whole = max(scale, got[at] or 0), max(whole, got[at + 1] or 0)
                 if whole + scale > 38:
                     raise UnreadCells(f"the {c} column of {pred} holds a number of more than 38 digits")
                 # (Spark casts "2." and "1e3" to a decimal, not to a bigint; a fraction on the grid is

@@ -4,7 +4,7 @@ a float value column (docs/design.md, "Kernels"): a join, a difference and
 Since (engine/columns/code_frames.py) with their row pairs found by a sort
 of the keys in numpy or by a polars hash join (``/hash``; ``/query``: the
 whole join as the polars query it once was), and the interval moves
-(shift, box, closure) in numpy or as a polars query (temporal.py, since.py).
+(shift, box, closure) in numpy or as a polars query (code_frames.ends).
 
 Each figure is the process CPU time (and wall time) of one call, the best
 of ``--repeat``, on the same inputs, both paths in one process.
@@ -51,16 +51,17 @@ def operations(n, keys, floats=False):
     a float value column each where ``floats``)."""
     import polars as pl
 
-    from chronolog.engine.columns import code_frames, since, temporal
+    from chronolog.engine.columns import code_frames
     from chronolog.engine.columns.coalesce import coalesce
-    from chronolog.engine.interval_shift import box, shift
+    from chronolog.engine.interval_shift import box, closure, shift
 
     a, b = relation(n, keys, 1), relation(n, keys, 2)
     if floats:
         a, b = (r.with_columns((pl.col(f"v:x{i}") / 7).alias(f"v:f{i}")) for i, r in ((1, a), (2, b)))
     shared = [f"v:k{i}" for i in range(keys)]
     holes = coalesce(b.select(*shared, "s", "e"), shared).rename({"s": "hs", "e": "he"})
-    left = since._codes(coalesce(b.select(*shared, "s", "e"), shared), since.closure(), ("cs", "ce")).drop("s", "e")
+    close = dict(zip(("cs", "ce"), closure()))
+    left = code_frames.ends(coalesce(b.select(*shared, "s", "e"), shared), close, ("s", "e"))
     w = (4, 20, True, False)
 
     def polars_join():  # (the polars query join.py ran past SORT_ROWS before the pairs did)
@@ -75,9 +76,9 @@ def operations(n, keys, floats=False):
 
     by_sort, by_hash = pair_ops("numpy"), pair_ops("polars")
     moves = {
-        "shift": (lambda: code_frames.moved(a, shift, w), lambda: temporal.moved(a, shift, w).filter(pl.col("s") < pl.col("e"))),
-        "box": (lambda: code_frames.moved(a, box, w), lambda: temporal.moved(a, box, w).filter(pl.col("s") < pl.col("e"))),
-        "close": (lambda: code_frames.closed(b), lambda: since._codes(b, since.closure(), ("cs", "ce")).drop("s", "e")),
+        **{name: tuple(lambda t=t, way=way: code_frames.ends(a, dict(zip("se", t(w))), moved=True, way=way) for way in ("numpy", "polars"))
+           for name, t in (("shift", shift), ("box", box))},
+        "close": tuple(lambda way=way: code_frames.ends(b, close, ("s", "e"), way=way) for way in ("numpy", "polars")),
     }
     return {
         "join": by_sort[0], "join/hash": by_hash[0], "join/query": polars_join,

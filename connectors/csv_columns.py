@@ -14,13 +14,18 @@ into those values: the columnar executor codes each distinct value once, and
 a row stratum or the Python API gets rows from the same columns.
 
 Same answers and the same errors as the row reader
-(connectors/csv_files.py): whatever the kernels cannot take exactly as it
-does -- a quote anywhere but around a whole cell of one line (an escaped
-quote, an embedded newline: :func:`_plain_quotes`), a blank line,
-ragged rows, a cell that does not convert, an empty interval -- returns
-None, and the row reader reads the file and reports the first bad cell with
-its file:line:column.  Small files are left to the row reader too (no
-pyarrow import for them).
+(connectors/csv_files.py).  Lines of blanks, which it skips, are taken out
+of the text (their lines counted), and a ragged row (another count of
+cells than the header's) is its error: the rows before it are read here,
+then the row reader reads the header and that row alone and raises its
+own error at the row's file:line:column (:func:`_blank_and_ragged`).
+Whatever else the kernels cannot take exactly as it does -- a quote
+anywhere but around a whole cell of one line (an escaped quote, an
+embedded newline: :func:`_plain_quotes`), a blank line before the header,
+a ragged row without one, a cell that does not convert, an empty interval
+-- returns None, and the row reader reads the file and reports the first
+bad cell with its file:line:column.  Small files are left to the row
+reader too (no pyarrow import for them).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from chronolog.language.source_text import KERNEL_BYTES  # from this size on a b
 
 from . import cell_types
 from .csv_files import _is_closed_col, _time_columns, convert
+from .fact_csv_columns import CELL_LIMIT
 
 
 def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_mapping, calendar=None, min_rows: int = 0):
@@ -59,6 +65,8 @@ def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_m
     try:
         with reading_file():  # one scope for the file's labelled nulls (csv_files.convert reads them)
             return _read(data, path, pred, options, mapping, time_mapping, calendar)
+    except _Reported as bad:
+        raise bad.error from None  # (the row reader's own error of the file's first bad row)
     except ChronologError:
         return None  # the row reader reports it at its first place
 
@@ -319,16 +327,57 @@ def _arrow_csv(data: bytes, ncols: int, use_headers: bool, types: dict):
         return None
 
 
-def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
+def _blank_and_ragged(data: bytes, ncols: int, use_headers: bool):
+    """``(data, lines, bad)``: the file without its lines of blanks (which
+    the row reader skips) and cut before its first ragged row (another
+    count of cells than the header's, counted outside the quotes that
+    :func:`_plain_quotes` checked), each row's line in the file (numpy),
+    and that ragged row as ``(its line, the header's text and its)`` or
+    None; None when the file has neither, or a ragged row without a header (each row of it has its
+    own columns to the row reader), or a blank first line (the row reader
+    looks further for the header).  2 ms of CPU per 100,000 lines."""
     import numpy as np
-    import pyarrow as pa
 
+    got = cell_types.csv_lines(data)
+    if got is None:
+        return None  # (_plain_quotes: no line break inside quotes)
+    starts, ends, filled, cells = got
+    head = 1 if use_headers else 0
+    if head and not filled[0]:
+        return None
+    ragged = np.flatnonzero(filled[head:] & (cells[head:] != ncols)) + head
+    if len(ragged) and not use_headers:
+        return None
+    stop = int(ragged[0]) if len(ragged) else len(starts)
+    if stop == len(starts) and bool(filled[head:].all()):
+        return None
+    if stop and int((ends[:stop] - starts[:stop]).max()) > CELL_LIMIT:
+        return None  # (a cell past the csv module's size limit may be there: its error comes first)
+    keep = np.flatnonzero(filled[:stop])  # (the header first)
+    text = cell_types.lines_kept(data, starts, ends, keep)
+    view = memoryview(data)
+    bad = None
+    if stop < len(starts):
+        try:
+            row = bytes(view[: int(ends[0])]) + bytes(view[int(starts[stop]) : int(ends[stop])])  # (the header and the row)
+            bad = (stop + 1, row.decode("utf-8"))
+            bytes(view[int(ends[stop]) :]).decode("utf-8")  # (the row reader decodes the whole file first)
+        except UnicodeDecodeError:
+            return None  # (the row reader names the byte)
+    return text, keep[head:] + 1, bad
+
+
+class _Reported(Exception):
+    """The row reader's error of the file's first bad row (a ragged row),
+    raised past the fast path's refusals."""
+
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     use_headers = str(options.get("useHeaders", "true")).lower() in ("true", "#t", "1", "yes")
-    # A blank line (the row reader skips it, and its line numbers count it)
-    # is a row of empty cells for Arrow's reader, or one cell where there
-    # are more columns, which it refuses: either way its start and end are
-    # no time points, the file goes to the row reader.  (Finding the lines
-    # by numpy took 2 ms per 100,000.)
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
         return None  # a lone carriage return ends a row for the csv module
     try:
@@ -347,6 +396,48 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     if ncols < 2 or min(start_pos, end_pos) < 0 or max(start_pos, end_pos) >= ncols:
         return None
     term_cols = [i for i in range(ncols) if i not in (start_pos, end_pos) and not _is_closed_col(header, i)]
+    layout = (ncols, use_headers, header, start_pos, end_pos, sc, ec, term_cols)
+    try:
+        got = _facts(data, path, pred, mapping, calendar, layout)
+        if got is not None:
+            return got
+    except ChronologError:
+        pass
+    # A line of blanks (the row reader skips it, and its line numbers count
+    # it) is a row of empty cells for Arrow's reader, or a ragged one; a
+    # ragged row is the row reader's error.  Either sent the whole file to
+    # the row reader (1M rows: 15 s of CPU at load 18 to report the last
+    # one, 2.1 s so): the lines are found by numpy, the lines of blanks
+    # dropped, and the rows before a ragged one read here before the row
+    # reader reads that one.
+    scan = _blank_and_ragged(data, ncols, use_headers)
+    if scan is None:
+        return None
+    data, lines, bad = scan
+    got = _facts(data, path, pred, mapping, calendar, layout, lines) if len(lines) else None
+    if bad is None:
+        return got
+    if got is None and len(lines):
+        return None  # (a row before it that the kernels leave to the row reader: the whole file is its)
+    from .csv_files import row_error
+
+    try:
+        row_error(path, pred, options, mapping, time_mapping, calendar, bad)
+    except ChronologError as e:
+        raise _Reported(e) from None
+    return None
+
+
+def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
+    """The facts of the rows of ``data`` (a ChronologError, or None, where the
+    kernels leave them to the row reader); ``lines``: each row's line in
+    the file, where lines of blanks were taken out of ``data``."""
+    import numpy as np
+    import pyarrow as pa
+
+    ncols, use_headers, header, start_pos, end_pos, sc, ec, term_cols = layout
+    first_line = 2 if use_headers else 1
+    line_of = (lambda r: first_line + r) if lines is None else (lambda r: int(lines[r]))
     kinds = {i: mapping.get(k, (header[i] if header else f"c{k}", "auto")) for k, i in enumerate(term_cols)}
     types = _arrow_types(kinds, (start_pos, end_pos), calendar, data)
     table = _arrow_csv(data, ncols, use_headers, types) if types else None
@@ -386,7 +477,7 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
             return _ExactColumn(idx, vals[1], vals[2])
         if vals is None:
             _, at = np.unique(idx, return_index=True)  # the row of each distinct cell's first occurrence
-            vals = [convert(tok, kind, ast.Pos(str(path), first_line + r, i + 1), name, cal) for tok, r in zip(tokens, at.tolist())]
+            vals = [convert(tok, kind, ast.Pos(str(path), line_of(r), i + 1), name, cal) for tok, r in zip(tokens, at.tolist())]
         return _Column(idx, vals)
 
     def time_columns(i_lo, i_hi):
@@ -404,7 +495,7 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
         if left:
             _, at = np.unique(idx, return_index=True)  # the row of each distinct cell's first occurrence
             for i, tok, r in zip(left, enc.dictionary.take(pa.array(left)).to_pylist(), at[left].tolist()):
-                vals[i] = convert(tok, "time", ast.Pos(str(path), first_line + r % n, (i_lo if r < n else i_hi) + 1),
+                vals[i] = convert(tok, "time", ast.Pos(str(path), line_of(r % n), (i_lo if r < n else i_hi) + 1),
                                   "start" if r < n else "end", calendar)
         shared = np.empty(len(vals), dtype=object)
         shared[:] = vals
@@ -425,4 +516,4 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     lc, hc, empty = cell_types.empty_intervals(lo, hi, closed("start_closed", sc), closed("end_closed", ec))
     if empty is not None:
         return None  # an empty interval: the row reader names the first
-    return FactColumns.of_table(pred, cols, lo, hi, lc, hc, where)
+    return FactColumns.of_table(pred, cols, lo, hi, lc, hc, ast.Pos(str(path), line_of(0), 1))

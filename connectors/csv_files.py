@@ -135,13 +135,27 @@ def read_csv_facts(path: Path, pred: str, arity, options: dict, mapping: dict, t
         return _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
 
 
-def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar) -> list:
+def row_error(path, pred: str, options: dict, mapping: dict, time_mapping, calendar, bad) -> None:
+    """Raise this reader's error of one row of the CSV file ``path``
+    (``bad``: the row's line and the text of the header and that row), as
+    reading the whole file raises it when no row before it has one: what
+    the kernels' reader (csv_columns.py) reports of a ragged row.  Returns
+    when the row has none."""
+    line, text = bad
+    with reading_file():
+        _read_csv_facts(path, pred, None, options, mapping, time_mapping, calendar, text, line - 2)
+
+
+def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar, text=None, offset=0) -> list:
+    """``text``: the file's text (else read from ``path``); ``offset``: lines
+    before its second line that it leaves out (its rows numbered as the file's lines)."""
     use_headers = str(options.get("useHeaders", "true")).lower() in ("true", "#t", "1", "yes")
     import io
 
     from chronolog.language.source_text import read_text
 
-    text = read_text(path, f"CSV file (bound to {pred})", csv=True)
+    if text is None:
+        text = read_text(path, f"CSV file (bound to {pred})", csv=True)
     facts = []
     with io.StringIO(text, newline="") as fh:
         lines = fh.readlines()  # (as the csv module reads them: its line_num says which lines made a row)
@@ -150,7 +164,7 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
         # chronolog, drop the blanks around a cell; see _quoted_cells)
         reader = csv.reader(lines, skipinitialspace=True)
         done = 0  # (lines read so far: a row's first line is the next)
-        rows = _rows(reader, path, lines, lambda: done)
+        rows = _rows(reader, path, lines, lambda: done, offset)
         header = None
         if use_headers:
             for header in rows:  # (blank lines before it skipped, as between rows)
@@ -165,7 +179,7 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar)
             refuse_unnamed_columns(header, ast.Pos(str(path), done + 1, 1), time_mapping)
         done = reader.line_num
         for row in rows:
-            row_no, record, done = done + 1, lines[done : reader.line_num], reader.line_num
+            row_no, record, done = done + 1 + offset, lines[done : reader.line_num], reader.line_num
             if not row or all(not c.strip() for c in row):
                 continue
             where = ast.Pos(str(path), row_no, 1)
@@ -272,16 +286,17 @@ def held_cells(data: bytes, source: str, use_headers: bool, width: int) -> list:
     return out
 
 
-def _rows(reader, path, lines, done):
+def _rows(reader, path, lines, done, offset=0):
     """The rows of ``reader``; the csv module's own error (a quote never
     closed reads the rest of a large file as one cell, past its field
     limit) as a DataError at the line where that row begins (``done()``:
-    the lines read before it)."""
+    the lines read before it; ``offset``: lines left out after the first)."""
     try:
         yield from reader
     except csv.Error as e:
         row_no = done() + 1
-        _refuse_open_quote(lines[row_no - 1 :], path, row_no)
+        _refuse_open_quote(lines[row_no - 1 :], path, row_no + (offset if row_no > 1 else 0))
+        row_no += offset if row_no > 1 else 0
         raise DataError(f"the row cannot be read as CSV ({e})", ast.Pos(str(path), row_no, 1),
                         hint="write one record per line, its cells separated by commas") from None
 

@@ -23,11 +23,15 @@ row reader refuses -- a bad cell, a gap, another arity than the
 predicate's first row's, an empty interval -- are marked as the distinct
 cells are typed; the row reader then reads the header and the rows from
 the first of them on, numbered as the file's lines, and raises its error
-there (:func:`_row_error`).  What this reader cannot read as the csv module
+there (:func:`_row_error`).  Where Arrow's reader refuses a row of
+another count of cells than the header's, the lines are found by numpy
+(:func:`_without_blanks`): lines of blanks of that kind are taken out (the
+row reader skips them), and a ragged row is the first bad row after the
+rows before it.  What this reader cannot read as the csv module
 does -- a byte order mark the header keeps, a lone carriage return, a
-quote not at a cell's ends, a blank first line, a ragged row, a NUL byte,
-a cell past the csv module's size limit -- makes it return None, and the
-row reader reads the whole file.  A row's line is its row's number plus
+quote not at a cell's ends, a blank first line, a NUL byte, a cell past
+the csv module's size limit, a ragged row after a quoted line break --
+makes it return None, and the row reader reads the whole file.  A row's line is its row's number plus
 the header's line where no line is blank and no quoted cell holds a
 newline; otherwise the lines are counted from the newlines outside quotes.
 """
@@ -119,6 +123,7 @@ def _row_error(path, calendar, bad: _BadRow) -> None:
 
 def _read(path, calendar, terms):
     import numpy as np
+    import pyarrow as pa
 
     from chronolog.language.fact_columns import FactColumns, _Column
 
@@ -147,11 +152,24 @@ def _read(path, calendar, terms):
     cols = _columns(header, source, 1)
     b = np.frombuffer(data, dtype=np.uint8)
     quotes = _quotes(b, off) if b'"' in data else None
-    table = _arrow_csv(data, len(header), quotes is not None)
+    ragged = kept = None  # (the first ragged row's line; the lines kept of the file)
+    try:
+        table = _arrow_csv(data, len(header), quotes is not None)
+    except pa.ArrowInvalid:
+        # a ragged row, or a line of blanks of another count of cells
+        # (which the row reader skips): the lines are found by numpy, those
+        # dropped, and the rows before a ragged one read here; the row
+        # reader then reads that row (its error: _row_error)
+        data, kept, ragged = _without_blanks(data, len(header))
+        b = np.frombuffer(data, dtype=np.uint8)
+        quotes = _quotes(b, off) if b'"' in data else None
+        table = _arrow_csv(data, len(header), quotes is not None)
     n = table.num_rows
     if n == 0:
+        if ragged is not None:
+            raise _BadRow(ragged, {})
         raise _Refused
-    lines = _Lines(data, b, off, quotes, n)
+    lines = _Lines(data, b, off, quotes, n, kept)
     del data, b, quotes  # (the text's bytes: Arrow holds the cells)
     cells = [_cells(table.column(i)) for i in range(len(header))]
     del table
@@ -189,10 +207,10 @@ def _read(path, calendar, terms):
         bad |= empty  # an empty interval: the row reader names the first
 
     values = [_TermColumn(*cells[i], header[i], reader, bad) for i in term_cols]
-    if bool(bad.any()):
-        r = int(np.argmax(bad))
+    if bool(bad.any()) or ragged is not None:
+        r = int(np.argmax(bad)) if bool(bad.any()) else n
         seen = {preds[k]: (int(lines.of(first_rows[k : k + 1])[0]), int(widths[k])) for k in range(len(preds)) if first_rows[k] < r}
-        raise _BadRow(int(lines.of(np.array([r]))[0]), seen)
+        raise _BadRow(int(lines.of(np.array([r]))[0]) if r < n else ragged, seen)
     every = cells[cols["every"]] if every_rows else None
     del cells
     out = FactColumns()
@@ -236,7 +254,8 @@ def _arrow_csv(data: bytes, ncols: int, quoted: bool):
     """The rows after the header as an Arrow table of dictionary-encoded
     string columns, one dictionary per column (the csv module's reading of
     cells whose quotes :func:`_quotes` checked; empty lines skipped, as the
-    row reader skips them; a row of another count of cells refused)."""
+    row reader skips them; a row of another count of cells refused:
+    ArrowInvalid)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -296,16 +315,50 @@ def _quotes(b, off: int):
     return q
 
 
+def _without_blanks(data: bytes, ncols: int):
+    """``(data, kept, ragged)``: the file without its lines of blanks of
+    another count of cells than the header's (the row reader skips them;
+    one of its count is a row) and cut before its first ragged row (filled,
+    another count), the lines kept (numpy, 1-based: the header first), and
+    that row's line or None.  Refused when there is neither, or a line
+    break inside quotes."""
+    import numpy as np
+
+    got = cell_types.csv_lines(data)
+    if got is None:
+        raise _Refused
+    starts, ends, filled, cells = got
+    other = cells != ncols
+    other[0] = False  # (the header)
+    skipped = other & ~filled
+    ragged = np.flatnonzero(other & filled)
+    stop = int(ragged[0]) if len(ragged) else len(starts)
+    if stop == len(starts) and not bool(skipped.any()):
+        raise _Refused
+    if stop < len(starts):
+        try:
+            data[int(ends[stop]) :].decode("utf-8")  # (the row reader decodes the whole file first)
+        except UnicodeDecodeError:
+            raise _Refused from None
+    keep = np.flatnonzero(~skipped[:stop])
+    return cell_types.lines_kept(data, starts, ends, keep), keep + 1, (stop + 1 if stop < len(starts) else None)
+
+
 class _Lines:
     """The line of each row (0-based, after the header): the header's
     line + 1 + the row where no newline is inside quotes and no line is
     blank; otherwise counted from the newlines outside quotes (refused
-    when those do not give the rows Arrow read)."""
+    when those do not give the rows Arrow read); ``kept``: the file's
+    lines that ``data`` holds (lines of blanks taken out), or None."""
 
-    def __init__(self, data: bytes, b, off: int, quotes, n: int):
+    def __init__(self, data: bytes, b, off: int, quotes, n: int, kept=None):
         self.table = None
         if data.count(b"\n") != n + (1 if data.endswith(b"\n") else 0):
             self.table = self._count(b, off, quotes, n)
+        if kept is not None:  # (a line of the text kept: the file's line)
+            import numpy as np
+
+            self.table = kept[(self.table if self.table is not None else np.arange(n) + 2) - 1]
 
     @staticmethod
     def _count(b, off: int, quotes, n: int):

@@ -61,10 +61,11 @@ def closure() -> tuple:
     return s - (s & 1), when(e.eq(POS), POS, e + 1 - (e & 1))
 
 
-def clipped() -> tuple:
-    """``(s, e)`` inside the closure ``(cs, ce)`` of Since/Until's left
-    operand: ``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ`` is this, a shift, and this again."""
-    return call("greatest", col("s"), col("cs")), call("least", col("e"), col("ce"))
+def clipped(lo=col("cs"), hi=col("ce")) -> tuple:
+    """``(s, e)`` inside ``[lo, hi)``: the closure ``(cs, ce)`` of
+    Since/Until's left operand (``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ`` is this, a shift,
+    and this again), or the codes of a horizon."""
+    return call("greatest", col("s"), lo), call("least", col("e"), hi)
 
 
 def _grouped(start, at_start, after, safe=None) -> tuple:

@@ -3,7 +3,8 @@ chronolog's operators.
 
 LARS reads a stream on a timeline of ticks.  A tick ``t`` is the interval
 ``[t, t+1)`` here: an input fact ``a@5`` holds on ``[5,6)``, ``a@[5,7]``
-(ticks 5 to 7) on ``[5,8)``, and answers print back in ticks (``[5,7]``).
+(ticks 5 to 7) on ``[5,8)``, ``a@5 every 7`` on ``[5,6)`` and its shifts by
+every multiple of 7 ticks, and answers print back in ticks (``[5,7]``).
 With that embedding the windows are chronolog operators:
 
 =======================  =========================================  ==================================
@@ -128,7 +129,7 @@ class LarsBuilder(_ToAst):
                 f.pos,
                 "write a tick a@5 or a closed range of ticks a@[5,7]",
             )
-        return ast.Fact(f.pred, f.terms, _tick(lo, hi), f.pos)
+        return ast.Fact(f.pred, f.terms, _tick(lo, hi), f.pos, _tick_period(f.every, f.pos, self._err))
 
     # ---------------------------------------------------------- heads
     @v_args(meta=True)
@@ -373,12 +374,32 @@ def parse(text: str, source: str = "<program>") -> ast.Program:
 
 def fact_rows(rows, hint: str = None):
     """Input facts read as ticks: ``a@5`` holds on ``[5,6)``, ``a@[5,7]`` on
-    ``[5,8)`` (rows from :func:`~.facts.read_fact_rows`, or given in Python,
-    changed in place)."""
+    ``[5,8)``, and ``a@5 every 7`` on ``[5,6)`` and its shifts by every
+    multiple of 7 ticks (rows from :func:`~.facts.read_fact_rows`, or given
+    in Python, changed in place)."""
     for pred, lst in rows.items():
         for i, (terms, iv) in enumerate(lst):
             lst[i] = (terms, tick_interval(iv, rows.positions.get(pred), hint))
+    for pred, lst in getattr(rows, "repeating", {}).items():
+        for i, (terms, iv, every, pos) in enumerate(lst):
+            lst[i] = (terms, tick_interval(iv, pos, hint), _tick_period(every, pos), pos)
     return rows
+
+
+def _tick_period(every, pos, err=None):
+    """The period of a LARS fact that repeats (``a@5 every 7``): whole
+    ticks, as its time is (None: the fact does not repeat)."""
+    if every is None or _is_int(every):
+        return every
+    from .text import format_term
+
+    said = format_number(every) if isinstance(every, (int, float)) or type(every).__name__ == "Fraction" else format_term(every)
+    message, hint = f"a LARS fact repeats by whole ticks, not every {said}", "write a period of whole ticks: a@5 every 7"
+    if err is not None:
+        raise err(message, pos, hint)
+    from .errors import DataError
+
+    raise DataError(message, pos, hint=hint)
 
 
 def tick_facts(facts: list) -> list:
@@ -405,9 +426,20 @@ def tuple_window_rows(program, given) -> dict:
     """The facts of the tuple-window helpers: ``$tuple<n>_b(args, t)`` holds
     from the arrival ``t`` of ``b(args)`` until the n-th later arrival of a
     ``b`` atom.  ``given``: ``pred -> [(terms, interval)]``, the input; an
-    atom arrives at each tick it holds at, in the order given within a tick."""
+    atom arrives at each tick it holds at, in the order given within a tick;
+    an input fact that repeats forever (``b@5 every 3``) is refused: its
+    arrivals never end."""
     out = {}
     for helper, (pred, n) in getattr(program, "tuple_windows", {}).items():
+        repeating = getattr(given, "repeating", {}).get(pred)
+        if repeating:
+            from .errors import DataError
+
+            raise DataError(
+                f"the fact of {pred} repeats forever (every ...), which a tuple window ([#{n}] on {pred}) does not take",
+                repeating[0][3],
+                hint="give its instances as ordinary facts (a tuple window counts the atoms that arrive)",
+            )
         arrivals = []
         for order, (terms, iv) in enumerate(given.get(pred, ())):
             for t in range(iv[0], iv[1]):

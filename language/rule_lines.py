@@ -70,6 +70,18 @@ class LineCursor:
         self.i = m.end()
         return m
 
+    def listed(self, read, close: str) -> list:
+        """What ``read()`` reads, again after each comma, up to ``close``
+        (nothing before it: an empty list), after an opening bracket."""
+        out = []
+        if not self.char(close):
+            out.append(read())
+            while self.char(","):
+                out.append(read())
+            if not self.char(close):
+                raise Unread
+        return out
+
     def char(self, chars: str):
         """The next character (after blanks) if it is one of ``chars``."""
         self.skip()

@@ -16,6 +16,7 @@ reader reads as more than a name (keywords, infinities, aggregates) stay in
 the shape as they are.  Lines the reader may read differently for other
 names are read whole, never by shape: an anonymous variable or a labelled
 null (``_``, numbered over the program), time grouping (its unit is a word),
+a set (``{b,a}``: its members sorted, not where the names stand),
 a string equal to one of the line's names (built as the same constant), a
 rule over several lines.  Anything the reader leaves to lark has no shape
 kept, so lark still reads it and its error is lark's.  A line with no
@@ -46,7 +47,7 @@ RESERVED = frozenset(("not", "every", "inf", "infty", "infinity")) | frozenset(A
 
 # a string, a comment, a name (group 1), an anonymous variable or labelled null's '_' (group 2)
 _WORDS = re.compile(r'"(?:\\.|[^"\\\n])*"|%[^\n]*|(?<![A-Za-z0-9_:#])([a-z][A-Za-z0-9_]*)|(?<![A-Za-z0-9_])(_)(?![A-Za-z0-9_])')
-_UNSHAPED = ("/\\", "△", "\x00")  # time grouping; the placeholder's byte
+_UNSHAPED = ("/\\", "△", "\x00", "{")  # time grouping; the placeholder's byte; a set (its members sorted: not placed by name)
 
 
 def shape(line: str):
@@ -86,7 +87,7 @@ def shape(line: str):
 
 # a name where the line has no string, comment or '_' (then _WORDS' other branches find nothing)
 _PLAIN_NAME = re.compile(r"(?<![A-Za-z0-9_:#])[a-z][A-Za-z0-9_]*")
-_NOT_PLAIN = re.compile("[\"%_\x00△]|/\\\\").search  # (a string, a comment, '_', _UNSHAPED)
+_NOT_PLAIN = re.compile("[\"%_\x00△{]|/\\\\").search  # (a string, a comment, '_', _UNSHAPED)
 
 
 def quick_key(line: str):

@@ -13,7 +13,7 @@ heads that are an atom, ``⊥``, boxes around a head or ``p(X)@[S,E)``; body
 literals that are atoms, ``#T``/``#F``, the unary operators, ``<S>``/``<U>``,
 ``not``, time grouping, ``@[S,E]``/``@T``, comparisons and assignments
 (aggregates and contributors included) over names, variables, numbers,
-strings, booleans, dates and ``_`` (numbered as lark numbers them, over
+strings, booleans, dates, sets (``{1,a}``) and ``_`` (numbered as lark numbers them, over
 the whole program), windows of numbers, dates or durations, and
 annotations.  Anything else (labelled nulls, a statement over more than 16
 lines or beside another on its lines, ``_`` where lark reads one after it,
@@ -383,14 +383,7 @@ class _Line(LineCursor):
             if not self.char("("):
                 return _vadalog._Name(word, self.pos(at))
             self.deeper()  # (a call's arguments nest as brackets do)
-            args = []
-            if not self.char(")"):
-                args.append(self.argument())
-                while self.char(","):
-                    args.append(self.argument())
-                if not self.char(")"):
-                    raise Unread
-            return _vadalog._Call(word, args, self.pos(at))
+            return _vadalog._Call(word, self.listed(self.argument, ")"), self.pos(at))
         m = _VAR(t, at)
         if m is not None:
             self.i = m.end()
@@ -419,7 +412,17 @@ class _Line(LineCursor):
             if m is None:
                 raise Unread
             return ast.Const(boolean(m.group() == "#T"))
+        if c == "{":
+            return self.set_term()
         return ast.Const(self.number())
+
+    def set_term(self):
+        """``{1, a, "b c"}``: its members' sums, made a set by the
+        transformer's own ``set_term`` (which refuses a member that is no
+        constant: lark then names it at its place)."""
+        self.i += 1
+        self.deeper()
+        return self.build.set_term(None, self.listed(self.sum, "}"))
 
     def argument(self):
         """A call's argument: an expression, or contributors ``<C1, C2>``."""

@@ -329,8 +329,10 @@ COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large de
                     "or equal numbers of two types (1 and 1.0) meet; and every stratum runs on rows if a given fact "
                     "repeats forever (every) and no horizon bounds the run")
 ROUNDS_FALLBACK = ("the program's facts or two rules' heads mix types in one argument, a variable joins floats with exact numbers, "
-                   "an input's column of term text is ordered, computed on, folded (but counted) "
-                   "or holds a labelled null, the inputs hold numbers beyond 38 digits or times off the decimal grid, "
+                   "an input's column of term text or a rule's of labelled nulls is ordered, computed on, folded (but counted), "
+                   "an input holds a labelled null, a program with a calendar makes labelled nulls, a watched chase (its nulls flow back "
+                   "into its body) fires more often than there are facts without nulls, "
+                   "the inputs hold numbers beyond 38 digits or times off the decimal grid, "
                    "or have a column type the rounds do not read, or a column of CSV that Spark reads holds a cell SQL does not read "
                    "as the embedded CSV reader does (a time off the decimal grid, 1/3)")
 
@@ -409,9 +411,9 @@ def spark_rounds_refusal(plan, horizon=None) -> Optional[Refusal]:
 
 
 THROUGH_TIME = "recursion through time with no horizon (its model may repeat forever: give a horizon)"
-CHASE = ("existential variables (labelled nulls): the engine names its nulls _:n1, _:n2, ... in the order its "
-         "restricted chase makes them (one existential rule at a time, once the stratum's other rules are at their "
-         "fixpoint), an order Spark's tasks do not share, and the rounds have no column type for a null")
+CHASE = ("existential rules with one head predicate in one stratum: the engine's restricted chase fires them one "
+         "after another, each seeing the facts of those before it, in the order their body rows first arrive, an "
+         "order the rounds do not share")
 
 
 # a recursion through time within a horizon that may need more rounds
@@ -438,8 +440,11 @@ def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
                                f"(more than {ROUNDS_THROUGH_TIME}; one task steps through them in one process)", moving[0])
     for rp in st.rules:
         op, rule = rp.operator, rp.rule
-        if isinstance(op, ph.ChaseStep):
-            return Refusal(CHASE, rule)
+        if isinstance(op, ph.ChaseStep):  # (the rounds' chase: connectors/spark_rounds/chase.py)
+            again = next((r.rule for r in st.rules if r.rule is not rule and isinstance(r.operator, ph.ChaseStep)
+                          and r.rule.head_pred == rule.head_pred), None)
+            if again is not None:
+                return Refusal(CHASE, again)
         if isinstance(op, ph.Aggregate):
             for _, a in op.aggregates:
                 if a.func not in SPARK_AGGREGATES:
@@ -456,7 +461,7 @@ def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
                 if refused is not None:
                     return refused
             continue
-        body = op.input if isinstance(op, (ph.WrapInterval, ph.CaptureTime, ph.PlaceInterval)) else op
+        body = op.input if isinstance(op, (ph.WrapInterval, ph.CaptureTime, ph.PlaceInterval, ph.ChaseStep)) else op
         for step in getattr(body, "steps", ()):
             refused = _step_refusal(step, rule)
             if refused is not None:

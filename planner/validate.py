@@ -319,6 +319,33 @@ def note_unsupplied(program: ast.Program, given) -> None:
                 ), stacklevel=2)
 
 
+def note_unused_assignments(rule: ast.Rule) -> None:
+    """Say aloud an assignment whose variable nothing else in the rule reads
+    (``p(X) :- q(X, V), S = sum(V).``): it computes a value no fact
+    receives, most likely a head that forgot it or a misspelt variable.
+    An assignment to a variable an atom binds too is a condition."""
+    assigned = [lit for lit in rule.body if type(lit) is ast.Assignment]
+    if not assigned:
+        return
+    for a in assigned:
+        name = a.var.name
+        if name.startswith("_"):
+            continue
+        if name in ast.variables_of(rule.head) or any(name in ast.variables_of(lit) for lit in rule.body if lit is not a):
+            continue
+        import warnings
+
+        from chronolog.language.errors import Note
+
+        pos = a.pos if a.pos.line else rule.pos
+        where = f"{pos}: " if pos is not None and pos.line else ""
+        what = "an aggregate" if isinstance(a.expr, ast.Aggregate) else "a value"
+        warnings.warn(Note(
+            f"{where}{name} = {a.expr} computes {what} that nothing reads: {name} is not in the head nor in "
+            f"another literal of the rule (put {name} in the head, or drop the assignment)"
+        ), stacklevel=2)
+
+
 def _suggest(name: str, known) -> str:
     import difflib
 
@@ -389,6 +416,7 @@ def validate(program: ast.Program, extra_facts=None) -> dict:
     checked: dict = {}
     for rule in program.rules:
         check_calls(rule, checked)
+        note_unused_assignments(rule)
         shared = decisions(rule)
         if shared is not None and shared.get("safe"):  # (its structure is one found safe: language/rule_shapes.py)
             continue

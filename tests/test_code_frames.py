@@ -84,23 +84,21 @@ def test_subtract_distinct_anti_member(df, other, way):
 @settings(max_examples=examples(200), deadline=None)
 @given(frames(["a"], st.integers(0, 3)), st.integers(-8, 8), st.integers(0, 8), st.booleans(), st.booleans(), st.booleans())
 def test_moved_as_the_polars_path(df, lo, width, c1, c2, is_box):
-    """temporal.apply's numpy path against its polars one (the lowering shared with Spark)."""
-    from chronolog.engine.columns.temporal import moved
+    """temporal.apply's numpy path against its polars one (one tree, the lowering shared with Spark)."""
     from chronolog.engine.interval_shift import box, shift
 
-    transform = box if is_box else shift
-    w = (lo, lo + width, c1, c2)
-    expected = moved(df, transform, w).filter(pl.col("s") < pl.col("e"))
-    assert rows(code_frames.moved(df, transform, w)) == rows(expected)
+    named = dict(zip("se", (box if is_box else shift)((lo, lo + width, c1, c2))))
+    assert rows(code_frames.ends(df, named, moved=True, way="numpy")) == rows(code_frames.ends(df, named, moved=True, way="polars"))
 
 
-def test_moved_refuses_a_time_beyond_the_codes():
+@pytest.mark.parametrize("way", ["numpy", "polars"])
+def test_moved_refuses_a_time_beyond_the_codes(way):
     from chronolog.engine.columns.encoding import LIMIT
     from chronolog.engine.interval_shift import shift
 
     df = pl.DataFrame({"a": [1], "s": [LIMIT - 4], "e": [LIMIT - 2]})
     with pytest.raises(Fallback):
-        code_frames.moved(df, shift, (10, 10, True, True))
+        code_frames.ends(df, dict(zip("se", shift((10, 10, True, True)))), moved=True, way=way)
 
 
 @st.composite
@@ -125,6 +123,7 @@ def test_since_as_the_rows(b_rows, a_rows, lo, width, c1, c2, op, keyed, way):
     (``((Iᶜ ∩ J) ⊕ ϱ) ∩ Iᶜ``, engine/rows/since.py) on timeline intervals:
     each pair of a B interval ``J`` and an A interval ``I`` sharing ``x``
     (or every pair, no shared variable), ``0`` not in the window."""
+    from chronolog.engine import interval_shift
     from chronolog.engine.columns.encoding import TimeScale
     from chronolog.engine.interval_shift import since_offset
     from chronolog.language.timeline import closure, intersect, shift
@@ -141,7 +140,8 @@ def test_since_as_the_rows(b_rows, a_rows, lo, width, c1, c2, op, keyed, way):
                      schema={"v:x" if keyed else "v:y": pl.Int64, "cs": pl.Int64, "ce": pl.Int64, **({"v:z": pl.Int64} if keyed else {})},
                      orient="row")
     opened = pl.DataFrame([(x, *grid.codes(iv)) for x, iv in a_rows], schema={"v:x": pl.Int64, "s": pl.Int64, "e": pl.Int64}, orient="row")
-    assert code_frames.closed(opened).rows() == [(x, cs, ce) for x, cs, ce in left]  # (A's closure, as since.py takes it)
+    closing = dict(zip(("cs", "ce"), interval_shift.closure()))
+    assert code_frames.ends(opened, closing, ("s", "e"), way=way).rows() == [(x, cs, ce) for x, cs, ce in left]  # (A's closure, as since.py takes it)
     offset = since_offset(op, w)
     expected = []
     for x, j in b_rows:

@@ -119,7 +119,7 @@ def test_a_bad_cell_is_reported_where_it_is(tmp_path, bad, col):
     assert f"prices.csv:201:{col}" in errors[1]
 
 
-def test_quotes_and_blank_lines_take_the_row_reader(tmp_path):
+def test_quotes_take_the_row_reader_and_blank_lines_the_kernels(tmp_path):
     p = tmp_path / "p.csv"
     p.write_text('k,start,end\n"a,b",1,2\n')  # a whole cell quoted: the kernels read it as the csv module does
     assert read_csv_columns(p, "p", {}, {}, None).pred_rows("p") == [(("a,b",), (1, 2, True, True))]
@@ -127,8 +127,8 @@ def test_quotes_and_blank_lines_take_the_row_reader(tmp_path):
     assert read_csv_columns(p, "p", {}, {}, None) is None
     p.write_text('k,start,end\n"say ""hi""",1,2\n')  # an escaped quote: the row reader
     assert read_csv_columns(p, "p", {}, {}, None) is None
-    p.write_text("k,start,end\na,1,2\n\nb,1,2\n")
-    assert read_csv_columns(p, "p", {}, {}, None) is None
+    p.write_text("k,start,end\na,1,2\n\nb,1,2\n")  # a blank line: skipped, as the row reader skips it
+    assert read_csv_columns(p, "p", {}, {}, None).pred_rows("p") == [(("a",), (1, 2, True, True)), (("b",), (1, 2, True, True))]
     p.write_text("k,start,end\na,1,2\nb,3,2\n")  # an empty interval: the row reader names it
     assert read_csv_columns(p, "p", {}, {}, None) is None
 
@@ -304,12 +304,20 @@ def test_a_bad_float_cell_is_reported_where_it_is(tmp_path, cell, message):
     ],
 )
 def test_blank_lines_read_as_the_row_reader(tmp_path, text):
-    """A blank line (skipped by the row reader, counted in its line numbers;
-    before the header too) sends the file to the row reader: both executors
-    answer as the rows do, and the facts are the file's."""
+    """A line of blanks (skipped by the row reader, counted in its line
+    numbers) is skipped by the kernels too (it sent the whole file to the
+    row reader); before the header the row reader looks for the header: the
+    file is its.  Both executors answer as the rows do, and the facts are
+    the file's."""
     p = tmp_path / "p.csv"
     p.write_bytes(text.encode())
-    assert read_csv_columns(p, "p", {"useHeaders": "true"}, {}, None) is None
+    fc = read_csv_columns(p, "p", {"useHeaders": "true"}, {}, None)
+    if text.startswith("\n"):
+        assert fc is None
+    else:
+        want = read_csv_facts(p, "p", None, {"useHeaders": "true"}, {}, None)
+        assert fc.pred_rows("p") == [(f.terms, f.interval) for f in want]
+        assert fc.positions["p"] == want[0].pos
     program = f'@bind("p", "csv useHeaders=true", "{tmp_path}", "p.csv").\nq(K) :- p(K).\n'
     rows = chronolog.reason(program, engine="rows").to_text()
     assert chronolog.reason(program, engine="columns").to_text() == rows
@@ -500,3 +508,60 @@ def test_a_decimal_of_many_digits_leaves_the_others_typed_by_kernels():
     assert got[0] == want[0] == 0 and got[2] == want[2] and got[3] == want[3] and got[4] == want[4]
     assert [type(v) for v in (got[0], got[2], got[3], got[4])] == [type(v) for v in (want[0], want[2], want[3], want[4])]
     assert got[1] is None
+
+
+_BLANK_LINES = ["", " ", "\t", ",,", " , ,\t", '"",""', ",,,,,,", "   ,", '""', ",,,"]
+_RAGGED = ["x,1,2,3,4", "x,1,2", "x", 'x,"1,2",3', "x,1,2,3,", ",1,2", '"a,b",1,2,3,4']
+
+
+@settings(deadline=None, max_examples=examples(150))
+@given(st.lists(st.tuples(st.sampled_from(["a", "b c", '"x,y"', "n1", '""']), st.integers(0, 9), st.integers(0, 9), st.integers(1, 5)),
+                min_size=1, max_size=30),
+       st.lists(st.tuples(st.integers(0, 40), st.sampled_from(_BLANK_LINES)), max_size=5),
+       st.none() | st.tuples(st.integers(0, 40), st.sampled_from(_RAGGED)),
+       st.booleans())
+def test_lines_of_blanks_and_ragged_rows_read_as_the_row_reader(tmp_path_factory, rows, blanks, ragged, crlf):
+    """Lines of blanks (skipped by the row reader) and a row of more or
+    fewer cells than the header (its error, commas inside quotes not
+    counted) sent the whole file to the row reader: the kernels now skip
+    the one and report the other, the row reader's very facts and error."""
+    path = tmp_path_factory.mktemp("csv") / "p.csv"
+    lines = [f"{k},{v},{s},{s + d}" for k, v, s, d in rows]
+    for at, text in blanks:
+        lines.insert(min(at, len(lines)), text)
+    if ragged is not None:
+        lines.insert(min(ragged[0], len(lines)), ragged[1])
+    end = "\r\n" if crlf else "\n"
+    path.write_bytes(end.join(["k,v,start,end"] + lines).encode() + end.encode())
+    try:
+        want = [(f.terms, f.interval) for f in read_csv_facts(path, "p", None, {"useHeaders": "true"}, {}, None)]
+    except chronolog.DataError as e:
+        want = str(e)
+    try:
+        fc = read_csv_columns(path, "p", {"useHeaders": "true"}, {}, None)
+        got = None if fc is None else fc.pred_rows("p")
+    except chronolog.DataError as e:
+        got = str(e)
+    assert got == want or (want == [] and got is None)  # (no row: the row reader's)
+
+
+@pytest.mark.parametrize("last", ["x,1,2,3,4", "x,1,2", "x", "x;1;2;3"])
+def test_a_ragged_last_row_of_a_large_file_is_reported_by_the_kernels(tmp_path, monkeypatch, last):
+    """A ragged row sent the whole file to the row reader just to report it
+    (1M rows: seconds of CPU): the kernels read the rows before it and the
+    row reader reads that row alone, to the same error; lines of blanks
+    before it are counted in its line."""
+    monkeypatch.undo()  # (the kernels' size, as a user's file meets it)
+    path = tmp_path / "p.csv"
+    text = "k,v,start,end\n" + "".join(f"n{i % 50},{i % 7},{i},{i + 3}\n" + ("\n , ,\n" if i % 1000 == 0 else "") for i in range(5000)) + last + "\n"
+    path.write_text(text)
+    assert path.stat().st_size >= 1 << 16
+    with pytest.raises(chronolog.DataError) as row:
+        read_csv_facts(path, "p", None, {"useHeaders": "true"}, {}, None)
+    with pytest.raises(chronolog.DataError) as kernels:
+        read_csv_columns(path, "p", {"useHeaders": "true"}, {}, None)
+    assert str(kernels.value) == str(row.value) and kernels.value.pos.line == 5000 + 2 * 5 + 2
+    program = f'@bind("p", "csv useHeaders=true", "{tmp_path}", "p.csv").\nq(K) :- p(K, V).\n'
+    with pytest.raises(chronolog.DataError) as run:
+        chronolog.reason(program, engine="columns")
+    assert str(run.value) == str(row.value)

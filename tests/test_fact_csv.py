@@ -273,6 +273,8 @@ def _kernels_and_rows(path, calendar=None):
     ('\ufeffpred,c0,start,end\r\np,a,0,1\r\nq,"x\r\ny",0,1\r\nr,b,1,2\r\n', {"p": 2, "q": 3, "r": 5}),
     # blank lines between rows and at the end (skipped, counted)
     ("pred,c0,start,end\np,a,0,1\n\n\nq,b,1,2\n\r\n\n", {"p": 2, "q": 5}),
+    # lines of blanks of another count of cells than the header's (skipped, counted)
+    ("pred,c0,start,end\np,a,0,1\n   \n , ,\n,,,,,\nq,b,0,1\n", {"p": 2, "q": 6}),
     # empty cells: after a predicate's last argument, the quoted empty
     # string (written """""" as a term), arity 0, a whole row of arity 0
     ('pred,c0,c1,start,end\np,"""""",,0,1\nz,,,0,1\ns,a,"",1,2\np,b,,1,2\n', {"p": 2, "s": 4, "z": 3}),
@@ -329,7 +331,6 @@ def test_the_kernels_read_a_long_csv_of_many_predicates_in_blocks(tmp_path, monk
     "pred,c0,start,end\rp,a,0,1\rq,b,1,2\r",  # lone carriage returns (line ends for the csv module)
     "\npred,c0,start,end\np,a,0,1\n",  # a blank line before the header
     'pred,c0,start,end\np,a"b,0,1\np,"x"y,0,1\n',  # quotes inside a bare cell, after a quoted one
-    "pred,c0,start,end\np,a,0,1\n   \nq,b,0,1\n",  # a line of blanks (one cell: skipped by the row reader)
     "pred,c0,start,end\np," + "x" * 131_073 + ",0,1\n",  # a cell longer than the csv module takes
 ])
 def test_what_the_kernels_leave_to_the_rows_reads_as_before(tmp_path, text):
@@ -371,7 +372,8 @@ def test_a_bad_large_csv_of_facts_is_named_by_file_line_and_column(tmp_path, tex
 
 
 @pytest.mark.parametrize("text, where, says", [
-    *[bad for bad in _BAD if "cells but the header" not in bad[2]],  # (a ragged row: Arrow's reader refuses the file)
+    *_BAD,
+    ("pred,c0,start,end\n" + "p,a,0,1\n , \n" * 3000 + "p,b,1,2,3\nq,\n", ":6002:5:", "the row has 5 cells but the header names 4"),
     ('pred,c0,start,end\np,"a\nb",0,1\n\nq,"x\ny",0,1\nq,b,2,x\n', ":7:4:", "column end: 'x' is not a number"),
     ('pred,c0,c1,start,end\np,"a\n\nb",x,0,1\n\nq,"P\nQ",y,0,1\nq,"P\nQ",,0,1\nq,"""s",,0,1\n', ":8:1:", "q has 1 argument here but 2 at"),
     ('pred,c0,c1,start,end\np,"a\n\nb",x,0,1\n\nq,"P\nQ",y,0,1\nq,"""s",z,0,1\nq,z,,0,1\n', ":8:2:", 'column c0: "s is not a string'),
@@ -380,7 +382,8 @@ def test_a_bad_large_csv_of_facts_is_named_by_file_line_and_column(tmp_path, tex
 def test_the_kernels_name_a_bad_row_of_a_large_csv_as_the_row_reader_does(tmp_path, text, where, says):
     """A bad row of a file the kernels read is named by them, with the row
     reader's message, file, line and column (they read only its rows from
-    that one on), not by a second reading of the whole file row by row."""
+    that one on), not by a second reading of the whole file row by row; a
+    ragged row too (after lines of blanks, which the row reader skips)."""
     from chronolog.connectors.fact_csv import read_rows
     from chronolog.connectors.fact_csv_columns import read_columns
     from chronolog.engine.columns.encoding import Dictionary
@@ -625,3 +628,35 @@ def test_random_facts_of_every_kind_round_trip_through_run_csv_as_through_text(t
     assert back.stdout == text.stdout, table.stdout
     table2 = run.invoke(cli, ["run", str(echo), "--facts", str(out), "--format", "csv"])
     assert table2.stdout == table.stdout
+
+
+_BLANK_LINES = ["", " ", "\t", ",,", " , ,\t", '"",""', ",,,,,,,,", "   ,", '""', ",,,,,", ",,,"]
+_RAGGED = ["p,x,1,2", "p,x,1,2,3,4", "q", 'p,"x,y",1', "p,x,1,2,3,", ",1,2", '"a,b",1,2,3,4,5']
+
+
+@settings(deadline=None, max_examples=examples(150))
+@given(st.lists(st.tuples(st.sampled_from(["p", "q", "r"]), st.sampled_from(["a", "b c", '"x,y"', "n1", '""']), st.integers(0, 9), st.integers(1, 5)),
+                min_size=1, max_size=30),
+       st.lists(st.tuples(st.integers(0, 40), st.sampled_from(_BLANK_LINES)), max_size=5),
+       st.none() | st.tuples(st.integers(0, 40), st.sampled_from(_RAGGED)),
+       st.sampled_from(["\n", "\r\n"]))
+def test_lines_of_blanks_and_ragged_rows_are_read_by_the_kernels_as_by_the_rows(tmp_path_factory, rows, blanks, ragged, newline):
+    """Lines of blanks of another count of cells than the header's (the row
+    reader skips them; one of its count is a row) and a ragged row (its
+    error) sent the whole file to the row reader: the kernels skip the one
+    and name the other, the row reader's facts, places and error."""
+    from chronolog.connectors.fact_csv_columns import read_columns
+
+    lines = [f"{p},{c},{s},{s + d}" for p, c, s, d in rows]
+    for at, text in blanks:
+        lines.insert(min(at, len(lines)), text)
+    if ragged is not None:
+        lines.insert(min(ragged[0], len(lines)), ragged[1])
+    path = tmp_path_factory.mktemp("csv") / "f.csv"
+    path.write_bytes(newline.join(["pred,c0,start,end"] + lines).encode() + newline.encode())
+    fast, rows_read = _kernels_and_rows(path)
+    try:
+        handled = read_columns(path, None, min_bytes=0) is not None
+    except chronolog.ChronologError:
+        handled = True
+    assert handled or rows_read is not None and not any(rows_read.values())  # (no row: the row reader's)

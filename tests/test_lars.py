@@ -493,3 +493,83 @@ def test_a_lars_programs_errors_quote_its_formulas_as_lars_writes_them(program, 
         reason(program, "", dialect="lars")
     assert said in str(e.value), str(e.value)
     assert "$" not in str(e.value) and "<->" not in str(e.value) and "[-]" not in str(e.value), str(e.value)
+
+
+# ------------------------------------------------------------------ facts that repeat
+
+
+def _ticks(model, pred, upto) -> set:
+    """(terms, tick) of ``pred`` in a LARS model at ticks 0..upto: its
+    ranges of ticks, and the facts that repeat shifted by their period."""
+    out = set()
+
+    def add(terms, iv, shift=0):
+        lo, hi, lc, hc = iv
+        assert lc and (hc or hi == float("inf")), iv  # (ticks, or from a tick on)
+        last = upto if hi == float("inf") else hi + shift
+        out.update((terms, t) for t in range(max(lo + shift, 0), min(last, upto) + 1))
+
+    for terms, iv in model.facts(pred):
+        add(terms, iv)
+    for terms, iv, every in model.repeating(pred):
+        k = 0
+        while iv[0] + k * every <= upto:
+            add(terms, iv, k * every)
+            k += 1
+    return out
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_facts_that_repeat_hold_at_the_ticks_of_their_instances(seed):
+    """``a(c)@3 every 7`` of a LARS program (fact text, the program's own
+    fact, a CSV of facts) was read as real time, a point every 7 (a box
+    over such facts never held), or was a syntax error in the program: its
+    answers are now those of its instances ``a(c)@3``, ``a(c)@10``, ...
+    given as ordinary ticks (every window looks back at most 12 ticks over
+    the rules' chain: the ticks from 20 on are the whole model's)."""
+    rng = random.Random(seed)
+    while True:
+        lars, _, outs = _random_program(rng)
+        if "@" not in lars:  # (a time capture over facts that repeat needs a horizon: the translation's error)
+            break
+    given = [(p, c, t, rng.choice([None, None, 3, 5, 7, 10])) for t in range(10) for p in "ab" for c in "cd" if rng.random() < 0.3]
+    repeating = "\n".join(f"{p}({c})@{t}" + (f" every {k}" if k else "") for p, c, t, k in given)
+    unrolled = "\n".join(f"{p}({c})@{u}" for p, c, t, k in given for u in (range(t, 90, k) if k else [t]))
+    want = reason(lars, unrolled, dialect="lars")
+    got = [reason(lars, repeating, dialect="lars"), reason(lars + "\n" + repeating.replace("\n", ".\n") + ".", None, dialect="lars")]
+    for m in got:
+        for p in outs + ["a", "b"]:
+            assert {x for x in _ticks(m, p, 70) if x[1] >= 20} == {x for x in _ticks(want, p, 70) if x[1] >= 20}, (lars, repeating, p)
+
+
+def test_a_fact_that_repeats_is_read_at_ticks_in_every_form(tmp_path):
+    """The box of 2 ticks over ``a@5 every 1`` (ticks 5, 6, 7, ...) holds
+    from tick 7 on (it held nowhere: a point every 1), in fact text, in
+    the program and in a CSV of facts (its ``every`` column)."""
+    from pathlib import Path
+
+    prog = "b :- [2] [] a.\nc :- [1] [] d.\n"
+    want = ["b@[7,+inf)", "c@[11,+inf)"]
+    assert run(prog, "a@5 every 1\nd@[10,12] every 3") == want
+    assert run(prog + "a@5 every 1.\nd@[10,12] every 3.\n", None) == want
+    table = tmp_path / "f.csv"
+    table.write_text("pred,start,end,start_closed,end_closed,every\na,5,5,true,true,1\nd,10,12,true,true,3\n")
+    assert run(prog, Path(table)) == want
+    assert reason("q :- [3] <> a.", "a@5 every -7", dialect="lars").holds("q@[-9,-7]")  # (into the past)
+
+
+@pytest.mark.parametrize("text", ["a@5 every 1.5", "a@5 every 1/2", "a@[5,6] every 0.5"])
+def test_a_fact_that_repeats_between_ticks_is_refused(text, tmp_path):
+    from pathlib import Path
+
+    (tmp_path / "f.facts").write_text(text + "\n")
+    with pytest.raises(ChronologError, match=r"f\.facts:1:1: data error: a LARS fact repeats by whole ticks, not every"):
+        reason("b :- a.", Path(tmp_path / "f.facts"), dialect="lars")
+    with pytest.raises(SyntaxError_, match=r"p\.lars:2:1: .*a LARS fact repeats by whole ticks"):
+        parse("b :- a.\n" + text + ".", "p.lars")
+
+
+def test_a_tuple_window_over_a_fact_that_repeats_is_refused():
+    """Its arrivals never end: the window counted none of them (no answer)."""
+    with pytest.raises(ChronologError, match=r"<facts>:1:1: .*the fact of b repeats forever .*tuple window \(\[#2\] on b\)"):
+        reason("q(X) :- [#2] <> b(X).", "b(c)@5 every 3", dialect="lars")

@@ -85,3 +85,28 @@ def test_a_fact_without_a_time_says_it_needs_one(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.splitlines()[0] == f"{prog}:2:5: syntax error: a fact needs a time: q(a) ends without '@...'"
     assert "hint: write q(a)@5. or q(a)@[1,5]." in r.stderr
+
+
+def test_an_assignment_nothing_reads_is_said_aloud():
+    """An assignment whose variable is in neither the head nor another
+    literal computes what no fact receives (a head that forgot it, a
+    misspelt variable): said aloud, the answers unchanged."""
+    import chronolog
+
+    program = "q(a, 1)@[0,5].\nq(a, 2)@[2,8].\np(X) :- q(X, V), S = sum(V).\nr(X) :- q(X, V), T = V + 1, U = T * 2.\n"
+    notes = _notes(lambda: chronolog.reason(program))
+    assert notes == [
+        "<program>:3:18: S = sum(V) computes an aggregate that nothing reads: S is not in the head nor in another "
+        "literal of the rule (put S in the head, or drop the assignment)",
+        "<program>:4:29: U = (T * 2) computes a value that nothing reads: U is not in the head nor in another "
+        "literal of the rule (put U in the head, or drop the assignment)",
+    ]
+    assert chronolog.reason(program).facts("p") == chronolog.reason("q(a, 1)@[0,5].\nq(a, 2)@[2,8].\np(X) :- q(X, V).").facts("p")
+
+
+@pytest.mark.parametrize("rule", ["p(X, S) :- q(X, V), S = sum(V).", "p(X) :- q(X, V), S = V + 1, S > 1.",
+                                  "p(X) :- q(X, V), V = 1.", "p(X)@[S, E] :- q(X, V)@[S, F], E = F + 1."])
+def test_an_assignment_something_reads_is_not_noted(rule):
+    import chronolog
+
+    assert _notes(lambda: chronolog.reason("q(a, 1)@[0,5].\n" + rule)) == []

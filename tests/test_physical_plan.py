@@ -123,7 +123,9 @@ def test_spark_paths_are_chosen_at_plan_time():
     assert avg.spark.path == "rounds"
     assert "an avg of exact numbers has no exact value in the run's number type (one for the whole run, fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)" in avg.strata[0].spark_fallbacks
     chase = placement("o(Y, C) :- c(C, D), d(D).")
-    assert chase.spark.path == "one task" and "existential variables (labelled nulls)" in chase.spark.why
+    assert chase.spark.path == "rounds"
+    twice = placement("o(Y, C) :- c(C, D), d(D).\no(Y, C) :- d(C).")
+    assert twice.spark.path == "one task" and "existential rules with one head predicate" in twice.spark.why
     through = placement("r(X) :- s(X).\nr(Y) :- <->[1,1] r(X), e(X, Y).\n")
     assert through.spark.path == "one task" and "recursion through time" in through.spark.why
 
@@ -172,11 +174,18 @@ def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
 
 
 def test_the_plan_of_a_program_the_rounds_cannot_run_says_one_task_and_why():
-    lines = printed("r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\nnode(N, Y) :- r(X, Z), sink(N).\n")
+    lines = printed("r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\nnode(N, Y) :- r(X, Z), sink(N).\nnode(N, Y) :- sink(N).\n")
     assert lines[2] == ("spark --distributed: in ONE Spark task, not distributed (relational rounds cannot run it: "
-                        f"{bc.CHASE} in the rule node(N, Y) :- r(X, Z), sink(N). (<program>:3:1))")
+                        f"{bc.CHASE} in the rule node(N, Y) :- sink(N). (<program>:4:1))")
     assert "  spark rounds cannot run it: " + bc.CHASE in lines
     assert "    seminaive deltas: Δr at 0" in lines
+
+
+def test_the_plan_of_an_existential_rule_says_rounds():
+    """One existential rule per head predicate: the rounds' chase
+    (connectors/spark_rounds/chase.py), not one task."""
+    lines = printed("r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\nnode(N, Y) :- r(X, Z), sink(N).\n")
+    assert lines[2].startswith("spark --distributed: seminaive rounds of DataFrame joins per stratum"), lines[2]
 
 
 def test_the_aggregates_the_plan_allows_are_those_the_backends_compute():

@@ -19,7 +19,7 @@ call's relations held on the driver, in ``rounds``.
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation beyond ``aggregate``'s, recursion through time
 with no horizon (but a Since/Until recursive through one operand only),
-existential rules, terms of two types in one argument, times off a decimal grid or, on a
+two existential rules of one head predicate in one stratum, terms of two types in one argument, times off a decimal grid or, on a
 calendar, off the microsecond grid; arithmetic Spark cannot do exactly,
 found per row) raises :class:`NotRelational` naming the
 rule; the caller runs the program in ONE Spark task instead, with a
@@ -56,6 +56,7 @@ The modules, one concept each:
 * ``since_until``: Since and Until (one join with the closed intervals),
   and which recursions through them run;
 * ``interval_terms``: ``lit@[S,E]``, time capture ``lit@T`` and heads placed by terms;
+* ``chase``: existential rules, the restricted chase between rounds, labelled nulls as term text;
 * ``rounds``: the driver: rounds per stratum, probe, commit, statistics and
   the session's settings while they run (``Rounds``);
 * ``inputs``: loading and coalescing the inputs;

@@ -42,7 +42,7 @@ from chronolog.language import ast
 from chronolog.language.timeline import decimal_places
 from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 from chronolog.planner.normalize import TOP
-from chronolog.planner.physical import Aggregate, CaptureTime, WrapInterval, rule_operator
+from chronolog.planner.physical import Aggregate, CaptureTime, ChaseStep, WrapInterval, rule_operator
 
 from .fragment import NotRelational
 
@@ -175,6 +175,7 @@ def text_positions(plan, given: dict) -> set:
     compared with term text must hold the same text (its input keyed at the
     load, a constant written as its key text)."""
     texts = {(p, i) for p, cols in given.items() for i, c in enumerate(cols) if c == TEXT}
+    texts |= null_positions(plan)
     links = []  # per rule and variable: the positions it occupies
     for r in plan.rules:
         at: dict = {}
@@ -195,6 +196,17 @@ def text_positions(plan, given: dict) -> set:
                 texts |= ps
                 changed = True
     return texts
+
+
+def null_positions(plan) -> set:
+    """The ``(pred, argument)`` positions where an existential rule puts a
+    labelled null (chase.py): term text, a null's cell its key text."""
+    out = set()
+    for r in plan.rules:
+        op = rule_operator(r)
+        if isinstance(op, ChaseStep):
+            out |= {(r.head_pred, i) for i, t in enumerate(r.head_terms) if isinstance(t, ast.Var) and t.name in op.existentials}
+    return out
 
 
 def text_constants(plan, texts: set) -> list:
@@ -295,6 +307,8 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
             for i, t in enumerate(r.head_terms):
                 if isinstance(t, ast.Const):  # (term text: written as its key text, terms.TermTypes.const)
                     c = TEXT if (r.head_pred, i) in texts else value_class(t.value)
+                elif isinstance(op, ChaseStep) and t.name in op.existentials:  # a labelled null (chase.py)
+                    c = TEXT
                 else:
                     c = env.get(t.name)
                 if c is not None:

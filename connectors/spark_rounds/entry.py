@@ -19,8 +19,8 @@ from chronolog.planner.ir import NegScan, Scan
 from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, reaches, term_decimals, utc_times
-from .classes import (DATE, NUM, SET, TEXT, TS, decimal_digits, infer_classes, meet, mixed, spark_class, text_constants, text_positions,
-                      time_digits, value_class)
+from .classes import (DATE, NUM, SET, TEXT, TS, decimal_digits, infer_classes, meet, mixed, null_positions, spark_class, text_constants,
+                      text_positions, time_digits, value_class)
 from .constraints import check as check_constraints
 from .csv_inputs import KEYED
 from .fragment import NotRelational, check_rules
@@ -72,6 +72,11 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     for pred, i in texts:  # an input's typed column joined with term text: its key text at the load
         if pred in given:
             given[pred][i] = TEXT
+    if texts and calendar is not None:
+        made = null_positions(plan)  # (the rule that makes them named: chase.py)
+        if made:
+            rule = next(r for r in plan.rules if any((r.head_pred, i) in made for i in range(len(r.head_terms))))
+            raise NotRelational("labelled nulls (term text) in a program with a calendar", rule)
     term_scale = 0
     written = text_constants(plan, texts)  # constants written as key text: any term
     for v in program_constants(plan):  # (in order: the first a run cannot hold is the one reported)

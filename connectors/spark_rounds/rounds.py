@@ -37,6 +37,7 @@ from chronolog.planner.ir import NegScan, Scan
 
 from ..spark import _session_conf
 from .catalog import Catalog, is_set
+from .chase import Chase, body_preds
 from .fragment import NotRelational
 from .grid import Grid
 from .inputs import ProgramFacts, deferred_inputs, literal_inputs, load_inputs, refuse_bad
@@ -159,6 +160,9 @@ class Rounds(seminaive.Backend):
         self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
         self._threshold = None  # the session's broadcast threshold while the run lasts (broadcasts)
         self._pending: list = []  # [(pred, DataFrame)]: inputs the next action writes and counts (inputs.deferred_inputs)
+        self.chase = Chase(self.rules, self.catalog, self.relations)  # existential rules (chase.py)
+        self._chasing: list = []  # the level's existential rules, in the plan's order
+        self._changed = None  # the predicates changed since the level's last chase (None: it has not fired)
 
     @property
     def held(self) -> bool:
@@ -237,7 +241,40 @@ class Rounds(seminaive.Backend):
         parts = [self.form(ph.stratum_plan(self.plan, st)) for st in strata]
         self._owner = {p: (st, part.index) for st, part in zip(strata, parts) for p in part.preds}
         self._number = 0
-        seminaive.run(self, ph.level_plan(parts))
+        level = ph.level_plan(parts)
+        self._chasing = [rp.rule for rp in level.rules if isinstance(rp.operator, ph.ChaseStep)]
+        self._recursive, self._changed = level.recursive, None
+        seminaive.run(self, level)
+
+    def settle(self, deltas: dict) -> dict:
+        """The level's existential rules fire once the rest of it is at its
+        fixpoint (after round 1 without recursion), those whose body read
+        a relation that changed since they last fired (chase.py); their
+        new facts join the deltas, the next round's."""
+        if not self._chasing:
+            return deltas
+        if self._changed is not None:
+            self._changed |= set(deltas)
+        if deltas and self._recursive:
+            return deltas
+        rules = [r for r in self._chasing if self._changed is None or body_preds(r) & self._changed]
+        if not rules:
+            return deltas
+        self._number += 1
+        sc = self.spark.sparkContext
+        group = f"chronolog-round-{next(_GROUPS)}"
+        sc.setJobGroup(group, f"chase round {self._number}")
+        t0, started = time.perf_counter(), time.time()
+        stmts, outs = self.chase.fire(rules)
+        flagged = {p: stmts[p].text(merged(stmts[p], self.relations, p, parts)) for p, parts in outs.items()}
+        new = self.commit(flagged) if flagged else {}
+        self._changed = set(new)
+        jobs = len(sc.statusTracker().getJobIdsForGroup(group))
+        strata = tuple(sorted({self._owner[r.head_pred][1] for r in rules}))
+        self.stats.rounds.append(RoundStat(strata[0], self._number, time.perf_counter() - t0, sum(d.count for d in new.values()),
+                                           group, jobs, 0.0, started, strata))
+        sc.setJobGroup("chronolog", "")
+        return {**deltas, **new}
 
     def form(self, planned):
         """``planned`` or its doubled form, a transitive closure's

@@ -166,12 +166,22 @@ class RuleSql:
         derives (None: nothing).  ``views``: body position -> Rel read
         instead of the full relation (for an aggregation, the deltas of
         its changed atoms: it reads the full relations, aggregate.py)."""
-        from chronolog.engine.rows.pipeline import choose_driver, order_body
         if never_binds(rule.body, self.types.classes):  # a variable joins classes no term of which is equal
             return None
         lowering = _STEPS.get(type(ph.rule_operator(rule)))
         if lowering is not None:  # a rule operator other than a plain body
             return lowering(self, q, rule, driver, views)
+        got = self.bindings(q, rule, driver, views)
+        return None if got is None else self.head(q, got[0], rule, got[1])
+
+    def bindings(self, q: Stmt, rule, driver, views: dict):
+        """The step of ``q`` with the bindings of one variant of ``rule``'s
+        body, ``(step, {variable: column}, {variable: class})``, or None
+        (it binds nothing); see :meth:`step`."""
+        from chronolog.engine.rows.pipeline import choose_driver, order_body
+
+        if never_binds(rule.body, self.types.classes):
+            return None
 
         def size(pred):
             return self.relations.rel(pred).count
@@ -241,7 +251,7 @@ class RuleSql:
                 df = self.difference(q, df, lit, varcols, rule, varcls)
             elif isinstance(lit, (Condition, Assign)):
                 df = self.test_or_assign(q, df, lit, varcls, varcols, rule)
-        return self.head(q, df, rule, varcols)
+        return df, varcols, varcls
 
     def test_or_assign(self, q: Stmt, df: str, lit, varcls: dict, varcols: dict, rule) -> str:
         """A Condition or an Assign over ``df`` (a body's or an aggregate's
@@ -286,9 +296,16 @@ class RuleSql:
         return with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
 
 
+def _chased(rules, q, rule, driver, views):
+    """An existential rule derives nothing in a round: it fires between
+    rounds, at the level's fixpoint (chase.py, rounds.Rounds.settle)."""
+    return None
+
+
 # the table from a rule's physical operator (planner/physical.py) to its
 # step; a plain body is RuleSql.step's own
 _STEPS = {
+    ph.ChaseStep: _chased,
     ph.Aggregate: aggregate_step,
     ph.SinceUntil: since_step,
     ph.WrapInterval: wrap_step,  # lit@[S,E]

@@ -18,8 +18,10 @@ float is an integer times a common power of two, summed exactly, rounded
 once at the end -- what the rows' Fraction sum then ``float()`` gives).  The folds
 (language/builtins.py's FOLDS) computed here are planner/backend_choice.py's
 ``COLUMN_FOLDS``: contributors, prod and munion run on rows (the plan places
-them there; one that reached a fold here would be a Fallback); strings,
-mixed ints and floats: Fallback to rows.
+them there; one that reached a fold here would be a Fallback).  A min or
+max of strings, booleans or instants folds their ranks in term order
+(:func:`_term_ranks`); terms of two kinds meeting: Fallback to rows, which
+raise their error.
 """
 
 from __future__ import annotations
@@ -131,14 +133,14 @@ class Segments:
             if fold not in COLUMN_FOLDS:
                 raise Fallback(f"{agg.func} is not folded on columns")
             key = expr_of.get(agg.expr.name, agg.expr) if agg.expr is not None else None  # (the memos: by expression)
-            ranked = _string_ranks(agg.expr, df, values) if fold in ("min", "max") else None
+            ranked = _term_ranks(agg.expr, df, values) if fold in ("min", "max") else None
             if fold == "count":
                 if self._count is None:
                     self._count = values.encode(INT, n_seg)
                 codes = self._count
-            elif ranked is not None:  # strings: the extreme rank of each segment, the code of that string
+            elif ranked is not None:  # strings, booleans, instants: the extreme rank of each segment, the code of that term
                 ranks, code_of_rank = ranked
-                memo = self._sums.setdefault(("strings", key), {})
+                memo = self._sums.setdefault(("ranks", key), {})
                 codes = code_of_rank[_range_extreme(m, self.i_s, self.i_e, ranks, fold == "min", memo)[seg]]
             else:
                 memo = self._sums.setdefault(key, {})
@@ -236,11 +238,12 @@ def _exact_where_no_float(segments, agg, fold, floats, df, values):
     return out
 
 
-def _string_ranks(expr, df, values):
-    """For a min or max of strings: each row's rank among the distinct
-    strings in term order (code points, Python's order of str) and the
-    code of each rank; None where a value is not a string (numbers go
-    through the kernels; a mix is the rows' error)."""
+def _term_ranks(expr, df, values):
+    """For a min or max of strings, of booleans or of instants: each row's
+    rank among the distinct terms in term order (strings: code points,
+    Python's order of str; #F before #T; instants by time) and the code of
+    each rank; None where a value is none of these or two kinds meet
+    (numbers go through the kernels; a mix is the rows' error)."""
     import numpy as np
 
     col = df[var_column(expr.name)]
@@ -248,12 +251,16 @@ def _string_ranks(expr, df, values):
         return None
     codes = col.to_numpy()
     used = np.unique(codes)
-    vals = values.terms.values.take(used)
-    if not all(type(v) is str for v in vals):
-        return None
-    order = sorted(range(len(vals)), key=vals.__getitem__)
-    rank_of = np.empty(len(vals), dtype=np.int64)
-    rank_of[order] = np.arange(len(vals), dtype=np.int64)
+    keyed = values.order_keys(used)
+    if keyed is not None:
+        order = np.argsort(keyed[1], kind="stable")
+    else:
+        vals = values.terms.values.take(used)
+        if not all(type(v) is str for v in vals):
+            return None
+        order = sorted(range(len(vals)), key=vals.__getitem__)
+    rank_of = np.empty(len(used), dtype=np.int64)
+    rank_of[order] = np.arange(len(used), dtype=np.int64)
     return rank_of[np.searchsorted(used, codes)], used[order]
 
 

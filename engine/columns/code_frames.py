@@ -18,7 +18,10 @@ past them.  Same answers as those paths up to row order
 
 from __future__ import annotations
 
+from ..exprs import call, col, to_numpy, to_polars
+from ..interval_codes import POS
 from .base import frame_of
+from .encoding import LIMIT, Fallback
 from .native import array, int64_series, int64_without_nulls
 
 # Term codes are non-negative and under 2**31 (encoding.py): two fit one int64.
@@ -306,18 +309,6 @@ def join(df, right, shared: list, way: str = "numpy"):
     return _pair_frame(df, i, right, j, s, e)
 
 
-def moved(df, transform, w):
-    """temporal.apply in numpy: ``df``'s intervals moved by ``transform``
-    (interval_shift.shift or box) of the window ``w``, empty ones dropped;
-    Fallback where a finite end leaves the codes, as there."""
-    s, e = moved_arrays(array(df, "s"), array(df, "e"), transform, w)
-    keep = s < e
-    cols = {c: s if c == "s" else e if c == "e" else array(df, c) for c in df.columns}
-    if not keep.all():
-        cols = {c: a[keep] for c, a in cols.items()}
-    return frame(cols)  # (no with_columns and filter: queries)
-
-
 def _pair_frame(df, i, right, j, s, e, skip=()):
     """The pairs of rows ``i`` of ``df`` and ``j`` of ``right`` as a frame:
     ``df``'s columns (``s``, ``e`` given), then ``right``'s others but
@@ -338,51 +329,57 @@ def since(df, left, shared: list, offset, way: str = "numpy"):
     before the shift."""
     import numpy as np
 
-    from ..exprs import to_numpy
     from ..interval_shift import clipped, shift
 
     i, j, s, e = _met(df, left, *_matched(df, left, shared, way), ("cs", "ce"))
     if not len(i):
         return None
-    moved_ = moved_arrays(s, e, shift, offset)
     memo: dict = {}
-    ends = {"s": moved_[0], "e": moved_[1], "cs": array(left, "cs")[j], "ce": array(left, "ce")[j]}
+    ends = {**ends_arrays(dict(zip("se", shift(offset))), s, e, True), "cs": array(left, "cs")[j], "ce": array(left, "ce")[j]}
     s, e = (np.asarray(to_numpy(x, ends, memo)) for x in clipped())
     keep = s < e
     return _pair_frame(df, i[keep], left, j[keep], s[keep], e[keep], ("cs", "ce"))
 
 
-def closed(df):
-    """since.py's closure of ``df``'s intervals in numpy: ``cs``, ``ce`` in
-    place of ``s``, ``e`` (interval_shift.closure)."""
-    import numpy as np
+# A finite end moved outside the codes ``(-LIMIT, LIMIT)`` (a finite end never reaches a sentinel)
+_FAR = [call("abs", col(c)) for c in ("s", "e")]
+_OUTSIDE = _FAR[0].ge(LIMIT).both(_FAR[0].ne(POS)).either(_FAR[1].ge(LIMIT).both(_FAR[1].ne(POS)))
+
+
+def ends(df, named: dict, drop=(), moved: bool = False, cut: bool = False, way: str | None = None):
+    """``df`` with the columns ``named`` ({name: Expr} over ``s``, ``e``:
+    engine/interval_shift.py's trees, the lowering the Spark rounds share)
+    for ``drop``'s, the trees emitted in numpy on a frame of codes up to
+    :data:`CODE_ROWS` rows (``way`` None: :func:`path`; a polars query
+    costs ~0.3 ms there) or in polars past them (numpy's temporaries cost
+    1.1-4x).  ``moved`` (the ends ``s``, ``e`` shifted or boxed): Fallback
+    where a finite end leaves the codes; ``moved`` or ``cut`` (to a
+    horizon): empty rows dropped."""
     import polars as pl
 
-    from ..exprs import to_numpy
-    from ..interval_shift import closure
+    if (way or path(df)) == "numpy":
+        cols = {c: array(df, c) for c in df.columns if c not in drop}
+        cols.update(ends_arrays(named, array(df, "s"), array(df, "e"), moved))
+        if (moved or cut) and not (keep := cols["s"] < cols["e"]).all():
+            cols = {c: a[keep] for c, a in cols.items()}
+        return frame(cols)  # (no with_columns and filter: queries)
+    out = df.with_columns(*(to_polars(x, []).alias(n) for n, x in named.items()))
+    if moved and out.height and out.select(to_polars(_OUTSIDE, []).any()).item():
+        raise Fallback("a time point outside 64-bit codes")
+    if moved or cut:
+        out = out.filter(pl.col("s") < pl.col("e"))
+    return out.drop(*drop) if drop else out
 
-    memo: dict = {}
-    ends = {"s": array(df, "s"), "e": array(df, "e")}
-    cs, ce = (np.broadcast_to(np.asarray(to_numpy(x, ends, memo), dtype=np.int64), ends["s"].shape) for x in closure())
-    return pl.DataFrame([*(df.get_column(c) for c in df.columns if c not in ("s", "e")),
-                         pl.Series("cs", cs, pl.Int64), pl.Series("ce", ce, pl.Int64)])
 
-
-def moved_arrays(s, e, transform, w):
-    """:func:`moved` on the arrays ``s``, ``e`` (no row dropped)."""
+def ends_arrays(named: dict, s, e, moved: bool = False) -> dict:
+    """:func:`ends` on the arrays ``s``, ``e``: ``{name: array}`` (no row dropped)."""
     import numpy as np
 
-    from ..exprs import to_numpy
-    from .encoding import LIMIT, POS, Fallback
-
-    cols = {"s": s, "e": e}
     memo: dict = {}
-    s, e = (np.broadcast_to(np.asarray(to_numpy(x, cols, memo), dtype=np.int64), s.shape) for x in transform(w))
-    for x in (s, e):
-        far = np.abs(x)
-        if np.any((far >= LIMIT) & (far != POS)):
-            raise Fallback("a time point outside 64-bit codes")
-    return s, e
+    got = {n: np.broadcast_to(np.asarray(to_numpy(x, {"s": s, "e": e}, memo), dtype=np.int64), s.shape) for n, x in named.items()}
+    if moved and np.any(to_numpy(_OUTSIDE, got)):
+        raise Fallback("a time point outside 64-bit codes")
+    return got
 
 
 def subtract(df, holes, keys: list, way: str = "numpy"):
@@ -415,7 +412,6 @@ def left_over(row, ps, pe, s, e):
     order within a row."""
     import numpy as np
 
-    from ..exprs import to_numpy
     from ..interval_difference import gap_start, last_hole
 
     order = np.argsort(row, kind="stable")  # (a row's holes stay in start order)

@@ -124,10 +124,6 @@ class TermValues:
         if not isinstance(self.parts[0], list):
             self.names, self.named = self.parts[0], len(self.parts[0])
 
-    def set_names(self, names) -> None:
-        assert not len(self), "names come first"
-        self.add_strings(names)
-
     def __len__(self) -> int:
         return self._n
 

@@ -21,10 +21,12 @@ runs on rows, which give the exact value or the positioned error.
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections import defaultdict
 from fractions import Fraction
 
 from chronolog.language import ast, builtins
+from chronolog.language.booleans import Boolean
 
 from .. import float_arithmetic as fa
 from .. import string_functions as sf
@@ -36,7 +38,9 @@ from .value_columns import column_codes, is_values
 
 INT, FLOAT, RATIONAL, EXACT = "int", "float", "rational", "exact"  # EXACT: a (num, den) pair of arrays
 _BOUND = 2**62
-_KINDS = defaultdict(int, {int: 1, float: 2, Fraction: 3})  # a value's type -> its kind (0: other)
+_KINDS = defaultdict(int, {int: 1, float: 2, Fraction: 3, Boolean: 4, _dt.datetime: 5})  # a value's type -> its kind (0: other)
+# the order keys of booleans (#F 0, #T 1) and instants (UTC microseconds since 1970; years 1 to 9999 fit int64)
+_ORDERED = {4: lambda b: int(b.value), 5: lambda t: (t - _dt.datetime(1970, 1, 1)) // _dt.timedelta(microseconds=1)}
 
 
 class Values:
@@ -110,6 +114,22 @@ class Values:
         if not k.size or not np.all((k == 1) | (k == 3)) or not np.any(k == 3):
             return None
         return self.ints[codes], self.dens[codes]
+
+    def order_keys(self, codes):
+        """``(kind, int64 keys)`` in term order of coded booleans or of coded
+        instants, all of one kind (equal keys, equal terms: one code), each
+        distinct code's key made once; None where another term or both
+        kinds are among them."""
+        import numpy as np
+
+        if self._n != len(self.terms.values):
+            self._build()
+        used, inverse = np.unique(codes, return_inverse=True)
+        k = self.kind[used]
+        if not k.size or k.min() != k.max() or k[0] < 4:
+            return None
+        keys = np.fromiter(map(_ORDERED[int(k[0])], self.terms.values.take(used)), dtype=np.int64, count=used.size)
+        return int(k[0]), keys[inverse.reshape(-1)]
 
     def encode_rational(self, num, den):
         """Codes of the exact numbers ``num / den`` (arrays or a scalar ``den``)."""
@@ -399,6 +419,44 @@ def _codes(x, df, values):
             return None
         raise Fallback(f"the constant {x.value!r}")
     return np.full(df.height, c, dtype=np.int64)
+
+
+def extremes(expr, df, values):
+    """The codes of ``min``/``max`` (nested) of booleans or of instants,
+    variables and constants, by their order keys (:meth:`Values.order_keys`):
+    the first of equal terms is their one code.  Fallback where a term is
+    of another kind or two kinds meet (the rows' closures, or their error)."""
+    import polars as pl
+
+    return pl.Series(_ordered(expr, df, values)[2], dtype=pl.Int64)
+
+
+def _ordered(e, df, values):
+    """``(kind, keys, codes)`` of a boolean or instant ``e`` (kind None: no row)."""
+    import numpy as np
+
+    if isinstance(e, ast.Var) and not is_values(df[var_column(e.name)]):
+        codes = df[var_column(e.name)].to_numpy()
+        got = values.order_keys(codes) if codes.size else (None, codes)
+    elif isinstance(e, ast.Const) and type(e.value) in (Boolean, _dt.datetime):
+        code = values.terms.code(e.value)
+        got = values.order_keys(np.array([code]))
+        codes = np.full(df.height, code, dtype=np.int64)
+        got = (got[0], np.full(df.height, got[1][0], dtype=np.int64))
+    elif isinstance(e, ast.Call) and e.name in ("min", "max") and not builtins.check_arity(e.name, len(e.args)):
+        args = [_ordered(a, df, values) for a in e.args]
+        if len({k for k, _, _ in args} - {None}) > 1:
+            raise Fallback(f"{e}: booleans beside instants")
+        _, keys, codes = args[0]
+        for _, k, c in args[1:]:
+            better = k < keys if e.name == "min" else k > keys  # (strictly: the first of equal terms kept)
+            keys, codes = np.where(better, k, keys), np.where(better, c, codes)
+        return next((k for k, _, _ in args if k is not None), None), keys, codes
+    else:
+        got = None
+    if got is None:
+        raise Fallback(f"{e} is not a boolean or an instant")
+    return got[0], got[1], codes
 
 
 # ------------------------------------------------------------------ strings

@@ -13,7 +13,7 @@ from .base import ColumnMapNode
 from .distinct_calls import assigned, holds
 from .encoding import Fallback
 from .exact_columns import exact_series
-from .expressions import EXACT, FLOAT, compare, evaluate, strings
+from .expressions import EXACT, FLOAT, compare, evaluate, extremes, strings
 from .scan import var_column
 from .value_columns import evaluate_by_kind, float_series, mixed
 
@@ -50,10 +50,13 @@ class AssignNode(ColumnMapNode):
             try:
                 col = self._vectorised(e, df)
             except Fallback:
-                try:  # a string function (expressions.strings)
+                try:  # a string function (expressions.strings), min/max of booleans or instants (extremes)
                     col = strings(e, df, self.values)
                 except Fallback:
-                    col = assigned(e, self.where, df, self.values, var_column(self.var))
+                    try:
+                        col = extremes(e, df, self.values)
+                    except Fallback:
+                        col = assigned(e, self.where, df, self.values, var_column(self.var))
         name = var_column(self.var)
         # (a new column: added to the batch without a query, as base.frame_of)
         if name not in df.columns and len(col) == df.height:

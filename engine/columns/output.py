@@ -8,7 +8,8 @@ from chronolog.language import ast
 
 from .base import ColumnMapNode, frame_of
 from .scan import var_column
-from ..interval_shift import shift
+from ..interval_shift import clipped, shift
+from . import code_frames
 from .temporal import apply
 
 
@@ -26,10 +27,7 @@ class OutputNode(ColumnMapNode):
         if self.shift_u is not None:
             df = apply(df, shift, self.shift_u)
         if self.horizon is not None:
-            hs, he = self.horizon
-            df = df.with_columns(pl.col("s").clip(lower_bound=hs), pl.col("e").clip(upper_bound=he)).filter(
-                pl.col("s") < pl.col("e")
-            )
+            df = code_frames.ends(df, dict(zip("se", clipped(*self.horizon))), cut=True)
         cols = []
         for i, t in enumerate(self.head_terms):
             if i in self.consts:

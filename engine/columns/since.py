@@ -11,17 +11,7 @@ from __future__ import annotations
 
 from . import code_frames
 from .base import AgainstTableNode
-from ..exprs import to_polars
 from ..interval_shift import closure, since_offset
-
-
-def _closed(df):
-    """``df``'s intervals closed, as ``cs``, ``ce`` in place of ``s``, ``e``
-    (in numpy on a frame of codes up to code_frames.CODE_ROWS rows: one
-    polars query with a ``when`` costs ~0.5 ms)."""
-    if code_frames.path(df) == "numpy":
-        return code_frames.closed(df)
-    return df.with_columns(*(to_polars(x, []).alias(n) for x, n in zip(closure(), ("cs", "ce")))).drop("s", "e")
 
 
 class SinceNode(AgainstTableNode):
@@ -33,7 +23,8 @@ class SinceNode(AgainstTableNode):
         self.offset = scale.window(since_offset(op, window))
 
     def prepared(self, table):
-        return _closed(table)
+        """A's intervals closed, as ``cs``, ``ce`` in place of ``s``, ``e``."""
+        return code_frames.ends(table, dict(zip(("cs", "ce"), closure())), ("s", "e"))
 
     def process(self, df):
         left = self.table()

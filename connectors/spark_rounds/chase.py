@@ -1,0 +1,161 @@
+"""Existential rules: the restricted chase as SQL (the engine's is
+engine/rows/chase.py, whose semantics this follows).
+
+An existential rule does not run in the rounds' variants.  Once the rest
+of its dependency level is at its fixpoint (``Rounds.settle``: after
+round 1 in a level with no recursion), every existential rule of the
+level whose body read a relation that changed since its last firing
+fires, all of them against the same relations (as the engine's waiting
+body rows were all found before any fired):
+
+* its body's bindings over the full relations, clipped to the horizon,
+  minus the time where the head already holds: an interval difference
+  (rules.difference) against the head atom with its existential variables
+  left free, ``not h(X, _)``, which is the restricted check (a fact
+  agreeing on the head's constants and frontier variables, whatever it
+  holds at the existential positions, a repeated existential variable
+  one value);
+* the frontier tuples of what is left that have no witness yet (a left
+  anti join with the rule's witnesses: one witness per rule, existential
+  variable and frontier values, wherever in time it is needed), numbered
+  in the order of their frontier terms (``row_number`` over them), then
+  the rule's existential variables in head order: checkpointed and
+  counted in ONE action with the uncovered bindings;
+* the head facts: the uncovered bindings joined with the rule's
+  witnesses, a null's cell the key text of ``_:n`` and its number (a
+  column of term text, classes.TEXT: a null equals only itself, never a
+  constant, as in the engine); merged as a round's facts (rounds.commit),
+  their new facts the next round's deltas.
+
+The labels run ``n1, n2, ...`` over the run, the rules of one firing in
+the plan's order, each rule's in the order of its frontier terms as Spark
+orders their columns: deterministic, but not the engine's creation order
+(the order its pipelines produce body rows in), so the two executors'
+models are equal up to a one-to-one renaming of nulls (docs/spark.md).
+A run's inputs hold no null (a null in an input goes to one task).
+
+A watched rule (planner/existential.py: its nulls may flow back into its
+own body) makes nulls only while they nest no deeper in its own nulls
+than there are facts without nulls, else the engine stops the run.  A
+null made in the rule's k-th firing that made nulls nests at most k
+deep, so the rounds go on while k is at most the number of distinct
+facts without nulls in the relations they hold (one action counts them
+when k passes the last count); past that, one task runs the program and
+decides as the engine does.
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+from chronolog.planner.ir import NegScan, Scan
+from chronolog.planner.normalize import TOP
+
+from .classes import TEXT
+from .fragment import NotRelational
+from .sql import Stmt
+
+
+class Chase:
+    """The run's chase: its nulls so far, each rule's witnesses."""
+
+    def __init__(self, rules, catalog, relations):
+        self.rules, self.catalog, self.relations = rules, catalog, relations
+        self.made = 0  # nulls made so far: the next is n{made + 1}
+        self.witnesses: dict = {}  # id(rule) -> [(checkpoint of frontier values and _rn, first null's number - 1)]
+        self.fired: dict = {}  # id(rule) -> firings that made nulls (a watched rule's nesting bound)
+        self.limit = 0  # distinct facts without nulls at the last count (watched rules)
+
+    def fire(self, rules) -> tuple:
+        """The head facts of ``rules`` (existential rules of one level, in
+        the plan's order) where their heads do not hold yet:
+        ``({pred: Stmt}, {pred: [step]})`` as a round's (rounds.Rounds.round)."""
+        found = []
+        for rule in rules:
+            q = Stmt()
+            got = self.rules.bindings(q, rule, None, {})
+            if got is None:
+                continue
+            df, varcols, varcls = got
+            df = self.rules.clip(q, df, rule)
+            # the restricted check: not h(...) with the existential variables free
+            df = self.rules.difference(q, df, NegScan(rule.head_pred, rule.head_terms), varcols, rule, varcls)
+            frontier = list(dict.fromkeys(varcols[t.name] for t in rule.head_terms
+                                          if isinstance(t, ast.Var) and t.name not in rule.existentials))
+            keys = frontier or ["_one"]
+            un = q.text(q.add(f"SELECT {', '.join([*(frontier or ['1 AS _one']), 's', 'e'])} FROM {df}", [*keys, "s", "e"]))
+            found.append((rule, keys, varcols, self.catalog.checkpoint(un)))
+        if not found:
+            return {}, {}
+        items = []
+        for rule, keys, _, un in found:
+            k = ", ".join(keys)
+            fresh = f"(SELECT DISTINCT {k} FROM {self.catalog.view(un)})"
+            old = self._known(rule, keys)
+            if old:
+                fresh = f"(SELECT * FROM {fresh} AS d LEFT ANTI JOIN ({old}) AS w USING ({k}))"
+            items += [(un, True, None), (f"SELECT {k}, row_number() OVER (ORDER BY {k}) AS _rn FROM {fresh} AS f", True, None)]
+        done = self.catalog.materialize(items)
+        stmts, outs = {}, {}
+        for (rule, keys, varcols, _), (un, n_un, _), (w, n_new, _) in zip(found, done[0::2], done[1::2]):
+            if n_new:
+                self._watch(rule)
+                self.witnesses.setdefault(id(rule), []).append((w, self.made))
+                self.made += n_new * len(rule.existentials)
+            else:
+                self.catalog.discard(w)
+            if not n_un:
+                self.catalog.discard(un)
+                continue
+            q = stmts.setdefault(rule.head_pred, Stmt())
+            k = ", ".join(keys)
+            src = q.add(f"SELECT * FROM {self.catalog.view(un)}", [*keys, "s", "e"])
+            ids = q.add(f"SELECT u.*, w._id FROM {src} AS u JOIN ({self._known(rule, keys)}) AS w USING ({k})",
+                        [*keys, "s", "e", "_id"])
+            cols = dict(varcols)
+            nulls = []
+            for j, var in enumerate(rule.existentials):
+                cols[var] = f"_x{j}"
+                nulls.append(f"concat('_:n', CAST(_id + {j + 1} AS STRING)) AS _x{j}")  # a null's key text
+            df = q.add(f"SELECT {', '.join([*keys, *nulls, 's', 'e'])} FROM {ids}", [*keys, *(f"_x{j}" for j in range(len(nulls))), "s", "e"])
+            outs.setdefault(rule.head_pred, []).append(self.rules.head(q, df, rule, cols))
+        return stmts, outs
+
+    def _known(self, rule, keys) -> str:
+        """SQL of ``rule``'s witnesses so far: its frontier columns and
+        ``_id``, the number of its first null less one."""
+        k = len(rule.existentials)
+        return " UNION ALL ".join(f"SELECT {', '.join(keys)}, {base} + (_rn - 1) * {k} AS _id FROM {self.catalog.view(w)}"
+                                  for w, base in self.witnesses.get(id(rule), ()))
+
+    def _watch(self, rule) -> None:
+        """Count a firing of ``rule`` that made nulls; a watched rule past
+        the facts without nulls goes to one task (see the module)."""
+        fired = self.fired[id(rule)] = self.fired.get(id(rule), 0) + 1
+        if rule.watched is None or fired <= self.limit:
+            return
+        self.limit = self.facts_without_nulls()
+        if fired > self.limit:
+            raise NotRelational(f"a watched chase (its nulls flow back into its body: {rule.watched}) in its "
+                                f"{fired}th firing, past the {self.limit} facts without nulls the rounds hold "
+                                "(the engine stops it where its nulls nest deeper than that, which one task checks)", rule)
+
+    def facts_without_nulls(self) -> int:
+        """The distinct facts with no null in the relations held now (one
+        action): at most the engine's count, which reads every relation."""
+        parts = []
+        for pred, rel in self.relations.rels.items():
+            if pred == TOP or not rel.count:
+                continue
+            cls = self.relations.types.classes.get(pred) or []
+            cols = [f"c{i}" for i in range(len(cls))]
+            where = " AND ".join(f"NOT startswith(c{i}, '_:')" for i, c in enumerate(cls) if c == TEXT)
+            rows = f"SELECT DISTINCT {', '.join(cols) or '1 AS _one'} FROM {self.catalog.read(rel)} AS t{f' WHERE {where}' if where else ''}"
+            parts.append(f"SELECT count(1) AS n FROM ({rows}) AS d")
+        if not parts:
+            return 0
+        return sum(r[0] for r in self.catalog.sql(" UNION ALL ".join(parts)).collect())
+
+
+def body_preds(rule) -> set:
+    """The predicates ``rule``'s body reads."""
+    return {lit.pred for lit in rule.body if isinstance(lit, (Scan, NegScan))}

@@ -1,0 +1,64 @@
+"""Models compared up to a one-to-one renaming of labelled nulls: two
+executors that name their nulls in different orders (the engine by
+creation, Spark's rounds by frontier terms: docs/spark.md) must still give
+the same facts, every non-null term and every interval exactly equal."""
+
+from __future__ import annotations
+
+from chronolog.language.nulls import Null
+
+
+def _shape(fact):
+    pred, terms, iv = fact
+    return pred, tuple(None if type(t) is Null else t for t in terms), iv
+
+
+def _signatures(facts) -> dict:
+    """Each null's occurrences as ``(shape of the fact, position)``: equal
+    for two nulls a renaming may map onto each other."""
+    sig: dict = {}
+    for f in facts:
+        for i, t in enumerate(f[1]):
+            if type(t) is Null:
+                sig.setdefault(t, []).append((repr(_shape(f)), i))
+    return {n: tuple(sorted(s)) for n, s in sig.items()}
+
+
+def renaming(got, want):
+    """A one-to-one map of the nulls of ``got`` onto those of ``want``
+    (``{pred: iterable of (terms, interval)}``) under which the two are
+    equal, or None."""
+    g = {(p, tuple(t), iv) for p, rows in got.items() for t, iv in rows}
+    w = {(p, tuple(t), iv) for p, rows in want.items() for t, iv in rows}
+    if len(g) != len(w) or sorted(map(repr, map(_shape, g))) != sorted(map(repr, map(_shape, w))):
+        return None
+    gs, ws = _signatures(g), _signatures(w)
+    if sorted(gs.values()) != sorted(ws.values()):
+        return None
+    by_sig: dict = {}
+    for n, s in ws.items():
+        by_sig.setdefault(s, []).append(n)
+    # a null whose occurrences no other null shares maps to its one match; only the others are searched
+    mapping = {n: by_sig[gs[n]][0] for n in gs if len(by_sig[gs[n]]) == 1}
+    order = sorted((n for n in gs if n not in mapping), key=lambda n: len(by_sig[gs[n]]))
+
+    def search(k):
+        if k == len(order):
+            return {(p, tuple(mapping.get(t, t) for t in terms), iv) for p, terms, iv in g} == w
+        n = order[k]
+        for m in by_sig[gs[n]]:
+            if m not in mapping.values():
+                mapping[n] = m
+                if search(k + 1):
+                    return True
+                del mapping[n]
+        return False
+
+    return dict(mapping) if search(0) else None
+
+
+def assert_same_up_to_nulls(got, want) -> None:
+    """``got`` equals ``want`` (``{pred: iterable of (terms, interval)}``)
+    up to a one-to-one renaming of nulls."""
+    facts = [sorted(str((p, r)) for p, rows in m.items() for r in rows) for m in (got, want)]
+    assert renaming(got, want) is not None, facts

@@ -1,0 +1,201 @@
+"""Existential rules (labelled nulls, the restricted chase) in Spark's
+relational rounds (connectors/spark_rounds/chase.py), on real Spark with
+the rounds forced, against the embedded engine's model: equal up to a
+one-to-one renaming of nulls (tests/nulls_renamed.py), every other term
+and every interval exactly.  The programs are the documentation's and the
+engine's own tests' (tests/test_existential.py): the ownership chase, a
+head a plain rule satisfies first, the uncovered time only, a repeated
+existential variable, unwrapping with temporal rules and a head placed by
+terms reading the nulls, recursion through existential rules that the
+restricted check stops, nulls joined on later and under ``not``."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import chronolog
+from chronolog.engine.arrow import table_to_rows
+from chronolog.language.nulls import Null, reading_file
+
+from nulls_renamed import assert_same_up_to_nulls, renaming
+from test_existential import COUNTER, LINKS, OWNERSHIP, SELF_WITNESS  # (the engine's own tests' programs)
+
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]
+
+TENURE = """
+tenure(M, C, S, E) :- company(C)@[S, E].
+formerManager(M, C) :- <->(0,3] tenure(M, C, S, E), not company(C).
+review(M, C)@[E2, E2] :- tenure(M, C, S, E), E2 = E + 1.
+company(acme)@[0,10].
+company(emca)@[2,4].
+"""
+
+# nulls feed back into the rule that makes them (watched): the restricted
+# check stops the chase after one null on this data
+LINKS_STOPS = LINKS + "left(a, b)@[0,1]. right(b, c)@[0,1].\n"
+
+# a counter of nulls, each nested in the last, as far as the data goes (watched)
+COUNTER_STOPS = COUNTER + "step(b0, b1)@[0,3]. step(b1, b2)@[0,3]. step(b2, b3)@[0,3].\n"
+
+PROGRAMS = {
+    "ownership": OWNERSHIP,
+    "plain rule first": "boss(Y, C) :- company(C).\nboss(P, C) :- founder(P, C).\ncompany(acme)@[0,10].\ncompany(emca)@[0,5].\n"
+                        "founder(ann, acme)@[0,10].\nfounder(bob, emca)@[1,2].\n",
+    "uncovered time": "controller(Y, C) :- company(C).\ncompany(acme)@[0,10].\ncontroller(alice, acme)@[0,4].\n"
+                      "controller(bob, acme)@(6,7].\n",
+    "repeated existential": "self(Y, Y, C) :- unit(C).\nunit(u)@0. unit(v)@0. unit(w)@[0,2].\nself(a, b, u)@0. self(c, c, v)@0.\n",
+    "several existentials": "pair(A, B, C, A) :- c(C).\nc(x)@[0,3]. c(y)@[1,2].\npair(1, 2, y, 1)@[1,1].\n",
+    "constant in the head": "owner(Y, C, fixed) :- c(C).\ntagged(C) :- owner(Y, C, fixed).\nc(x)@[0,3].\n",
+    "no frontier": "someone(Y) :- c(C).\nc(x)@[0,3]. c(y)@[2,5].\n",
+    "tenure": TENURE,
+    "symmetric": "r(Y, X) :- r(X, Y).\nr(Y, Z) :- r(X, Y).\nr(a, b)@[0,5].\nr(c, d)@[1,2].\n",
+    "links": LINKS_STOPS,
+    "counter": COUNTER_STOPS,
+    "self witness": SELF_WITNESS,  # (a second null that is its own witness: watched)
+    "repeats with a horizon": "@temporal(0, 30).\nopen(C) :- <->[7,7] open(C).\nmanager(M, C) :- open(C).\nopen(shop)@[0,1].\n",
+    "joined later": "o(Y, C) :- c(C).\nsame(C) :- o(Y, C), n(Y).\nboth(A, B) :- o(Y, A), o(Y, B).\n"
+                    "via(Y, A) :- o(Y, A), o(Z, A), Y == Z.\nc(a)@[0,4]. c(b)@[2,6].\nn(\"_:n1\")@0. n(n1)@0.\n",
+    "negated null": "o(Y, C) :- c(C).\no(alice, a)@[0,1].\nseen(Y) :- o(Y, b).\nmiss(Y, C) :- o(Y, C), not seen(Y).\n"
+                    "alone(Y) :- o(Y, C), not o(Y, a).\nc(a)@[0,4]. c(b)@[2,6].\n",
+    "two levels": "o(Y, C) :- c(C).\nwork(Z, Y) :- o(Y, C).\nlate(Y, C) :- <->[1,1] o(Y, C), not c(C).\nc(a)@[0,4]. c(b)@[2,6].\n",
+}
+
+
+def rounds_model(spark, program, preds, **options):
+    """``{pred: facts}`` from ``cs.reason`` in the rounds (a fall back to one task is an error) and its stats."""
+    from chronolog import spark as cs
+
+    stats: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs.OneTaskFallback)
+        out = cs.reason(spark, program, distributed=True, outputs=list(preds), stats=stats, **options)
+    assert stats["path"] == "relational", stats
+    with reading_file():  # one scope for the run's nulls, in all its outputs (the same label: the same null)
+        return {p: table_to_rows(out[p].toArrow(), p) for p in preds}, stats
+
+
+def engine_model(program, **options):
+    m = chronolog.reason(program, **options)
+    preds = sorted(p for p in m.predicates() if not p.startswith("$"))
+    return m, {p: m.facts(p) for p in preds}
+
+
+def nulls(model) -> set:
+    return {t for rows in model.values() for terms, _ in rows for t in terms if type(t) is Null}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_existential_programs_run_in_the_rounds_as_the_engine(spark, name):
+    m, want = engine_model(PROGRAMS[name])
+    got, stats = rounds_model(spark, PROGRAMS[name], want)
+    assert_same_up_to_nulls(got, want)
+    assert len(nulls(got)) == len(nulls(want))
+
+
+def test_the_ownership_chase_names_one_witness_for_both_stretches(spark):
+    """One null per rule and binding, wherever in time it is needed:
+    tiny's unknown owner before 2 and after 8 is one ``_:n1``; the
+    labels run from n1, and a chase round is among the rounds."""
+    got, stats = rounds_model(spark, OWNERSHIP, ["ultimateOwner"])
+    unknown = [(t, iv) for t, iv in got["ultimateOwner"] if type(t[0]) is Null]
+    assert [iv for _, iv in sorted(unknown, key=lambda f: f[1])] == [(0, 2, True, False), (8, 10, False, True)]
+    assert len({t[0] for t, _ in unknown}) == 1 and str(unknown[0][0][0]) == "_:n1"
+
+
+def test_the_rounds_name_nulls_by_their_frontier_terms(spark):
+    """The labels the rounds give (docs/spark.md): one firing's rules in
+    the plan's order, each rule's witnesses in the order of its frontier
+    terms, its existential variables in head order."""
+    program = "owner(Y, Z, C) :- c(C).\nc(zeta)@0. c(alpha)@1. c(mid)@2.\n"
+    got, _ = rounds_model(spark, program, ["owner"])
+    labels = {t[2]: (str(t[0]), str(t[1])) for t, _ in got["owner"]}
+    assert labels == {"alpha": ("_:n1", "_:n2"), "mid": ("_:n3", "_:n4"), "zeta": ("_:n5", "_:n6")}
+
+
+def test_a_chase_the_restricted_check_cannot_stop_goes_to_one_task_with_the_engines_error(spark):
+    """A watched chase past the facts without nulls the rounds hold: one
+    task runs it, and the engine refuses it naming the rule."""
+    from chronolog import spark as cs
+
+    program = LINKS_STOPS.replace("right(b, c)", "right(b, a)")
+    with pytest.raises(chronolog.ChronologError, match="may not terminate"):
+        chronolog.reason(program)
+    with pytest.warns(cs.OneTaskFallback, match="watched chase"), pytest.raises(chronolog.ChronologError, match="may not terminate"):
+        cs.reason(spark, program, distributed=True, outputs=["joined"])
+
+
+def test_two_existential_rules_for_one_head_stay_in_one_task(spark):
+    """Two existential rules with one head predicate in one stratum fire one
+    after another in the engine, in the order their body rows arrive: one
+    task runs them (named), the engine's model."""
+    from chronolog import spark as cs
+    from chronolog.planner.backend_choice import CHASE
+
+    program = "h(X, Y) :- a(X).\nh(X, Y) :- b(X).\na(x)@[0,5]. b(x)@[3,8].\n"
+    m, want = engine_model(program)
+    stats: dict = {}
+    with pytest.warns(cs.OneTaskFallback, match="existential rules with one head predicate"):
+        out = cs.reason(spark, program, distributed=True, outputs=["h"], stats=stats)
+    assert stats["path"] == "one task" and CHASE in stats["why"]
+    assert_same_up_to_nulls({"h": table_to_rows(out["h"].toArrow(), "h")}, {"h": want["h"]})
+
+
+def test_the_renaming_is_one_to_one_and_keeps_everything_else():
+    """The helper: a renaming maps nulls onto nulls one to one; any other
+    term or interval that differs, or two nulls merged into one, fails."""
+    a, b, c, d = Null("n1"), Null("n2"), Null("x"), Null("y")
+    want = {"p": [((a, "k"), (0, 1, True, True)), ((b, "k"), (2, 3, True, True))], "q": [((a, b), (0, 0, True, True))]}
+    assert renaming({"p": [((d, "k"), (0, 1, True, True)), ((c, "k"), (2, 3, True, True))], "q": [((d, c), (0, 0, True, True))]},
+                    want) == {d: a, c: b}
+    assert renaming({"p": [((c, "k"), (0, 1, True, True)), ((d, "k"), (2, 3, True, True))], "q": [((d, c), (0, 0, True, True))]},
+                    want) is None
+    assert renaming({"p": [((c, "k"), (0, 1, True, True)), ((c, "k"), (2, 3, True, True))], "q": [((c, c), (0, 0, True, True))]},
+                    want) is None
+    assert renaming({"p": [((c, "k"), (0, 1, True, False)), ((d, "k"), (2, 3, True, True))], "q": [((c, d), (0, 0, True, True))]},
+                    want) is None
+    assert renaming({"p": [((c, "j"), (0, 1, True, True)), ((d, "k"), (2, 3, True, True))], "q": [((c, d), (0, 0, True, True))]},
+                    want) is None
+
+
+def test_inputs_past_what_the_driver_holds_chase_through_checkpoints(spark):
+    """Inputs only Spark can count (DataFrames of a range), past what the
+    driver holds: relations and witnesses checkpointed, a given fact of the
+    head with a string where nulls go (keyed at the load), the chase
+    recursive through a plain rule, the nulls joined and compared after."""
+    import pyarrow as pa
+
+    from chronolog import spark as cs
+
+    n = 600
+    company = spark.range(n).selectExpr("id AS c", "id % 5 AS start", "id % 5 + 3 AS `end`")
+    sub = spark.range(0, n, 3).selectExpr("id AS x", "id + 1 AS c", "CAST(0 AS BIGINT) AS start", "CAST(2 AS BIGINT) AS `end`")
+    known = spark.range(0, n, 7).selectExpr("'alice' AS p", "id AS c", "CAST(1 AS BIGINT) AS start", "CAST(6 AS BIGINT) AS `end`")
+    program = ("owner(P, C) :- company(C).\nowner(P, C) :- owner(P, X), sub(X, C).\n"
+               "shared(C, D) :- owner(P, C), owner(P, D), C != D.\nnamed(C) :- owner(P, C), P == \"alice\".\n")
+    frames = {"company": company, "sub": sub, "owner": known}
+    facts = {p: table_to_rows(pa.Table.from_pandas(df.toPandas(), preserve_index=False), p) for p, df in frames.items()}
+    m = chronolog.reason(program, facts)
+    want = {p: m.facts(p) for p in ("owner", "shared", "named")}
+    stats: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs.OneTaskFallback)
+        out = cs.reason(spark, program, inputs=frames, distributed=True, outputs=list(want), stats=stats)
+    assert stats["path"] == "relational", stats
+    with reading_file():
+        got = {p: table_to_rows(out[p].toArrow(), p) for p in want}
+    assert len(nulls(want)) > 300 and want["shared"] and want["named"]
+    assert_same_up_to_nulls(got, want)
+
+
+def test_nulls_on_a_calendar_go_to_one_task_naming_the_rule(spark):
+    """A calendar's rounds hold no term text: labelled nulls there go to one
+    task, the warning naming the existential rule; the engine's model."""
+    from chronolog import spark as cs
+
+    program = "@timeGranularity(days).\nowner(Y, C) :- company(C).\ncompany(acme)@[2024-01-01, 2024-01-03].\n"
+    m, want = engine_model(program)
+    with pytest.warns(cs.OneTaskFallback, match=r"labelled nulls \(term text\) in a program with a calendar in the rule owner"):
+        out = cs.reason(spark, program, distributed=True, outputs=["owner"])
+    assert_same_up_to_nulls({"owner": table_to_rows(out["owner"].toArrow(), "owner", m.calendar)}, {"owner": want["owner"]})

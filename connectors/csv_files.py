@@ -214,12 +214,11 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
                     where,
                     hint="one column per argument plus start and end",
                 )
-            quoted = _quoted_cells("".join(record)) if any(c[:1].isspace() or c[-1:].isspace() for c in row) else {}
+            quoted = _quoted_in(row, record)
             terms = []
             for k, i in enumerate(term_cols):
                 name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
-                cell = row[i][: len(row[i]) - quoted[i]] if quoted.get(i) else row[i]  # (`"c" ` is c)
-                terms.append(convert(cell, kind, ast.Pos(str(path), row_no, i + 1), name, quoted=i in quoted))
+                terms.append(convert(_unquoted(row, i, quoted), kind, ast.Pos(str(path), row_no, i + 1), name, quoted=i in quoted))
             try:
                 lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start", calendar)
                 hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end", calendar)
@@ -242,6 +241,49 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
                 )
             facts.append(ast.Fact(pred, tuple(terms), iv, where))
     return facts
+
+
+def _quoted_in(row, record) -> dict:
+    """The quoted cells of ``row`` (read from the lines ``record``) as
+    :func:`_quoted_cells` gives them, looked for only where a cell starts
+    or ends with a blank (elsewhere quoted and bare read alike)."""
+    return _quoted_cells("".join(record)) if any(c[:1].isspace() or c[-1:].isspace() for c in row) else {}
+
+
+def _unquoted(row, i: int, quoted: dict) -> str:
+    """Cell ``i`` of ``row`` without the blanks after its closing quote (`"c" ` is c)."""
+    return row[i][: len(row[i]) - quoted[i]] if quoted.get(i) else row[i]
+
+
+def held_cells(data: bytes, source: str, use_headers: bool, width: int) -> list:
+    """The rows of a CSV file's bytes ``data`` as this reader holds their
+    cells before it converts them: a quoted cell's text, a bare cell's
+    without the blanks around it (``str.strip``: Unicode blanks, not
+    ``\\x01``); blank lines skipped, and the first row when
+    ``use_headers``; each row cut or padded with None to ``width`` cells,
+    as Spark's reader does.  Converting such a text as quoted
+    (:func:`convert`) gives the term this reader reads.  For the
+    ``spark csv`` inputs whose cells Spark's reader trims otherwise
+    (connectors/spark.py)."""
+    import io
+
+    from chronolog.language.source_text import decode
+
+    with io.StringIO(decode(data, source, "CSV file", csv=True), newline="") as fh:
+        lines = fh.readlines()
+    reader = csv.reader(lines, skipinitialspace=True)
+    out, done, header = [], 0, use_headers
+    for row in _rows(reader, source, lines, lambda: done):
+        record, done = lines[done : reader.line_num], reader.line_num
+        if not row or all(not c.strip() for c in row):
+            continue
+        if header:
+            header = False
+            continue
+        quoted = _quoted_in(row, record)
+        cells = [_unquoted(row, i, quoted) if i in quoted else row[i].strip() for i in range(min(len(row), width))]
+        out.append(cells + [None] * (width - len(cells)))
+    return out
 
 
 def _rows(reader, path, lines, done, offset=0):

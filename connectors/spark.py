@@ -149,6 +149,53 @@ def read_binding(spark, b: dict):
         raise ProgramError(f"@bind of {b['pred']}: Spark cannot read {b['location']} as {fmt}: {_first_line(e)}", b["pos"]) from None
 
 
+# A cell's end characters that the two readers trim apart: Spark's CSV
+# reader (univocity) trims a bare cell's characters up to the space,
+# U+0000-U+0020, and no blank past ASCII; the embedded one strips what
+# str.strip strips (Unicode's blanks and \x1c-\x1f, not \x01).  After a
+# comma or a line's start (or before a comma or its end), blanks of
+# either kind between: then the cell may be bare or quoted, which Spark's
+# text does not say, and the embedded reader reads the file instead.
+_TRIMMED_BY_ONE = "[\\x00-\\x08\\x0e-\\x1b\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+_TRIMMED_BY_ANY = "[\\x00-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+TRIMMED_APART = f"(^|,){_TRIMMED_BY_ANY}*{_TRIMMED_BY_ONE}|{_TRIMMED_BY_ONE}{_TRIMMED_BY_ANY}*(,|$)"
+
+
+def held_by_csv_reader(spark, b: dict, df):
+    """``df`` (Spark's read of a ``spark csv`` input, every column text),
+    or, where a cell of its files starts or ends with a character the two
+    readers trim apart (:data:`TRIMMED_APART`: a bare ``a\\u00a0`` is
+    ``a`` to the embedded reader, a quoted one ``a\\u00a0``, and Spark's
+    text is ``a\\u00a0`` for both), the same columns read by the embedded
+    reader: each file's bytes (Spark's ``binaryFile``, the files Spark's
+    CSV reader reads) parsed in a task (``csv_files.held_cells``), each
+    cell the text that reader holds, which every Spark path then converts
+    as it converts Spark's.  One job over the files' lines to look;
+    for the options both readers share (``header``) only."""
+    if set(b["options"]) - {"header"}:
+        return df
+    location = str(b["location"])
+    from pyspark.sql import functions as F
+
+    if spark.read.text(location).where(F.col("value").rlike(TRIMMED_APART)).limit(1).count() == 0:
+        return df
+    from .csv_files import held_cells
+
+    use_headers = str(b["options"].get("header", "true")).lower() == "true"
+    schema, names = df.schema, list(df.columns)
+
+    def parse(batches):
+        import pyarrow as pa
+
+        for batch in batches:
+            for path, data in zip(batch.column("path").to_pylist(), batch.column("content").to_pylist()):
+                rows = held_cells(data, path, use_headers, len(names))
+                yield pa.RecordBatch.from_arrays([pa.array([r[i] for r in rows], pa.string()) for i in range(len(names))],
+                                                 names=names)
+
+    return spark.read.format("binaryFile").load(location).select("path", "content").mapInArrow(parse, schema)
+
+
 def _time_mapped(df, mapping, b: dict):
     """A CSV input's columns as ``@timeMapping`` places its times (start
     and end by position, their closedness from the annotation), as the
@@ -458,7 +505,7 @@ def reason_with(
                     named = ["" if c == f"_c{i}" else c for i, c in enumerate(header)]
                     refuse_unnamed_columns(named, ast.Pos(str(b["location"]), 1, 1), time_mapping(prog, b["pred"]))
                     check_mapped_header(prog, b["pred"], header, b["location"])
-                df = _time_mapped(df, time_mapping(prog, b["pred"]), b)
+                df = _time_mapped(held_by_csv_reader(spark, b, df), time_mapping(prog, b["pred"]), b)
             frames.append((b["pred"], df, b["format"] == "csv"))
             sources[b["pred"]] = str(b["location"])
     _refuse_lars_frames(prog, frames)

@@ -335,7 +335,7 @@ ROUNDS_FALLBACK = ("a column of term text (an input's whose terms mix kinds, an 
                    "into its body) fires more often than there are facts without nulls, "
                    "the inputs hold numbers beyond 38 digits or times off the decimal grid, "
                    "or have a column type the rounds do not read, or a column of CSV that Spark reads holds a cell SQL does not read "
-                   "as the embedded CSV reader does (a time 1/3 or 1e3)")
+                   "as the embedded CSV reader does (a time off the decimal grid, 1/3)")
 
 
 def _computes(op) -> bool:

@@ -135,6 +135,35 @@ def test_dates_and_datetimes_in_time_columns(spark, tmp_path, zone):
     assert model.facts("both")
 
 
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_term_text_beside_a_calendar(spark, tmp_path, zone):
+    """Columns that need term text (names beside numbers written alike and
+    apart, ``1/3``, ``#T``, sets) on a calendar, with a date column joined
+    to them and dates and datetimes as times: in rounds (one task before),
+    the embedded model in any session time zone."""
+    text = ("x,y,d,start,end\n"
+            "a,1,2024-03-10,2024-03-09,2024-03-11\n"
+            "1.0,b,2024-03-10,2024-03-10T01:00,2024-03-12T00:00:00.5\n"
+            "01,\"c, d\",2024-03-11,2024-03-10T00:00:00+09:00,+inf\n"
+            "\"c, d\",1/3,2024-03-10,-inf,2024-03-10T12:00\n"
+            "2/6,#T,2024-03-12,2024-03-09,2024-03-13\n"
+            "#T,\"{1,a}\",2024-03-10,2024-03-10,2024-03-14\n"
+            "\"{a,1.0}\",a,2024-03-11,2024-03-11,2024-03-15\n"
+            "2024-03-10,a,2024-03-10,2024-03-09,2024-03-10\n")
+    rules = ('@timeGranularity("days"). @mapping("r", 2, "d", "date").\n'
+             'reach(X, Y) :- r(X, Y, D).\nreach(X, Z) :- reach(X, Y), r(Y, Z, D).\n'
+             'alone(X) :- r(X, Y, D), not r(Y, X, E).\nat(X, D) :- r(X, Y, D), r(Y, Z, D).\n'
+             'near(X) :- <->[0, 1] r(X, Y, D).\nn(X, N) :- r(X, Y, D), N = count(Y).\n'
+             '@output("reach"). @output("alone"). @output("at"). @output("near"). @output("n").\n')
+    key = "spark.sql.session.timeZone"
+    before = spark.conf.get(key)
+    spark.conf.set(key, zone)
+    try:
+        _same_as_embedded(spark, tmp_path, text, rules, ["reach", "alone", "at", "near", "n"])
+    finally:
+        spark.conf.set(key, before)
+
+
 def test_time_columns_by_position_with_closedness(spark, tmp_path):
     """Without start and end columns the last two are the interval, and
     ``start_closed``/``end_closed`` columns say which ends are closed."""
@@ -145,6 +174,7 @@ def test_time_columns_by_position_with_closedness(spark, tmp_path):
 
 @pytest.mark.parametrize("line, column, mapped", [
     ("b,c,abc,7", 3, None), ("b,c,1/0,7", 3, None), ("b,c,2020-01-01,7", 3, None), ("b,c,5,", 4, None),  # times
+    ("b,c,nan,7", 3, None), ("b,c,0,1e1001", 4, None),
     ("b,1/0,0,7", 2, None),  # a term with a number's shape and no value, beside names (term text)
     ("b,c,0,7", 2, "int"), ("b,nan,0,7", 2, "float"), ("b,maybe,0,7", 2, "bool"), ("b,2020-02-30,0,7", 2, "date"),
 ])
@@ -164,14 +194,24 @@ def test_a_bad_cell_is_the_embedded_readers_error(spark, tmp_path, line, column,
     assert f"r.csv:3:{column}" in str(got.value), str(got.value)
 
 
-def test_times_sql_does_not_read_go_to_one_task(spark, tmp_path):
-    """Times the embedded reader reads and SQL does not here (a fraction,
-    an exponent): one task, warned, with the embedded model."""
+def test_times_with_exponents_and_fractions_on_the_grid_in_rounds(spark, tmp_path):
+    """Times written with an exponent (``1e1``, ``2.5E-1``, ``.5e1``) and
+    fractions whose denominators divide a power of ten (``1/2``, ``3/6``,
+    ``-3/4``, ``1 / 8``), beside infinite ends spelt ``INF`` and
+    ``Infinity``: in rounds (one task before), the embedded model."""
+    text = ("x,y,start,end\na,b,1e1,2E1\nb,c,2.5E-1,.5e1\nc,a,1/2,7/8\n"
+            + "a,c,-3/4,1 / 8\nc,d,-INF,1e0\nd,a,3/6,Infinity\nb,d,0.125,+3e-0\n")
+    _same_as_embedded(spark, tmp_path, text, REACH + 'al(X) :- r(X, Y), not r(Y, X).\n@output("al").\n', ["reach", "al"])
+
+
+def test_times_off_the_grid_go_to_one_task(spark, tmp_path):
+    """A time 1/3 is off the decimal grid, which the rounds' times are
+    on: one task, warned why, with the embedded model."""
     text = "x,y,start,end\na,b,1/3,5\nb,c,1e1,2e1\n"
     p, e = _programs(tmp_path, text, REACH)
     want = set(map(_terms, chronolog.reason(e).facts("reach")))
     stats = {}
-    with pytest.warns(cs().OneTaskFallback, match="holds a time SQL does not read"):
+    with pytest.warns(cs().OneTaskFallback, match="a fraction off the decimal grid"):
         got = _run(spark, p, stats, rounds=False)
     assert stats["path"] == "one task"
     assert set(map(_terms, table_to_rows(got["reach"], "reach", timestamps="times"))) == want

@@ -21,13 +21,14 @@ typed in SQL:
   reads it); ``float``: a double; ``bool``: a boolean; ``date``: an
   instant (a ``TIMESTAMP_NTZ`` of its UTC wall clock);
 - the time columns: ``bigint`` or ``decimal(38, S)`` on a numeric
-  timeline, instants on a calendar, ``-inf`` at a start and ``+inf`` at an
-  end as an unbounded end (null);
+  timeline (decimals, with an exponent too, and fractions whose decimals
+  end: ``1/2``), instants on a calendar, ``-inf`` at a start and ``+inf``
+  at an end (any case, ``infinity`` too) as an unbounded end (null);
 - ``start_closed``/``end_closed``: booleans.
 
-A column SQL does not read as the engine does (a time ``1/3`` or ``1e3``,
-a date outside the years 1000-8999, a float ``nan``, a cell that is an
-error) raises :class:`UnreadCells` before the load: the connector asks
+A column SQL does not read as the engine does (a time off the decimal
+grid, ``1/3``, a date outside the years 1000-8999, a float ``nan``, a cell
+that is an error) raises :class:`UnreadCells` before the load: the connector asks
 the embedded reader, whose error names a bad cell, else one task runs the
 program.  Every SQL here is zone-free: an ISO date or datetime is
 rewritten as a ``TIMESTAMP_NTZ``'s text and its UTC offset subtracted
@@ -102,6 +103,77 @@ def _whole(t: str) -> str:
     return f"length(TRIM(LEADING '0' FROM regexp_extract({t}, '^[+-]?([0-9]*)', 1)))"
 
 
+# a time on a numeric timeline: a decimal with an exponent (parse_number's, up to 4 digits in SQL)
+# or a fraction p/q of integers of at most 18 digits (blanks around the slash ASCII spaces)
+_SCI = "^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]{1,4})?$"
+_RATIO = "^[+-]?[0-9]{1,18} */ *[0-9]{1,18}$"
+_POWERS = range(13)  # a fraction's decimals tried (entry.MAX_DIGITS: a finer grid is one task's)
+
+
+def _exponent(t: str) -> str:
+    return f"CAST(coalesce(nullif(regexp_extract({t}, '[eE]([+-]?[0-9]+)$', 1), ''), '0') AS INT)"
+
+
+def _sci_scale(t: str) -> str:
+    """SQL: digits after the point of the decimal ``t`` (:data:`_SCI`), trailing zeros dropped, less its exponent."""
+    frac = f"regexp_extract({t}, '^[^.eE]*[.]([0-9]*)', 1)"
+    return f"greatest(0, length(TRIM(TRAILING '0' FROM {frac})) - {_exponent(t)})"
+
+
+def _sci_whole(t: str) -> str:
+    """SQL: at least the digits before the point of the decimal ``t`` (:data:`_SCI`)."""
+    return f"greatest(0, {_whole(t)} + {_exponent(t)})"
+
+
+def _ratio_p(t: str) -> str:
+    return f"try_cast(regexp_extract({t}, '^([+-]?[0-9]+)', 1) AS DECIMAL(38, 0))"
+
+
+def _ratio_q(t: str) -> str:
+    return f"try_cast(regexp_extract({t}, '([0-9]+)$', 1) AS DECIMAL(38, 0))"
+
+
+def _ratio_scale(t: str) -> str:
+    """SQL: the fewest decimals that hold the fraction ``t`` (:data:`_RATIO`)
+    exactly (``p * 10^k`` a multiple of ``q``), null when none of
+    :data:`_POWERS` does (``1/3``) or ``q`` is 0."""
+    p, q = _ratio_p(t), _ratio_q(t)
+    cases = " ".join(f"WHEN pmod({p} * {10 ** k}, {q}) = 0 THEN {k}" for k in _POWERS)
+    return f"CASE WHEN {q} = 0 THEN NULL {cases} END"
+
+
+def _fraction_digits(df, columns, pred: str) -> list:
+    """Per time column of ``columns`` (text ``p/q`` in some cells), the
+    most decimals and the most whole digits of its fractions: one job.
+    :class:`UnreadCells` for a fraction off the decimal grid (``1/3``) or
+    with a zero denominator (the CSV reader's error)."""
+    aggs = []
+    for c in columns:
+        t = _trimmed(_sql_name(c))
+        ratio = f"{t} RLIKE '{_RATIO}'"
+        aggs += [f"max(CASE WHEN {ratio} THEN coalesce({_ratio_scale(t)}, -1) END)",
+                 f"max(CASE WHEN {ratio} THEN {_ratio_whole(t)} END)",
+                 f"max(CASE WHEN {ratio} AND {_ratio_scale(t)} IS NULL AND {_ratio_q(t)} != 0 THEN 1 ELSE 0 END)",
+                 f"max(CASE WHEN {ratio} AND {_ratio_q(t)} = 0 THEN 1 ELSE 0 END)"]
+    got = list(df.selectExpr(*aggs).collect()[0])
+    out = []
+    for k, c in enumerate(columns):
+        _, whole, off, zero = got[4 * k : 4 * k + 4]
+        if zero:
+            raise UnreadCells(f"the {c} column of {pred} holds a fraction with a zero denominator")
+        if off:
+            raise UnreadCells(f"the {c} column of {pred} holds a fraction off the decimal grid (such as 1/3: "
+                              "its denominator has a prime factor other than 2 and 5, or needs more than "
+                              f"{len(_POWERS) - 1} decimals), which the rounds' times cannot hold exactly")
+        out += [got[4 * k], whole]
+    return out
+
+
+def _ratio_whole(t: str) -> str:
+    """SQL: the digits before the point of the fraction ``t`` (:data:`_RATIO`)."""
+    return f"length(CAST(abs({_ratio_p(t)}) div nullif({_ratio_q(t)}, 0) AS STRING))"
+
+
 def _all(cond: str) -> str:
     return f"min(CASE WHEN {cond} THEN 1 ELSE 0 END)"
 
@@ -160,10 +232,10 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
             ok = f"{x} IS NOT NULL AND NOT {bad_inf} AND ({unbounded} OR ({t} RLIKE '{_DATE}' AND {_micros(t)} IS NOT NULL))"
             plans[end] = ("time", x, t, unbounded, ask(_all(ok)))
         else:
-            dec = f"{t} RLIKE '{_DEC}'"
-            ok = f"{x} IS NOT NULL AND NOT {bad_inf} AND ({unbounded} OR {dec})"
-            plans[end] = ("time", x, t, unbounded, ask(_all(ok)), ask(f"max(CASE WHEN {dec} THEN {_scale(t)} END)"),
-                          ask(f"max(CASE WHEN {dec} THEN {_whole(t)} END)"))
+            sci, ratio = f"{t} RLIKE '{_SCI}'", f"{t} RLIKE '{_RATIO}'"
+            ok = f"{x} IS NOT NULL AND NOT {bad_inf} AND ({unbounded} OR {sci} OR {ratio})"
+            plans[end] = ("time", x, t, unbounded, ask(_all(ok)), ask(f"max(CASE WHEN {sci} THEN {_sci_scale(t)} END)"),
+                          ask(f"max(CASE WHEN {sci} THEN {_sci_whole(t)} END)"), ask(f"max(CASE WHEN {ratio} THEN 1 ELSE 0 END)"))
     for c in ("start_closed", "end_closed"):
         if c in cols:
             x = _sql_name(c)
@@ -173,6 +245,9 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
     got = list(df.selectExpr(*aggs).collect()[0])
     if not got[0]:
         got = [1 if v is None else v for v in got]  # (no rows: every column holds nothing, any type reads it)
+    fractions = [end for end in ("start", "end") if calendar is None and got[plans[end][7]]]
+    if fractions:  # (a second job, for files with times p/q only: the first stays lean)
+        got += _fraction_digits(df, fractions, pred)
     exprs, keyed = [], []
     for c in cols:
         p = plans[c]
@@ -209,14 +284,21 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
             unbounded, ok = p[3], got[p[4]]
             if not ok:
                 raise UnreadCells(f"the {c} column of {pred} holds a time SQL does not read as the CSV reader does "
-                                    "(a fraction, an exponent, a date beyond SQL's, an empty interval or an error)")
+                                  "(a number with an exponent past 4 digits or with digits past ASCII, a date beyond SQL's, "
+                                  "an empty interval or an error)")
             if calendar is not None:
                 exprs.append(f"CASE WHEN {unbounded} THEN NULL ELSE {_instant(t)} END AS {name}")
             else:
                 scale, whole = got[p[5]] or 0, got[p[6]] or 0
+                if c in fractions:
+                    at = len(got) - 2 * len(fractions) + 2 * fractions.index(c)
+                    scale, whole = max(scale, got[at] or 0), max(whole, got[at + 1] or 0)
                 if whole + scale > 38:
                     raise UnreadCells(f"the {c} column of {pred} holds a number of more than 38 digits")
-                value = f"CAST({t} AS DECIMAL(38, {scale}))"  # (Spark casts "2." to a decimal, not to a bigint)
+                # (Spark casts "2." and "1e3" to a decimal, not to a bigint; a fraction on the grid is
+                # divided at a scale that holds its quotient exactly)
+                value = (f"CAST(CASE WHEN {t} RLIKE '{_RATIO}' THEN CAST({_ratio_p(t)} AS DECIMAL(38, {scale})) / {_ratio_q(t)} "
+                         f"ELSE CAST({t} AS DECIMAL(38, {scale})) END AS DECIMAL(38, {scale}))")
                 if scale == 0 and whole <= 18:
                     value = f"CAST({value} AS BIGINT)"
                 exprs.append(f"CASE WHEN {unbounded} THEN NULL ELSE {value} END AS {name}")

@@ -22,6 +22,7 @@ from .calendar import code_bounds, reaches, term_decimals, utc_times
 from .classes import (BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, TwoKinds, decimal_digits, infer_classes, meet, null_positions,
                       spark_class, text_constants, text_positions, time_digits, value_class, works_on_text)
 from .constraints import check as check_constraints
+from .csv_inputs import KEYED
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .inputs import LITERAL_ROWS, input_facts, literal_facts, local_rows
@@ -37,7 +38,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     :class:`NotRelational` when this path cannot run them exactly."""
     from pyspark.sql import types as T
 
-    from chronolog.connectors.distributed import text_columns
+    from chronolog.connectors.distributed import KIND_KEY, text_columns
     from chronolog.connectors.spark import _term_columns
     from chronolog.planner.physical import window_points
 
@@ -63,7 +64,9 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
                     if meet(cols[i], c) is False:  # (decoded, it cannot be keyed beside the other input)
                         raise NotRelational(f"argument {i + 1} of {pred} holds both {cols[i]} and {c} terms")
                 elif t in text:  # constants of several kinds, sets, exact numbers as text: their key text (classes.TEXT)
-                    if calendar is not None:
+                    if calendar is not None and (df.schema[t].metadata or {}).get(KIND_KEY) != KEYED:
+                        # (term text is read without the calendar at the load, udfs.KeyText; a CSV
+                        # column's cells are keyed as the CSV reader reads them, with no calendar)
                         raise NotRelational(f"argument {i + 1} of {pred} is a column of term text in a program with a calendar")
                     c, scale, whole = TEXT, 0, 0
                 else:
@@ -87,7 +90,8 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
                 if made:
                     rule = next(r for r in plan.rules if any((r.head_pred, i) in made for i in range(len(r.head_terms))))
                     raise NotRelational("labelled nulls (term text) in a program with a calendar", rule)
-                raise NotRelational("term text in a program with a calendar")
+                if mixed_heads:
+                    raise NotRelational("an argument of two kinds of terms (term text) in a program with a calendar")
             try:
                 classes = infer_classes(plan, given, texts)
                 break
@@ -243,8 +247,6 @@ def keyed_facts(spark, table, rows, keyed: list, naive: bool):
     from chronolog.connectors.distributed import KIND_KEY
     from chronolog.connectors.spark import arrow_frame, marked
     from chronolog.engine.term_types import key_text
-
-    from .csv_inputs import KEYED
 
     names = table.schema.names
     arrays = [pa.array([key_text(t[i]) for t, _ in rows], pa.string()) if i in keyed else table.column(i) for i in range(len(names))]

@@ -154,12 +154,12 @@ def test_program_facts_of_two_kinds_in_one_argument_run_in_the_rounds(spark):
 
 
 def test_one_task_answers_program_facts_of_two_kinds(spark):
-    """The engine's ``k(1)`` from a fall back to one task (an existential
-    rule's): the program's facts of two kinds in one argument reach the task
-    as the engine's own values (they used to arrive as text, and ``k()``
-    came back empty)."""
-    refused(spark, MIXED_FACTS + "\ne(K, Z) :- m(K, V).", {"m": table(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])}, ["k"],
-            "existential variables")
+    """The engine's ``k(1)`` from a fall back to one task (a recursion
+    through time with no horizon's): the program's facts of two kinds in
+    one argument reach the task as the engine's own values (they used to
+    arrive as text, and ``k()`` came back empty)."""
+    refused(spark, MIXED_FACTS + "\ne(K) :- m(K, V).\ne(K) :- <->[1,1] e(K).", {"m": table(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])},
+            ["k"], "recursion through time")
 
 
 BIG_FACTS = "big(K, V) :- m(K, W), p(L, V), V > 10.\np(a, 1234567890123456789012345678901234567890)@[0,3]. p(b, 7)@[0,3].\n@output(\"big\")."

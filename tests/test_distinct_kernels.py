@@ -32,7 +32,10 @@ EDGES = [
 
 @pytest.mark.parametrize("values", EDGES)
 def test_small_unique_is_numpys_unique_with_its_inverse(values):
-    a = np.array(values, dtype=np.int64)
+    assert_like_numpy(np.array(values, dtype=np.int64))
+
+
+def assert_like_numpy(a):
     uniq, inv = small_unique(a)
     want, want_inv = np.unique(a, return_inverse=True)
     assert uniq.tolist() == want.tolist() and inv.tolist() == want_inv.reshape(-1).tolist()
@@ -42,10 +45,7 @@ def test_small_unique_of_random_codes():
     rng = np.random.default_rng(7)
     for _ in range(examples(50)):
         n = int(rng.integers(0, 3000))
-        a = rng.integers(0, int(rng.choice([2, 100, 10**5, 1 << 24])), n, dtype=np.int64)
-        uniq, inv = small_unique(a)
-        want, want_inv = np.unique(a, return_inverse=True)
-        assert uniq.tolist() == want.tolist() and inv.tolist() == want_inv.reshape(-1).tolist()
+        assert_like_numpy(rng.integers(0, int(rng.choice([2, 100, 10**5, 1 << 24])), n, dtype=np.int64))
 
 
 def test_distinct_keys_of_more_than_two_positions():

@@ -35,11 +35,12 @@ def reduce(num, den):
 
 def small_unique(a):
     """``np.unique(a, return_inverse=True)`` of non-negative integers, by
-    ``bincount`` when they are small (denominators: a sort cost 16 ms for
-    100,000)."""
+    ``bincount`` when they are small (denominators, term codes: a sort cost
+    16 ms for 100,000) and not far more than ``a`` has values (a table that
+    large would cost more than the sort)."""
     import numpy as np
 
-    if a.size and 0 <= a.min() and a.max() < 1 << 22:
+    if a.size and 0 <= a.min() and a.max() < min(1 << 22, 8 * a.size + (1 << 16)):
         uniq = np.flatnonzero(np.bincount(a))
         at = np.zeros(int(uniq[-1]) + 1, dtype=np.int64)
         at[uniq] = np.arange(len(uniq))

@@ -115,7 +115,12 @@ class SortedKeys:
 
         if self._distinct is None:
             if len(self.cols) > 2:
-                self._distinct = len(np.unique(np.stack(self.cols, axis=1), axis=0))
+                order = np.lexsort(self.cols[::-1])  # (np.unique(axis=0) of the stacked rows: 3-5x slower)
+                new = np.zeros(len(order) - 1 if len(order) else 0, dtype=bool)
+                for col in self.cols:
+                    c = col[order]
+                    new |= c[1:] != c[:-1]
+                self._distinct = int(len(order) and 1 + np.count_nonzero(new))
             else:
                 self._distinct = int(len(self.sorted) and 1 + np.count_nonzero(self.sorted[1:] != self.sorted[:-1]))
         return self._distinct

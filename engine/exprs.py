@@ -642,8 +642,8 @@ def _group_numpy(cases, keys, sums):
 def _lead_number(columns):
     """``(number, ranges)``: the leading keys of a group as one int64 per
     row (None for no key): a single key itself (``ranges`` ``[(0, 0,
-    0)]``: no decoding), several combined by their ranges when the product
-    fits 62 bits (``ranges`` their ``(index, least, range)``), else
+    0)]``: no decoding), several int64 keys combined by their ranges
+    (:func:`ranged_key`; ``ranges`` their ``(index, least, range)``), else
     numbered densely (``ranges`` None)."""
     import numpy as np
 
@@ -651,16 +651,31 @@ def _lead_number(columns):
         return None, ()
     if len(columns) == 1:
         return columns[0], [(0, 0, 0)]
+    got = ranged_key(columns) if all(c.dtype == np.int64 for c in columns) else None
+    if got is not None:
+        return got[0], [(i, lo, r) for i, (lo, r) in enumerate(got[1])]
+    return np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)[1].reshape(-1), None
+
+
+def ranged_key(columns):
+    """``(key, ranges)``: one int64 per row of signed integer columns (numpy,
+    one length), in the order of the rows (the first column first) and
+    equal where they are equal: each column less its least value, times
+    the ranges of the columns after it; ``ranges`` each column's ``(least,
+    range)``.  None when the ranges' product passes 2**63 (every partial
+    key and the last, the product less 1, fit int64)."""
+    import numpy as np
+
     lows = [int(c.min()) if len(c) else 0 for c in columns]
     spans = [int(c.max()) - lo + 1 if len(c) else 1 for c, lo in zip(columns, lows)]
-    if all(c.dtype == np.int64 for c in columns) and math.prod(spans) < 1 << 62:
-        number = np.zeros(len(columns[0]), dtype=np.int64)
-        for c, lo, r in zip(columns, lows, spans):
-            number *= r
-            number += c
-            number -= lo
-        return number, list(zip(range(len(columns)), lows, spans))
-    return np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)[1].reshape(-1), None
+    if math.prod(spans) > 1 << 63:
+        return None
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for c, lo, r in zip(columns, lows, spans):
+        key *= r
+        key += c  # (in place, no temporary per key; int64 wraps, exact as the product fits)
+        key -= lo
+    return key, list(zip(lows, spans))
 
 
 def _sorted_key(gid, points, n):

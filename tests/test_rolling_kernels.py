@@ -127,6 +127,29 @@ def test_the_answers_order_is_lexsorts(rows):
 
 
 @settings(deadline=None, max_examples=examples(100))
+@given(st.lists(st.lists(st.integers(-2**62, 2**62), min_size=3, max_size=3), max_size=40),
+       st.sampled_from([1, 3, 2**20, 2**62]))
+def test_a_ranged_key_orders_and_decodes_as_the_rows(rows, width):
+    """exprs.ranged_key (the groups' keys and coalesce.combined_key): the
+    rows' lexicographic order and equality, the columns back from the key
+    by its ranges; None only when the ranges' product passes 2**63."""
+    from chronolog.engine.exprs import ranged_key
+
+    cols = [np.array([r[i] % width - width // 2 for r in rows], dtype=np.int64) for i in range(3)]
+    got = ranged_key(cols)
+    spans = [int(c.max()) - int(c.min()) + 1 if len(c) else 1 for c in cols]
+    assert (got is None) == (spans[0] * spans[1] * spans[2] > 2**63)
+    if got is None:
+        return
+    key, ranges = got
+    assert np.argsort(key, kind="stable").tolist() == np.lexsort(cols[::-1]).tolist()
+    rest = key.copy()
+    for c, (lo, r) in zip(reversed(cols), reversed(ranges)):
+        assert (rest % r + lo).tolist() == c.tolist()
+        rest //= r
+
+
+@settings(deadline=None, max_examples=examples(100))
 @given(st.integers(0, 2**32 - 1), st.integers(0, 5000), st.sampled_from([1, 2, 7, 1000, 2**40, 2**63 - 1]))
 def test_stable_argsort_is_numpys_stable_argsort(seed, n, distinct):
     """The default sort with its ties put back in index order is numpy's

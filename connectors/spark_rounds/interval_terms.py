@@ -25,6 +25,7 @@ codes.
 from __future__ import annotations
 
 from chronolog.engine.exprs import col, to_sql
+from chronolog.engine.interval_shift import clipped
 from chronolog.engine.interval_terms import code_of, number_of, ratio
 from chronolog.language import ast
 
@@ -33,7 +34,7 @@ from .calendar import term_decimals
 from .classes import NUM, body_classes
 from .fragment import NotRelational
 from .grid import NEG, POS
-from .sql import Stmt, coalesce_sql, int64, term_columns, with_codes
+from .sql import Stmt, codes, coalesce_sql, int64, term_columns, with_codes
 
 CAPTURE_POINTS = 1 << 20  # integer points of one fact in a time capture: more fall back to one task
 
@@ -94,8 +95,8 @@ def _capture(types, grid, q: Stmt, body: str, n: int):
     terms = term_columns(n)
     each = q.add(f"SELECT {', '.join(terms)}, s, e, explode({points}) AS k FROM {body}", [*terms, "s", "e", "k"])
     k = f"CAST(k AS {types.num_type.simpleString()})"
-    parts = q.add(f"SELECT {', '.join([*terms, f'{k} AS c{n}', f'greatest(s, 2 * k * {L}) AS s', f'least(e, 2 * (k + 1) * {L}) AS e'])} "
-                  f"FROM {each}", [*term_columns(n + 1), "s", "e"])
+    s, e = codes(clipped(col("k") * (2 * grid.L), (col("k") + 1) * (2 * grid.L)))  # (the part inside [k, k + 1))
+    parts = q.add(f"SELECT {', '.join([*terms, f'{k} AS c{n}', f'{s} AS s', f'{e} AS e'])} FROM {each}", [*term_columns(n + 1), "s", "e"])
     return q.add(f"SELECT * FROM {parts} WHERE s < e", [*term_columns(n + 1), "s", "e"])
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from chronolog.engine.exprs import to_numpy
 from chronolog.engine.interval_codes import closed_ends
+from chronolog.engine.interval_shift import clipped
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .grid import NEG, POS
@@ -41,7 +42,7 @@ def output_sql(relations, grid, pred: str, names: list, window=None, dates=()) -
     q = Stmt()
     src = q.add(f"SELECT * FROM {relations.catalog.read(relations.rel(pred))} AS t", list(relations.columns(pred)))
     if window is not None:
-        src = with_codes(q, src, f"greatest(s, {int64(window[0])})", f"least(e, {int64(window[1])})")
+        src = with_codes(q, src, *codes(clipped(*window)))
     typ, k = point_type(grid)
 
     def point(x):

@@ -13,7 +13,8 @@ them).  The driver's counts of the relations choose the join strategies.
 from __future__ import annotations
 
 from chronolog.engine.interval_difference import gap_start, last_hole
-from chronolog.engine.interval_shift import box, grouping, shift
+from chronolog.engine.exprs import col
+from chronolog.engine.interval_shift import box, clipped, grouping, shift
 from chronolog.language import ast
 from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
@@ -25,7 +26,7 @@ from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, disjoint, meet,
 from .fragment import NotRelational
 from .interval_terms import placed_step, wrap_step
 from .since_until import since_step
-from .sql import Stmt, codes, coalesce_sql, int64, term_columns, variable_columns, with_codes
+from .sql import Stmt, codes, coalesce_sql, term_columns, variable_columns, with_codes
 
 BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join task
 # Joins against a relation partitioned on the join column read it in place
@@ -245,7 +246,8 @@ class RuleSql:
                 if not shared and not self.broadcasts:
                     hint = ""  # (a cross join of small sides: a cartesian product in the round's job)
                 hint = f"/*+ {hint} */ " if hint else ""
-                j = q.add(f"SELECT {hint}{', '.join([*cols, 'greatest(s, _s) AS s', 'least(e, _e) AS e'])} FROM {df} AS l {on}",
+                ends = (f"{x} AS {n}" for x, n in zip(codes(clipped(col("_s"), col("_e"))), "se"))
+                j = q.add(f"SELECT {hint}{', '.join([*cols, *ends])} FROM {df} AS l {on}",
                           cols + ["s", "e"])
                 df = q.add(f"SELECT * FROM {j} WHERE s < e", cols + ["s", "e"])
                 n_left = None
@@ -298,8 +300,7 @@ class RuleSql:
         predicates are not clipped)."""
         if self.horizon is None or rule.fresh:
             return df
-        lo, hi = self.horizon
-        return with_codes(q, df, f"greatest(s, {int64(lo)})", f"least(e, {int64(hi)})")
+        return with_codes(q, df, *codes(clipped(*self.horizon)))
 
 
 def _chased(rules, q, rule, driver, views):

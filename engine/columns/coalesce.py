@@ -7,6 +7,8 @@ maximal already, which skip the work."""
 
 from __future__ import annotations
 
+from ..exprs import ranged_key
+
 
 def coalesce(df, keys: list):
     """``df`` (columns ``keys`` + ``s``, ``e``) with each atom's intervals
@@ -203,26 +205,11 @@ def lex_order(keys, stable: bool = True):
 def combined_key(keys):
     """One int64 key in the order of ``keys`` (the first key first), when
     the keys are integers (or floats, :func:`int_key`) whose ranges fit 63
-    bits together (a group and an exact sum: one argsort, 2-3x faster than
-    ``np.lexsort`` of the two); else None."""
-    import numpy as np
-
+    bits together (engine/exprs.ranged_key; a group and an exact sum: one
+    argsort, 2-3x faster than ``np.lexsort`` of the two); else None."""
     ints = [int_key(k) for k in keys]
-    if not all(k is not None for k in ints):
-        return None
-    lows = [int(k.min()) for k in ints]
-    spans = [int(k.max()) - lo + 1 for k, lo in zip(ints, lows)]
-    total = 1
-    for r in spans:
-        total *= r
-    if total > 1 << 63:  # (every partial key and the last, total - 1, fit int64)
-        return None
-    combined = np.zeros(len(ints[0]), dtype=np.int64)
-    for k, lo, r in zip(ints, lows, spans):
-        combined *= r
-        combined += k  # (in place, no temporary per key; int64 wraps, exact as the total fits)
-        combined -= lo
-    return combined
+    got = ranged_key(ints) if all(k is not None for k in ints) else None
+    return None if got is None else got[0]
 
 
 def int_key(k):

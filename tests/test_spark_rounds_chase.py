@@ -59,6 +59,9 @@ PROGRAMS = {
                     "via(Y, A) :- o(Y, A), o(Z, A), Y == Z.\nc(a)@[0,4]. c(b)@[2,6].\nn(\"_:n1\")@0. n(n1)@0.\n",
     "negated null": "o(Y, C) :- c(C).\no(alice, a)@[0,1].\nseen(Y) :- o(Y, b).\nmiss(Y, C) :- o(Y, C), not seen(Y).\n"
                     "alone(Y) :- o(Y, C), not o(Y, a).\nc(a)@[0,4]. c(b)@[2,6].\n",
+    # the level's recursion ends on a round whose facts are all of a stratum that does not recurse (top)
+    "beside a recursion and a negation": "o(Y, C) :- c(C).\nreach(A, C) :- reach(A, B), link(B, C).\ntop(C) :- c(C), not g(C).\n"
+                                         "c(a)@[0,0].\n",
     "two levels": "o(Y, C) :- c(C).\nwork(Z, Y) :- o(Y, C).\nlate(Y, C) :- <->[1,1] o(Y, C), not c(C).\nc(a)@[0,4]. c(b)@[2,6].\n",
 }
 

@@ -243,19 +243,21 @@ class Rounds(seminaive.Backend):
         self._number = 0
         level = ph.level_plan(parts)
         self._chasing = [rp.rule for rp in level.rules if isinstance(rp.operator, ph.ChaseStep)]
-        self._recursive, self._changed = level.recursive, None
+        self._level, self._changed = level, None
         seminaive.run(self, level)
 
     def settle(self, deltas: dict) -> dict:
         """The level's existential rules fire once the rest of it is at its
-        fixpoint (after round 1 without recursion), those whose body read
-        a relation that changed since they last fired (chase.py); their
-        new facts join the deltas, the next round's."""
+        fixpoint (after round 1 without recursion; a round whose new facts
+        are all of the level's strata that do not recurse is the last
+        too), those whose body read a relation that changed since they
+        last fired (chase.py); their new facts join the deltas, the next
+        round's."""
         if not self._chasing:
             return deltas
         if self._changed is not None:
             self._changed |= set(deltas)
-        if deltas and self._recursive:
+        if self._level.recursion(deltas):
             return deltas
         rules = [r for r in self._chasing if self._changed is None or body_preds(r) & self._changed]
         if not rules:

@@ -28,7 +28,7 @@ from chronolog.engine.interval_codes import closed_ends
 from chronolog.language.text import format_term, term_sort_key
 from chronolog.language.timeline import format_number
 
-from .text_rows import relation_lines, sorted_atoms  # noqa: F401 (the relations held as rows: their own module)
+from .text_rows import relation_lines, sorted_atoms  # noqa: F401 (re-exported: callers print relations held as rows through text_out)
 
 
 def frame_columns(

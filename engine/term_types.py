@@ -70,7 +70,7 @@ def instant_micros_sql(col: str, spark_type: str) -> str | None:
     values, read the wall clock in the session's time zone (which moves a
     date away from its timestamp, and a time in a daylight-saving gap by
     an hour)."""
-    day = f"(CAST(unix_date({{}}) AS BIGINT) * 86400000000)"
+    day = "(CAST(unix_date({}) AS BIGINT) * 86400000000)"
     if spark_type == "date":
         return day.format(col)
     if spark_type == "timestamp":

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn, _NameColumn, _Part
 
+from ..interval_codes import NEG, POS
 from .coalesce import coalesce, coalesce_owned
-from .encoding import NEG, POS
 from .relation import _frame, empty, rows_columns, term_columns, time_units
 
 

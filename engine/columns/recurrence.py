@@ -32,7 +32,8 @@ from chronolog.language.timeline import POS_INF
 from chronolog.planner.ir import Assign, PlanRule, Scan
 from chronolog.planner.physical import rule_operator
 
-from .encoding import LIMIT, NEG, POS, Fallback
+from ..interval_codes import NEG, POS
+from .encoding import LIMIT, Fallback
 from .relation import term_columns
 from .scan import var_column
 

@@ -494,8 +494,6 @@ def _rows_probed(key, probe, prefix: bool = False):
     few probes, not of the rows met): their ranges are then apart and in
     order, and the binary searches walk the key in order (random probes
     miss the cache: 4,000 among 258,000 rows 2-3x the CPU)."""
-    import numpy as np
-
     if len(probe) > 1 and not (probe[1:] > probe[:-1]).all():
         probe = distinct(probe)
     if prefix:

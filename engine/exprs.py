@@ -618,11 +618,12 @@ def _group_numpy(cases, keys, sums):
     out = {}
     first = None if key is not None else order[starts]
     if key is not None:
-        key, span, p_lo, g_lo = key
+        key, spans = key
         picked = key[starts]
+        p_lo, span = spans[-1]
         out[keys[-1]] = picked % span + p_lo
         picked //= span
-        picked += g_lo
+        picked += spans[0][0] if len(spans) > 1 else 0
         for k, lo, r in reversed(ranges or ()):  # the leading keys back from their number
             out[lead_keys[k]] = picked % r + lo if r else picked
             picked = picked // r if r else picked
@@ -682,40 +683,21 @@ def _sorted_key(gid, points, n):
     """``(order, new, key)``: the stable order of the rows by ``gid`` (None:
     one group; the rows of every case) then ``points`` (one array per case,
     one after the other), ``new`` marking each sorted row unlike the one
-    before; ``key`` (the sorted keys, span, least point, least group) when
-    one int64 holds both, else None (a lexsort)."""
+    before; ``key`` (the sorted keys, their ranges: :func:`ranged_key` of
+    the group and the point) when one int64 holds both, else None (a
+    lexsort)."""
     import numpy as np
 
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), None
-    p_lo = min(int(x.min()) for x in points)
-    span = max(int(x.max()) for x in points) - p_lo + 1
-    g_lo = int(gid.min()) if gid is not None else 0
-    g_span = int(gid.max()) - g_lo + 1 if gid is not None else 1
-    size = len(points[0])
-    if (gid is None or gid.dtype == np.int64) and g_span * span < 1 << 62:
-        key = np.zeros(n, dtype=np.int64)
-        for at in range(0, n, size):
-            part = key[at:at + size]
-            if gid is not None:
-                part += gid
-                part -= g_lo  # (int64 wraps in between: exact as each key fits)
-                part *= span
-            part += points[at // size]
-            part -= p_lo
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        new = np.empty(n, dtype=bool)
-        new[0] = True
-        np.not_equal(key[1:], key[:-1], out=new[1:])
-        return order, new, (key, span, p_lo, g_lo)
-    g = np.zeros(n, dtype=np.int64) if gid is None else np.concatenate([gid] * (n // size))
-    p = np.concatenate(points)
-    order = np.lexsort((p, g))
-    gs, ps = g[order], p[order]
+    p = points[0] if len(points) == 1 else np.concatenate(points)
+    cols = [p] if gid is None else [gid if len(points) == 1 else np.tile(gid, len(points)), p]
+    got = ranged_key(cols) if gid is None or gid.dtype == np.int64 else None
+    order = np.argsort(got[0], kind="stable") if got is not None else np.lexsort(cols[::-1])
+    ordered = [got[0][order]] if got is not None else [c[order] for c in cols]
     new = np.ones(n, dtype=bool)
-    new[1:] = (gs[1:] != gs[:-1]) | (ps[1:] != ps[:-1])
-    return order, new, None
+    np.not_equal(ordered[0][1:], ordered[0][:-1], out=new[1:])
+    for c in ordered[1:]:
+        new[1:] |= c[1:] != c[:-1]
+    return order, new, None if got is None else (ordered[0], got[1])
 
 
 def frame_sql(f: Frame, q, src: str, literal, stop) -> str:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .code_frames import packed
+from .code_frames import left_over, packed
 from .coalesce import distinct
 
 
@@ -125,23 +125,16 @@ def take_back(df, holes, names: list, after: str = "frame"):
     touched = _frame([c[hit] for c in cols], s[hit], e[hit])
     if not len(hit) or after is None:
         return Retraction(relation, pieces, touched, relation if not len(hit) else None, met)
-    # what is left of the atoms met, in key order: each of their rows less
-    # the pieces it met (none: the row whole), the gaps between its bounds
-    # and the pieces' (s, pe_1, ..., pe_m) to (ps_1, ..., ps_m, e)
+    # what is left of the atoms met, in key order: each row met less the
+    # pieces it met (code_frames.left_over), the atoms' other rows whole
     atoms = key[hit]
     mine = np.flatnonzero(_among(atoms, key))
-    n = np.bincount(row, minlength=len(key))[mine]  # (per row, the holes it meets)
-    first = np.cumsum(n + 1) - n - 1  # (where each row's first gap goes)
-    bounds = np.zeros(len(row) + len(mine), dtype=bool)
-    bounds[first] = True
-    gs, ge = np.empty(len(bounds), dtype=np.int64), np.empty(len(bounds), dtype=np.int64)
-    gs[first], gs[~bounds] = s[mine], pe
-    bounds[first], bounds[first + n] = False, True
-    ge[first + n], ge[~bounds] = e[mine], ps
-    keep = gs < ge
-    rows = np.repeat(mine, n + 1)[keep]
+    whole = mine[np.bincount(row, minlength=len(key))[mine] == 0]
+    rows, gs, ge = (np.concatenate(a) for a in zip((whole, s[whole], e[whole]), left_over(row, ps, pe, s, e)))
+    order = np.argsort(rows, kind="stable")  # (a row's gaps stay in start order)
+    rows = rows[order]
     hidden = shown[_among(atoms, rel.order[3][shown])]  # (the base rows of the atoms met)
-    rest = rel._without(atoms, hidden)._plus([c[rows] for c in cols], gs[keep], ge[keep], key[rows])
+    rest = rel._without(atoms, hidden)._plus([c[rows] for c in cols], gs[order], ge[order], key[rows])
     return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame(), met)
 
 

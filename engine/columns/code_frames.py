@@ -102,6 +102,14 @@ def packed(cols: list, height: int = 0):
     return None
 
 
+def ranges(lo, count):
+    """The row numbers ``lo[i] .. lo[i] + count[i] - 1`` (numpy), one range
+    after another."""
+    import numpy as np
+
+    return np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
+
+
 def row_ids(cols: list):
     """A dense id per row of the columns ``cols`` (numpy arrays of one
     length): equal rows, equal ids; by a sort (numpy 2.4's ``np.unique``
@@ -249,9 +257,7 @@ def _pairs(left: list, right: list):
     ranked = theirs[order]
     lo = np.searchsorted(ranked, mine, "left")
     counts = np.searchsorted(ranked, mine, "right") - lo
-    i = np.repeat(np.arange(n), counts)
-    within = np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
-    return i, order[np.repeat(lo, counts) + within]
+    return np.repeat(np.arange(n), counts), order[ranges(lo, counts)]
 
 
 def _matched(df, right, shared: list, way: str = "numpy"):

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 from .coalesce import coalesce_owned, merge_owned, sort_order
-from .code_frames import codes_only
+from .code_frames import codes_only, ranges
 
 _KEY_BITS = 62  # (with room for the start in coalesce.sort_order's combined key where the ranges allow, else it lexsorts)
 
@@ -190,8 +190,7 @@ def _rows_of(run, touched):
     has = key[np.minimum(lo, len(key) - 1)] == touched  # (most touched atoms are new: no second search)
     lo = lo[has]
     n = np.searchsorted(key, touched[has], "right") - lo
-    # the rows lo[i] .. lo[i] + n[i] - 1 of every touched atom, in order
-    at = np.arange(int(n.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(n) - n), n)
+    at = ranges(lo, n)  # (the rows of every touched atom, in order)
     return key[at], s[at], e[at]
 
 

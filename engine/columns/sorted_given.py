@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .code_frames import left_over, packed
+from .code_frames import left_over, packed, ranges
 from .coalesce import distinct
 
 
@@ -111,7 +111,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
             cols, s, e, key = [c[order] for c in cols], s[order], e[order], key[order]
     lo = key.searchsorted(hole_key, "left")
     count = key.searchsorted(hole_key, "right") - lo
-    hole, row = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
+    hole, row = np.repeat(np.arange(len(lo)), count), ranges(lo, count)
     ps, pe = np.maximum(s[row], theirs[1][hole]), np.minimum(e[row], theirs[2][hole])
     meet = ps < pe
     hole, row, ps, pe = hole[meet], row[meet], ps[meet], pe[meet]
@@ -472,13 +472,6 @@ def atoms_missing(df, rows, names: list):
     return _like(df, names, [c[missing] for c in cols], s[missing], e[missing])  # (gathered in numpy: a polars gather is a query)
 
 
-def _ranges(lo, count):
-    """The row numbers ``lo[i] .. lo[i] + count[i] - 1``, one range after another."""
-    import numpy as np
-
-    return np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
-
-
 def _rows_probed(key, probe, prefix: bool = False):
     """The rows of the sorted ``key`` equal to a probe of ``probe``
     (packed keys; with ``prefix``, the first codes of two-code keys: every
@@ -494,7 +487,7 @@ def _rows_probed(key, probe, prefix: bool = False):
         lo, hi = key.searchsorted(probe << 32, "left"), key.searchsorted(probe << 32 | 0xFFFFFFFF, "right")
     else:
         lo, hi = key.searchsorted(probe, "left"), key.searchsorted(probe, "right")
-    return _ranges(lo, hi - lo)
+    return ranges(lo, hi - lo)
 
 
 def _splice(cols, s, e, removed, at, extra, key=None):

@@ -699,11 +699,7 @@ def _sorted_key(gid, points, n):
     got = ranged_key(cols) if gid is None or gid.dtype == np.int64 else None
     order = np.argsort(got[0], kind="stable") if got is not None else np.lexsort(cols[::-1])
     ordered = [got[0][order]] if got is not None else [c[order] for c in cols]
-    new = np.ones(n, dtype=bool)
-    np.not_equal(ordered[0][1:], ordered[0][:-1], out=new[1:])
-    for c in ordered[1:]:
-        new[1:] |= c[1:] != c[:-1]
-    return order, new, None if got is None else (ordered[0], got[1])
+    return order, partition_starts(ordered, n), None if got is None else (ordered[0], got[1])
 
 
 def frame_sql(f: Frame, q, src: str, literal, stop) -> str:

@@ -191,7 +191,7 @@ def _index(frame, joined, extra, ev) -> dict:
     equality groups them)."""
     import numpy as np
 
-    from chronolog.engine.exprs import running_max
+    from chronolog.engine.exprs import partition_starts, running_max
 
     from .coalesce import sort_order
     from .exact_columns import key_arrays
@@ -201,11 +201,7 @@ def _index(frame, joined, extra, ev) -> dict:
     keyed = [a for c in names for a in key_arrays(frame[c])]
     order = sort_order(keyed, frame["s"].to_numpy())
     n = frame.height
-    change = np.zeros(n, dtype=bool)
-    change[:1] = True
-    for a in keyed:
-        a = a[order]
-        change[1:] |= a[1:] != a[:-1]
+    change = partition_starts([a[order] for a in keyed], n)
     firsts = np.flatnonzero(change)
     reach = running_max(np.cumsum(change) - 1, frame["e"].to_numpy()[order]).tolist()
     s, e = frame["s"].to_numpy()[order].tolist(), frame["e"].to_numpy()[order].tolist()

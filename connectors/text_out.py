@@ -65,7 +65,7 @@ def frame_columns(
     import numpy as np
 
     from chronolog.engine.columns.coalesce import distinct
-    from chronolog.engine.columns.encoding import NEG, POS
+    from chronolog.engine.interval_codes import NEG, POS
     from chronolog.language.timeline import NEG_INF, POS_INF
 
     from chronolog.engine.columns import exact_columns as ex

@@ -618,14 +618,9 @@ def _group_numpy(cases, keys, sums):
     out = {}
     first = None if key is not None else order[starts]
     if key is not None:
-        key, span, p_lo, g_lo = key
-        picked = key[starts]
-        out[keys[-1]] = picked % span + p_lo
-        picked //= span
-        picked += g_lo
-        for k, lo, r in reversed(ranges or ()):  # the leading keys back from their number
-            out[lead_keys[k]] = picked % r + lo if r else picked
-            picked = picked // r if r else picked
+        *number, out[keys[-1]] = unranged(key[0][starts], key[1])  # (the group's number, then the point)
+        if number and ranges:  # the leading keys back from their number
+            out.update(zip(lead_keys, unranged(number[0], ranges)))
     else:
         out[keys[-1]] = np.concatenate(points)[first]
     if lead_keys and (key is None or ranges is None):  # (numbered densely: the keys of a row of each group)
@@ -641,33 +636,36 @@ def _group_numpy(cases, keys, sums):
 
 def _lead_number(columns):
     """``(number, ranges)``: the leading keys of a group as one int64 per
-    row (None for no key): a single key itself (``ranges`` ``[(0, 0,
-    0)]``: no decoding), several int64 keys combined by their ranges
-    (:func:`ranged_key`; ``ranges`` their ``(index, least, range)``), else
-    numbered densely (``ranges`` None)."""
+    row (None for no key): int64 keys combined by their ranges
+    (:func:`ranged_key`), else a single key itself or the keys numbered
+    densely (``ranges`` None: the keys read from a row of each group)."""
     import numpy as np
 
     if not columns:
         return None, ()
-    if len(columns) == 1:
-        return columns[0], [(0, 0, 0)]
     got = ranged_key(columns) if all(c.dtype == np.int64 for c in columns) else None
-    if got is not None:
-        return got[0], [(i, lo, r) for i, (lo, r) in enumerate(got[1])]
+    if got is not None or len(columns) == 1:
+        return got or (columns[0], None)
     return np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)[1].reshape(-1), None
 
 
-def ranged_key(columns):
+def ranged_key(columns, ranges=None):
     """``(key, ranges)``: one int64 per row of signed integer columns (numpy,
     one length), in the order of the rows (the first column first) and
     equal where they are equal: each column less its least value, times
     the ranges of the columns after it; ``ranges`` each column's ``(least,
-    range)``.  None when the ranges' product passes 2**63 (every partial
-    key and the last, the product less 1, fit int64)."""
+    range)`` (given: those, None where a value is outside its column's;
+    :func:`unranged` decodes).  None when the ranges' product passes 2**63
+    (every partial key and the last, the product less 1, fit int64)."""
     import numpy as np
 
-    lows = [int(c.min()) if len(c) else 0 for c in columns]
-    spans = [int(c.max()) - lo + 1 if len(c) else 1 for c, lo in zip(columns, lows)]
+    if ranges is None:
+        lows = [int(c.min()) if len(c) else 0 for c in columns]
+        spans = [int(c.max()) - lo + 1 if len(c) else 1 for c, lo in zip(columns, lows)]
+    else:
+        lows, spans = [lo for lo, _ in ranges], [r for _, r in ranges]
+        if any(len(c) and (int(c.min()) < lo or int(c.max()) >= lo + r) for c, (lo, r) in zip(columns, ranges)):
+            return None
     if math.prod(spans) > 1 << 63:
         return None
     key = np.zeros(len(columns[0]), dtype=np.int64)
@@ -678,44 +676,30 @@ def ranged_key(columns):
     return key, list(zip(lows, spans))
 
 
+def unranged(key, ranges) -> list:
+    """The columns :func:`ranged_key` made ``key`` of by ``ranges``."""
+    cols = []
+    for lo, r in reversed(ranges):
+        cols.append(key % r + lo)
+        key = key // r
+    return cols[::-1]
+
+
 def _sorted_key(gid, points, n):
     """``(order, new, key)``: the stable order of the rows by ``gid`` (None:
     one group; the rows of every case) then ``points`` (one array per case,
     one after the other), ``new`` marking each sorted row unlike the one
-    before; ``key`` (the sorted keys, span, least point, least group) when
-    one int64 holds both, else None (a lexsort)."""
+    before; ``key`` (the sorted keys, their ranges: :func:`ranged_key` of
+    the group and the point) when one int64 holds both, else None (a
+    lexsort)."""
     import numpy as np
 
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool), None
-    p_lo = min(int(x.min()) for x in points)
-    span = max(int(x.max()) for x in points) - p_lo + 1
-    g_lo = int(gid.min()) if gid is not None else 0
-    g_span = int(gid.max()) - g_lo + 1 if gid is not None else 1
-    size = len(points[0])
-    if (gid is None or gid.dtype == np.int64) and g_span * span < 1 << 62:
-        key = np.zeros(n, dtype=np.int64)
-        for at in range(0, n, size):
-            part = key[at:at + size]
-            if gid is not None:
-                part += gid
-                part -= g_lo  # (int64 wraps in between: exact as each key fits)
-                part *= span
-            part += points[at // size]
-            part -= p_lo
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        new = np.empty(n, dtype=bool)
-        new[0] = True
-        np.not_equal(key[1:], key[:-1], out=new[1:])
-        return order, new, (key, span, p_lo, g_lo)
-    g = np.zeros(n, dtype=np.int64) if gid is None else np.concatenate([gid] * (n // size))
-    p = np.concatenate(points)
-    order = np.lexsort((p, g))
-    gs, ps = g[order], p[order]
-    new = np.ones(n, dtype=bool)
-    new[1:] = (gs[1:] != gs[:-1]) | (ps[1:] != ps[:-1])
-    return order, new, None
+    p = points[0] if len(points) == 1 else np.concatenate(points)
+    cols = [p] if gid is None else [gid if len(points) == 1 else np.tile(gid, len(points)), p]
+    got = ranged_key(cols) if gid is None or gid.dtype == np.int64 else None
+    order = np.argsort(got[0], kind="stable") if got is not None else np.lexsort(cols[::-1])
+    ordered = [got[0][order]] if got is not None else [c[order] for c in cols]
+    return order, partition_starts(ordered, n), None if got is None else (ordered[0], got[1])
 
 
 def frame_sql(f: Frame, q, src: str, literal, stop) -> str:

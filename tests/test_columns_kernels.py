@@ -250,7 +250,7 @@ def test_merge_new_is_coalescing_and_the_rows_not_old(old_rows, parts_rows, kind
 
     from chronolog.engine.columns import coalesce as co
     from chronolog.engine.columns.base import column
-    from chronolog.engine.columns.encoding import POS
+    from chronolog.engine.interval_codes import POS
 
     def value(b):  # the second term as the kind under test (two distinct values never equal)
         return {"codes": b, "float": b / 4 - 0.25, "exact": Fraction(b, 3) - Fraction(1, 3)}[kind]
@@ -293,7 +293,7 @@ def test_coalescing_in_place_is_coalescing_the_frame(rows, arity):
     import polars as pl
 
     from chronolog.engine.columns.coalesce import coalesce, coalesce_owned
-    from chronolog.engine.columns.encoding import POS
+    from chronolog.engine.interval_codes import POS
 
     rows = [(a, b, s, POS if inf else s + 1 + d)[2 - arity :] if arity < 2 else (a, b, s, POS if inf else s + 1 + d) for a, b, s, d, inf in rows]
     keys = [str(i) for i in range(arity)]
@@ -317,7 +317,7 @@ def test_sort_order_and_distinct_are_numpys(rows, width, huge):
     import numpy as np
 
     from chronolog.engine.columns.coalesce import distinct, sort_order
-    from chronolog.engine.columns.encoding import NEG
+    from chronolog.engine.interval_codes import NEG
 
     scale = 2**40 if huge else 1
     cols = [np.array([r[i] * scale for r in rows], dtype=np.int64) for i in range(width)]

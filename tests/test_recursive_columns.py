@@ -22,7 +22,7 @@ def _frame(rows, arity):
     ``s < e`` on the doubled grid (``inf == 0``: an unbounded end)."""
     import polars as pl
 
-    from chronolog.engine.columns.encoding import POS
+    from chronolog.engine.interval_codes import POS
 
     keys = [str(i) for i in range(arity)]
     data = [(*(a, b, c)[:arity], s, POS if inf == 0 else s + 1 + d) for a, b, c, s, d, inf in rows]

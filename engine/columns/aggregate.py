@@ -463,8 +463,6 @@ def _fold(fold, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
     """The codes of one aggregate (``fold``: sum, avg, min or max) per segment (a float aggregate: a Float64
     value column, value_columns.py); a RATIONAL ``v`` is ``v / den``;
     ``most``: the most rows covering one segment (bounds every sum)."""
-    import numpy as np
-
     if fold in ("min", "max"):
         r = _range_extreme(m, i_s, i_e, v, fold == "min", memo)[seg]
         if kind == FLOAT:

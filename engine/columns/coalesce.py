@@ -148,7 +148,7 @@ def sort_order(cols: list, s, stable: bool = True):
     (numpy's stable sort is faster on a few sorted runs)."""
     import numpy as np
 
-    from .encoding import NEG
+    from ..interval_codes import NEG
 
     if not len(s):
         return np.zeros(0, dtype=np.intp)

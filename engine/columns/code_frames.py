@@ -18,7 +18,7 @@ past them.  Same answers as those paths up to row order
 
 from __future__ import annotations
 
-from ..exprs import call, col, to_numpy, to_polars
+from ..exprs import call, col, partition_starts, to_numpy, to_polars
 from ..interval_codes import POS
 from .base import frame_of
 from .encoding import LIMIT, Fallback
@@ -102,6 +102,14 @@ def packed(cols: list, height: int = 0):
     return None
 
 
+def ranges(lo, count):
+    """The row numbers ``lo[i] .. lo[i] + count[i] - 1`` (numpy), one range
+    after another."""
+    import numpy as np
+
+    return np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
+
+
 def row_ids(cols: list):
     """A dense id per row of the columns ``cols`` (numpy arrays of one
     length): equal rows, equal ids; by a sort (numpy 2.4's ``np.unique``
@@ -117,19 +125,16 @@ def row_ids(cols: list):
     if step is None:
         if order is None:  # (a collision of two rows' hashes: by all their columns)
             order = np.lexsort(cols[::-1])
-        step = np.zeros(n, dtype=bool)
-        for c in [key] if key is not None else cols:
-            sc = c[order]
-            step[1:] |= sc[1:] != sc[:-1]
+        step = partition_starts([c[order] for c in ([key] if key is not None else cols)], n)
     ids = np.empty(n, dtype=np.int64)
-    ids[order] = np.cumsum(step)
+    ids[order] = np.cumsum(step) - 1
     return ids
 
 
 def _hashed_order(cols: list):
     """``(order, step)`` of rows of three or more int64 columns: the rows
-    sorted by a 64-bit hash of their columns, and where each next one
-    differs, checked column by column (``(None, None)`` where two rows
+    sorted by a 64-bit hash of their columns, and each unlike the one
+    before (the first too), checked column by column (``(None, None)`` where two rows
     that differ share a hash, or a column is not int64).  ``np.lexsort``
     of a relation's four columns costs 5-6x one ``argsort`` (5,000 rows:
     2 ms against 0.35 ms), and equal rows is all :func:`row_ids` asks for."""
@@ -156,8 +161,6 @@ def _hashed_order(cols: list):
             sc = c[order]
             if (same & (sc[1:] != sc[:-1])).any():
                 return None, None
-    if len(step):
-        step[0] = False
     return order, step
 
 
@@ -177,9 +180,7 @@ def distinct(df, cols: list, names: list | None = None):
         return frame({names[0]: got})
     ids = row_ids(arrays)
     order = np.argsort(ids, kind="stable")
-    step = np.ones(len(ids), dtype=bool)
-    step[1:] = ids[order][1:] != ids[order][:-1]
-    first = order[step]  # (the first row of each id)
+    first = order[partition_starts([ids[order]], len(ids))]  # (the first row of each id)
     return frame({n: a[first] for n, a in zip(names, arrays)})
 
 
@@ -249,9 +250,7 @@ def _pairs(left: list, right: list):
     ranked = theirs[order]
     lo = np.searchsorted(ranked, mine, "left")
     counts = np.searchsorted(ranked, mine, "right") - lo
-    i = np.repeat(np.arange(n), counts)
-    within = np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
-    return i, order[np.repeat(lo, counts) + within]
+    return np.repeat(np.arange(n), counts), order[ranges(lo, counts)]
 
 
 def _matched(df, right, shared: list, way: str = "numpy"):

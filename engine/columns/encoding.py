@@ -32,7 +32,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import lcm
 
-from ..interval_codes import NEG, POS, DoubledGrid
+from ..interval_codes import DoubledGrid
 
 LIMIT = 2**60  # finite codes stay inside (-LIMIT, LIMIT); sums of two stay far from the sentinels
 MAX_SCALE = 2**24  # a larger common denominator is treated as "exploding": rows instead

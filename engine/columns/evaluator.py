@@ -551,7 +551,7 @@ class HybridEvaluator(Evaluator):
         """Whether :meth:`output_columns` may give a relation: not after a
         run on rows alone (then the model prints without importing the
         columns' printer, connectors/text_out.py)."""
-        return bool(self._tables) or _by_atoms_imported()
+        return bool(self._tables) or _loaded("point_relation", "ColumnRelation") is not None
 
     def output_columns(self, pred: str):
         """``(frame, arity, terms, scale, text memos)`` of ``pred`` when the
@@ -821,29 +821,23 @@ def _table_rows(table, pred):
     return table_to_rows(table, pred)
 
 
-def _by_atoms_imported() -> bool:
-    """Whether an update by atoms ran in this process (it imports point_relation.py)."""
+def _loaded(module: str, name: str):
+    """The class ``name`` of this package's ``module`` where the process
+    imported it, else None: only an update by atoms imports point_relation.py,
+    only a retraction sorted_given.py, so a plain run neither imports them to
+    ask (with numpy's frames under them: ~150 KB of bytecode of a 10-fact
+    run) nor holds their objects (tests/test_start_up.py counts a first
+    call's imports)."""
     import sys
 
-    return __package__ + ".point_relation" in sys.modules
+    return getattr(sys.modules.get(f"{__package__}.{module}"), name, None)
 
 
 def _by_atoms(rel) -> bool:
-    """Whether ``rel`` is a ColumnRelation of updates by atoms: only an update
-    imports point_relation.py, so a plain run neither imports it to ask nor
-    holds one (tests/test_start_up.py counts a first call's imports)."""
-    import sys
-
-    module = sys.modules.get(__package__ + ".point_relation")
-    return module is not None and isinstance(rel, module.ColumnRelation)
+    """Whether ``rel`` is a ColumnRelation of updates by atoms."""
+    return isinstance(rel, _loaded("point_relation", "ColumnRelation") or ())
 
 
 def _hidden(df) -> bool:
-    """Whether ``df`` is a given relation with retracted rows hidden
-    (sorted_given.Overlay): only a retraction imports sorted_given.py, so a
-    plain run neither imports it to ask (with numpy's frames under it:
-    ~150 KB of bytecode of a 10-fact run) nor holds one."""
-    import sys
-
-    module = sys.modules.get(__package__ + ".sorted_given")
-    return module is not None and isinstance(df, module.Overlay)
+    """Whether ``df`` is a given relation with retracted rows hidden (sorted_given.Overlay)."""
+    return isinstance(df, _loaded("sorted_given", "Overlay") or ())

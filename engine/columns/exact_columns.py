@@ -26,6 +26,7 @@ from fractions import Fraction
 from chronolog.language import exact_pairs
 from chronolog.language.exact_pairs import small_unique
 
+from ..exprs import partition_starts
 from .encoding import Fallback
 
 BOUND = 2**62  # every numerator, denominator and intermediate product stays below
@@ -134,8 +135,7 @@ def value_ranks(num, den):
 
     order = np.lexsort((den, num, num / den))
     n, d = num[order], den[order]
-    new = np.ones(len(n), dtype=bool)
-    new[1:] = (n[1:] != n[:-1]) | (d[1:] != d[:-1])
+    new = partition_starts([n, d], len(n))
     sorted_ok = False
     if _big(n) * _big(d) < BOUND:
         sorted_ok = bool(np.all(n[:-1] * d[1:] <= n[1:] * d[:-1]))

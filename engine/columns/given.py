@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn, _NameColumn, _Part
 
+from ..interval_codes import NEG, POS
 from .coalesce import coalesce, coalesce_owned
-from .encoding import NEG, POS
+from .code_frames import ranges
 from .relation import _frame, empty, rows_columns, term_columns, time_units
 
 
@@ -181,7 +182,7 @@ def _block_range(parts, arity: int, terms, scale, memo):
     if bool((starts[1:] == starts[:-1] + sizes[:-1]).all()):  # (one range)
         rows = slice(int(starts[0]), int(starts[-1] + sizes[-1]))
     else:
-        rows = np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - (np.cumsum(sizes) - sizes), sizes)
+        rows = ranges(starts, sizes)
     out = [np.repeat(np.array([j for j, _ in parts], dtype=np.int64), sizes)]
     for i, names in enumerate(kinds):
         if names:

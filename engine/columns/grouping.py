@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import datetime
 
+from ..interval_codes import NEG, POS
 from .base import ColumnMapNode
-from .encoding import NEG, POS
 
 _EPOCH = datetime.date(1970, 1, 1).toordinal()
 _YEARS = (1, 9999)  # the shared path stays within Python's dates, as the rows' Grouping does

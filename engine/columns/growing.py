@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import math
 
+from ..exprs import ranged_key, unranged
 from .coalesce import coalesce_owned, merge_owned, sort_order
-from .code_frames import codes_only
+from .code_frames import codes_only, ranges
 
 _KEY_BITS = 62  # (with room for the start in coalesce.sort_order's combined key where the ranges allow, else it lexsorts)
 
@@ -37,7 +38,7 @@ class GrowingRelation:
     """A coalesced relation of Int64 code columns ``keys``, grown by :meth:`merge`."""
 
     def __init__(self, keys: list, radix: list):
-        self.keys, self.radix = keys, radix
+        self.keys, self.ranges = keys, [(0, r) for r in radix]
         self.runs: list = []  # (key, s, e) arrays, oldest and largest first
         self._frame = None
 
@@ -162,23 +163,14 @@ class GrowingRelation:
         """The atom keys of ``frame``'s rows, or None where a code is beyond its column's radix."""
         import numpy as np
 
-        key = np.zeros(frame.height, dtype=np.int64)
-        for k, r in zip(self.keys, self.radix):
-            c = frame[k].to_numpy()
-            if len(c) and (int(c.min()) < 0 or int(c.max()) >= r):
-                return None
-            key *= r
-            key += c
-        return key
+        cols = [frame[k].to_numpy() for k in self.keys] or [np.zeros(frame.height, dtype=np.int64)]  # (no terms: one key, 0)
+        got = ranged_key(cols, self.ranges or [(0, 1)])
+        return None if got is None else got[0]
 
     def _decode(self, key, s, e):
         from .base import frame_of_arrays
 
-        cols, rest = [], key
-        for r in reversed(self.radix):
-            cols.append(rest % r)
-            rest = rest // r
-        return frame_of_arrays(self.keys, cols[::-1], s, e)
+        return frame_of_arrays(self.keys, unranged(key, self.ranges), s, e)
 
 
 def _rows_of(run, touched):
@@ -190,8 +182,7 @@ def _rows_of(run, touched):
     has = key[np.minimum(lo, len(key) - 1)] == touched  # (most touched atoms are new: no second search)
     lo = lo[has]
     n = np.searchsorted(key, touched[has], "right") - lo
-    # the rows lo[i] .. lo[i] + n[i] - 1 of every touched atom, in order
-    at = np.arange(int(n.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(n) - n), n)
+    at = ranges(lo, n)  # (the rows of every touched atom, in order)
     return key[at], s[at], e[at]
 
 

@@ -24,10 +24,11 @@ from chronolog.language.float_times import float_time, float_time_values
 from chronolog.language.timeline import NEG_INF, POS_INF
 
 from ..exprs import Refused, col, to_numpy
+from ..interval_codes import NEG, POS
 from ..interval_terms import code_of, number_of
 from . import exact_columns as ex
 from .base import ColumnMapNode
-from .encoding import LIMIT, NEG, POS, Fallback
+from .encoding import LIMIT, Fallback
 from .scan import var_column
 
 

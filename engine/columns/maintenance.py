@@ -48,7 +48,8 @@ from ..seminaive import DELTA
 from ..rows.maintenance import why_recompute
 from .coalesce import coalesce, merge_new
 from .difference import subtract
-from .encoding import CONFLATION, NEG, POS, Fallback
+from ..interval_codes import NEG, POS
+from .encoding import CONFLATION, Fallback
 from .relation import empty, from_relation, term_columns, to_atoms
 from . import code_frames
 from .native import array

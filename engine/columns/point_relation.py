@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 
 from ..rows.maintenance import GivenAtoms
+from ..exprs import partition_starts
 from ..store import Relation
 from .native import array
 
@@ -114,15 +115,9 @@ class SortedKeys:
         import numpy as np
 
         if self._distinct is None:
-            if len(self.cols) > 2:
-                order = np.lexsort(self.cols[::-1])  # (np.unique(axis=0) of the stacked rows: 3-5x slower)
-                new = np.zeros(len(order) - 1 if len(order) else 0, dtype=bool)
-                for col in self.cols:
-                    c = col[order]
-                    new |= c[1:] != c[:-1]
-                self._distinct = int(len(order) and 1 + np.count_nonzero(new))
-            else:
-                self._distinct = int(len(self.sorted) and 1 + np.count_nonzero(self.sorted[1:] != self.sorted[:-1]))
+            order = np.lexsort(self.cols[::-1]) if len(self.cols) > 2 else None  # (np.unique(axis=0) of the stacked rows: 3-5x slower)
+            cols = [self.sorted] if order is None else [c[order] for c in self.cols]
+            self._distinct = int(np.count_nonzero(partition_starts(cols, len(self.sorted))))
         return self._distinct
 
 

@@ -32,7 +32,8 @@ from chronolog.language.timeline import POS_INF
 from chronolog.planner.ir import Assign, PlanRule, Scan
 from chronolog.planner.physical import rule_operator
 
-from .encoding import LIMIT, NEG, POS, Fallback
+from ..interval_codes import NEG, POS
+from .encoding import LIMIT, Fallback
 from .relation import term_columns
 from .scan import var_column
 
@@ -190,7 +191,7 @@ def _index(frame, joined, extra, ev) -> dict:
     equality groups them)."""
     import numpy as np
 
-    from chronolog.engine.exprs import running_max
+    from chronolog.engine.exprs import partition_starts, running_max
 
     from .coalesce import sort_order
     from .exact_columns import key_arrays
@@ -200,11 +201,7 @@ def _index(frame, joined, extra, ev) -> dict:
     keyed = [a for c in names for a in key_arrays(frame[c])]
     order = sort_order(keyed, frame["s"].to_numpy())
     n = frame.height
-    change = np.zeros(n, dtype=bool)
-    change[:1] = True
-    for a in keyed:
-        a = a[order]
-        change[1:] |= a[1:] != a[:-1]
+    change = partition_starts([a[order] for a in keyed], n)
     firsts = np.flatnonzero(change)
     reach = running_max(np.cumsum(change) - 1, frame["e"].to_numpy()[order]).tolist()
     s, e = frame["s"].to_numpy()[order].tolist(), frame["e"].to_numpy()[order].tolist()

@@ -18,10 +18,10 @@ from fractions import Fraction
 from chronolog.language.timeline import NEG_INF, POS_INF
 
 from ..exprs import col, to_numpy
-from ..interval_codes import closed_ends, from_ends
+from ..interval_codes import NEG, POS, closed_ends, from_ends
 
 from .coalesce import coalesce
-from .encoding import LIMIT, NEG, POS, Fallback, inside, int64s
+from .encoding import LIMIT, Fallback, inside, int64s
 
 
 @contextmanager

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from chronolog.language.errors import ChronologError
 
+from .code_frames import ranges
 from .encoding import Fallback
 
 
@@ -186,8 +187,7 @@ class Members:
         starts = np.array([bounds[j] for j in js], dtype=np.int64)
         sizes = np.array([bounds[j + 1] - bounds[j] for j in js], dtype=np.int64)
         groups = np.repeat(np.arange(len(js), dtype=np.int32), sizes)
-        at = np.arange(len(groups), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes) + np.repeat(starts, sizes)
-        return self.body[at], groups
+        return self.body[ranges(starts, sizes)], groups
 
 
 def _undo(ev, built_before) -> bool:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .code_frames import packed
+from .code_frames import left_over, packed, ranges
 from .coalesce import distinct
 
 
@@ -111,7 +111,7 @@ def take_back(df, holes, names: list, after: str = "frame"):
             cols, s, e, key = [c[order] for c in cols], s[order], e[order], key[order]
     lo = key.searchsorted(hole_key, "left")
     count = key.searchsorted(hole_key, "right") - lo
-    hole, row = np.repeat(np.arange(len(lo)), count), _ranges(lo, count)
+    hole, row = np.repeat(np.arange(len(lo)), count), ranges(lo, count)
     ps, pe = np.maximum(s[row], theirs[1][hole]), np.minimum(e[row], theirs[2][hole])
     meet = ps < pe
     hole, row, ps, pe = hole[meet], row[meet], ps[meet], pe[meet]
@@ -125,23 +125,16 @@ def take_back(df, holes, names: list, after: str = "frame"):
     touched = _frame([c[hit] for c in cols], s[hit], e[hit])
     if not len(hit) or after is None:
         return Retraction(relation, pieces, touched, relation if not len(hit) else None, met)
-    # what is left of the atoms met, in key order: each of their rows less
-    # the pieces it met (none: the row whole), the gaps between its bounds
-    # and the pieces' (s, pe_1, ..., pe_m) to (ps_1, ..., ps_m, e)
+    # what is left of the atoms met, in key order: each row met less the
+    # pieces it met (code_frames.left_over), the atoms' other rows whole
     atoms = key[hit]
     mine = np.flatnonzero(_among(atoms, key))
-    n = np.bincount(row, minlength=len(key))[mine]  # (per row, the holes it meets)
-    first = np.cumsum(n + 1) - n - 1  # (where each row's first gap goes)
-    bounds = np.zeros(len(row) + len(mine), dtype=bool)
-    bounds[first] = True
-    gs, ge = np.empty(len(bounds), dtype=np.int64), np.empty(len(bounds), dtype=np.int64)
-    gs[first], gs[~bounds] = s[mine], pe
-    bounds[first], bounds[first + n] = False, True
-    ge[first + n], ge[~bounds] = e[mine], ps
-    keep = gs < ge
-    rows = np.repeat(mine, n + 1)[keep]
+    whole = mine[np.bincount(row, minlength=len(key))[mine] == 0]
+    rows, gs, ge = (np.concatenate(a) for a in zip((whole, s[whole], e[whole]), left_over(row, ps, pe, s, e)))
+    order = np.argsort(rows, kind="stable")  # (a row's gaps stay in start order)
+    rows = rows[order]
     hidden = shown[_among(atoms, rel.order[3][shown])]  # (the base rows of the atoms met)
-    rest = rel._without(atoms, hidden)._plus([c[rows] for c in cols], gs[keep], ge[keep], key[rows])
+    rest = rel._without(atoms, hidden)._plus([c[rows] for c in cols], gs[order], ge[order], key[rows])
     return Retraction(relation, pieces, touched, rest if after == "hidden" and rest.hidden_share() <= HIDDEN_SHARE else rest.frame(), met)
 
 
@@ -479,13 +472,6 @@ def atoms_missing(df, rows, names: list):
     return _like(df, names, [c[missing] for c in cols], s[missing], e[missing])  # (gathered in numpy: a polars gather is a query)
 
 
-def _ranges(lo, count):
-    """The row numbers ``lo[i] .. lo[i] + count[i] - 1``, one range after another."""
-    import numpy as np
-
-    return np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
-
-
 def _rows_probed(key, probe, prefix: bool = False):
     """The rows of the sorted ``key`` equal to a probe of ``probe``
     (packed keys; with ``prefix``, the first codes of two-code keys: every
@@ -494,8 +480,6 @@ def _rows_probed(key, probe, prefix: bool = False):
     few probes, not of the rows met): their ranges are then apart and in
     order, and the binary searches walk the key in order (random probes
     miss the cache: 4,000 among 258,000 rows 2-3x the CPU)."""
-    import numpy as np
-
     if len(probe) > 1 and not (probe[1:] > probe[:-1]).all():
         probe = distinct(probe)
     if prefix:
@@ -503,7 +487,7 @@ def _rows_probed(key, probe, prefix: bool = False):
         lo, hi = key.searchsorted(probe << 32, "left"), key.searchsorted(probe << 32 | 0xFFFFFFFF, "right")
     else:
         lo, hi = key.searchsorted(probe, "left"), key.searchsorted(probe, "right")
-    return _ranges(lo, hi - lo)
+    return ranges(lo, hi - lo)
 
 
 def _splice(cols, s, e, removed, at, extra, key=None):

@@ -309,8 +309,8 @@ def inlined_size(q: Stmt, sql: str, e, rule) -> int:
     assignment of this statement made in place of each reference to it
     (``q.sizes``); refused beyond :data:`LARGEST_SQL`."""
     n = len(sql)
-    for col, size in q.sizes.items():
-        n += len(re.findall(rf"\b{col}\b", sql)) * (size - len(col))
+    for name, size in q.sizes.items():
+        n += len(re.findall(rf"\b{name}\b", sql)) * (size - len(name))
     if n > LARGEST_SQL:
         raise too_large(n, e, rule)
     return n

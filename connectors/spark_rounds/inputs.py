@@ -13,14 +13,13 @@ of its own.
 from __future__ import annotations
 
 from chronolog.engine.exprs import col
-from chronolog.engine.interval_codes import from_ends
+from chronolog.engine.interval_codes import NEG, POS, from_ends
 from chronolog.language.timeline import coalesce
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import micros_sql, seconds_sql
 from .classes import BOOL, DATE, FLOAT, NUM, STR, TEXT, TS
 from .fragment import NotRelational
-from .grid import NEG, POS
 from .relations import Rel
 from .sql import Stmt, codes, coalesce_sql, int64, term_columns
 

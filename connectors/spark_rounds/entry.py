@@ -19,7 +19,7 @@ from chronolog.planner.ir import NegScan, Scan
 from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, reaches, term_decimals, utc_times
-from .classes import (BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, TwoKinds, decimal_digits, infer_classes, meet, null_positions,
+from .classes import (DATE, NUM, SET, TEXT, TS, TwoKinds, decimal_digits, infer_classes, kind_class, meet, null_positions,
                       spark_class, text_constants, text_positions, time_digits, value_class, works_on_text)
 from .constraints import check as check_constraints
 from .csv_inputs import KEYED
@@ -156,11 +156,6 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     return rounds
 
 
-# the class a column of term text decodes to, by its terms' one kind
-# (engine/term_types.value_kind); any other kind stays term text
-_DECODED = {"int": NUM, "dec": NUM, "str": STR, "bool": BOOL, "float": FLOAT, "date": DATE, "timestamp": TS}
-
-
 def decodable(spark, inputs: list) -> dict:
     """``{(input, column): (class, digits after the point, before it)}`` of
     the inputs' columns of term text (``[(pred, DataFrame)]``) whose terms
@@ -201,13 +196,9 @@ def decodable(spark, inputs: list) -> dict:
         for row in union.distinct().collect():
             if row["k"] is not None:
                 kinds[row["i"], row["c"]] = merge_kind(kinds.get((row["i"], row["c"]), ["empty"]), json.loads(row["k"]))
-    out = {}
-    for key, kind in kinds.items():
-        c = _DECODED.get(kind[0])
-        if c is None or (kind[0] == "int" and kind[2]) or (kind[0] == "dec" and kind[1] + kind[2] > 38):
-            continue
-        out[key] = (c, kind[2] if kind[0] == "dec" else 0, kind[1] if kind[0] in ("int", "dec") else 0)
-    return out
+    # (any other kind stays term text)
+    return {key: kind_class(kind) for key, kind in kinds.items() if kind_class(kind) is not None
+            and not (kind[0] == "int" and kind[2]) and not (kind[0] == "dec" and kind[1] + kind[2] > 38)}
 
 
 def held_table(spark, df, pred: str, calendar):

@@ -170,13 +170,12 @@ def decodable(spark, inputs: list) -> dict:
     import json
 
     from pyspark.sql import functions as F
-    from pyspark.sql import types as T
 
     from chronolog.connectors.distributed import text_columns
     from chronolog.connectors.spark import _sql_name, _term_columns
     from chronolog.engine.term_types import merge_kind, value_kind
 
-    from .udfs import UDF_PREFIX, TermKind, _register
+    from .udfs import TermKind, text_udf_sql
 
     parts, kinds = [], {}
     for k, (pred, df) in enumerate(inputs):
@@ -187,7 +186,7 @@ def decodable(spark, inputs: list) -> dict:
             if not hasattr(df, "select"):  # held on the driver (inputs.ProgramFacts): its terms are known
                 kinds[k, t] = value_kind([row[terms.index(t)] for row, _ in df.rows])
                 continue
-            kind = F.expr(f"{_register(spark, f'{UDF_PREFIX}term_kind', TermKind(), T.StringType(), column=True)}({_sql_name(t)})")
+            kind = F.expr(text_udf_sql(spark, "term_kind", TermKind(), _sql_name(t)))
             parts.append(df.select(F.lit(k).alias("i"), F.lit(t).alias("c"), kind.alias("k")).distinct())
     if parts:
         union = parts[0]

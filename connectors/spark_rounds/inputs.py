@@ -180,11 +180,9 @@ def decoded_sql(spark, x: str, c, types) -> str:
     one kind (entry.decodable) as the class ``c`` of that kind: the text
     udfs.Decoded gives each term, cast exactly (a cell no cast reads is
     null, a bad row: one task)."""
-    from pyspark.sql import types as T
+    from .udfs import Decoded, text_udf_sql
 
-    from .udfs import UDF_PREFIX, Decoded, _register
-
-    text = f"{_register(spark, f'{UDF_PREFIX}decoded', Decoded(), T.StringType(), column=True)}({x})"
+    text = text_udf_sql(spark, "decoded", Decoded(), x)
     if c == FLOAT:
         return float_sql(f"try_cast({text} AS DOUBLE)")
     if c == DATE:

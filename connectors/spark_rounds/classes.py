@@ -425,10 +425,7 @@ def works_on_text(plan, classes: dict) -> bool:
     from .aggregate import lowered
 
     def mentions(e, names) -> bool:
-        if isinstance(e, ast.Var):
-            return e.name in names
-        args = (e.left, e.right) if isinstance(e, ast.BinOp) else e.args if isinstance(e, ast.Call) else ()
-        return any(mentions(a, names) for a in args)
+        return bool(ast.variables_of(e) & names)
 
     for r in plan.rules:
         op = rule_operator(r)

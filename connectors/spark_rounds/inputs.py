@@ -21,7 +21,7 @@ from .calendar import micros_sql, seconds_sql
 from .classes import BOOL, DATE, FLOAT, NUM, STR, TEXT, TS
 from .fragment import NotRelational
 from .relations import Rel
-from .sql import Stmt, codes, coalesce_sql, int64, term_columns
+from .sql import Stmt, codes, coalesce_sql, int64, term_columns, union
 
 
 # A predicate with at most this many facts in the program (and no input
@@ -257,9 +257,7 @@ def _statements(relations, grid, inputs: list) -> dict:
                 f"(e <> {int64(POS)} AND (e <= {int64(lo)} OR e >= {int64(hi)}))",
             ]
             steps.append(q.add(f"SELECT *, coalesce({' OR '.join(bad)}, true) AS _bad FROM {enc}", [*q.cols[enc], "_bad"]))
-        cols = ", ".join([*terms, "s", "e", "_bad"])
-        both = steps[0] if len(steps) == 1 else q.add("\nUNION ALL ".join(f"SELECT {cols} FROM {x}" for x in steps),
-                                                       [*terms, "s", "e", "_bad"])
+        both = union(q, steps, [*terms, "s", "e", "_bad"])
         texts[pred] = q.text(coalesce_sql(q, relations.keyed(q, both, terms), terms, [("max(_bad)", "_bad")]))
     return texts
 

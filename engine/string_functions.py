@@ -85,6 +85,6 @@ def concat(*texts: Expr) -> Expr:
 
 def extreme(name: str, xs: list) -> Expr:
     """``min``/``max`` of terms of one ordered kind, in the order of terms:
-    strings in Python's order of ``str`` (code points), booleans ``#F``
-    before ``#T`` (false before true), instants in time order."""
+    numbers by value, strings in Python's order of ``str`` (code points),
+    booleans ``#F`` before ``#T`` (false before true), instants in time order."""
     return call("least" if name == "min" else "greatest", *xs)

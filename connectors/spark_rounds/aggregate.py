@@ -72,7 +72,7 @@ from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
 from .udfs import fold_sql
-from .sql import Stmt, coalesce_sql, int64, runs_sql, term_columns
+from .sql import Stmt, coalesce_sql, int64, runs_sql, term_columns, union
 
 def lowered(rule) -> tuple:
     """``(body, aggregates)`` of ``rule``: each aggregated expression other
@@ -227,9 +227,7 @@ def _reached_groups(rules, q: Stmt, rule, body, deltas: dict, classes: list):
     if not parts:
         return None
     cols = term_columns(len(rule.group))
-    sel = ", ".join(cols)
-    both = "\nUNION ALL ".join(f"SELECT {sel} FROM {p}" for p in parts)
-    return q.add(f"SELECT DISTINCT {sel} FROM ({both})", cols)
+    return q.add(f"SELECT DISTINCT {', '.join(cols)} FROM {union(q, parts, cols)}", cols)
 
 
 def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=frozenset(), spark=None) -> str:

@@ -45,6 +45,7 @@ from __future__ import annotations
 import re
 
 from chronolog.engine import int_arithmetic
+from chronolog.engine import string_functions as sf
 from chronolog.engine.exprs import col, exact, to_sql
 from chronolog.engine.int_arithmetic import NotInteger
 from chronolog.language import ast, builtins
@@ -73,11 +74,6 @@ def expr_class(e, env: dict):
     if isinstance(e, ast.BinOp):
         return builtins.result_class(e.op, [expr_class(a, env) for a in (e.left, e.right)])
     return builtins.result_class(e.name, [expr_class(a, env) for a in e.args])
-
-
-def extremum(name: str, xs: list) -> str:
-    """``min``/``max`` of the SQL ``xs`` (of one class)."""
-    return f"{'least' if name == 'min' else 'greatest'}({', '.join(xs)})"
 
 
 def python_sign(r: str, y: str, fix: str) -> str:
@@ -132,6 +128,13 @@ class Arithmetic:
         from .functions import Functions
 
         self.functions = Functions(self)  # strings and floats
+
+    def tree(self, x) -> str:
+        """The SQL of the engine/exprs.py tree ``x`` (a lowering shared with
+        the columns: int_arithmetic, float_arithmetic, string_functions) in
+        the run's constants, a refused row stopping the run, the engine's
+        own function in a UDF where Spark's differs (functions.Functions.engine)."""
+        return to_sql(x, self.types.const, stop_sql, self.functions.engine)
 
     def checked(self, value: str, bad: str, why: str) -> str:
         """``value`` unless ``bad`` (SQL) holds for the row, when the run stops."""
@@ -195,11 +198,11 @@ class Arithmetic:
     def integers(self, e, sub) -> str:
         """The SQL of ``e`` on 64-bit integers (engine/int_arithmetic.py, the
         lowering shared with the columns), ``sub(x)`` each operand's Expr."""
-        return to_sql(int_arithmetic.node(e, sub, whole=True), self.types.const, stop_sql)
+        return self.tree(int_arithmetic.node(e, sub, whole=True))
 
     def binop(self, op: str, a: str, b: str, text: str) -> str:
         if self.scale is None:  # bigint
-            return to_sql(exact(op, col(a), col(b), f"{text} overflows 64-bit integers"), self.types.const, stop_sql)
+            return self.tree(exact(op, col(a), col(b), f"{text} overflows 64-bit integers"))
         s = self.scale
         big = f"{text} needs more digits than decimal(38, {s})"
         if op in ("+", "-"):
@@ -224,7 +227,7 @@ class Arithmetic:
     def call(self, name: str, xs: list, text: str) -> str:
         num = self.num
         if name in ("min", "max"):
-            return extremum(name, xs)
+            return self.tree(sf.extreme(name, [col(x) for x in xs]))
         x = xs[0]  # (decimals: 64-bit integers take the shared lowering, integers())
         if name == "abs":
             return f"abs({x})"
@@ -309,8 +312,8 @@ def inlined_size(q: Stmt, sql: str, e, rule) -> int:
     assignment of this statement made in place of each reference to it
     (``q.sizes``); refused beyond :data:`LARGEST_SQL`."""
     n = len(sql)
-    for col, size in q.sizes.items():
-        n += len(re.findall(rf"\b{col}\b", sql)) * (size - len(col))
+    for name, size in q.sizes.items():
+        n += len(re.findall(rf"\b{name}\b", sql)) * (size - len(name))
     if n > LARGEST_SQL:
         raise too_large(n, e, rule)
     return n

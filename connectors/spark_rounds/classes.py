@@ -152,13 +152,20 @@ def spark_class(typ):
     kind = spark_kind(typ) or ["other"]
     if kind[0] == "empty":
         return None, 0, 0
-    if kind[0] == "int":
-        return NUM, 0, kind[1]
-    if kind[0] == "dec":
-        return NUM, kind[2], kind[1]
-    if kind[0] in _CLASS_OF_KIND:
-        return _CLASS_OF_KIND[kind[0]], 0, 0
-    raise NotRelational(f"a term column of Spark type {typ.simpleString()}")
+    got = kind_class(kind)
+    if got is None:
+        raise NotRelational(f"a term column of Spark type {typ.simpleString()}")
+    return got
+
+
+def kind_class(kind):
+    """``(class, digits after the point, digits before it)`` of terms of
+    ``kind`` (engine/term_types.value_kind: a Spark type's, or a column of
+    term text's, entry.decodable), None for a kind no typed column holds."""
+    c = _CLASS_OF_KIND.get(kind[0])
+    if c is None:
+        return None
+    return c, kind[2] if kind[0] == "dec" else 0, kind[1] if kind[0] in ("int", "dec") else 0
 
 
 def time_digits(typ) -> int:
@@ -418,10 +425,7 @@ def works_on_text(plan, classes: dict) -> bool:
     from .aggregate import lowered
 
     def mentions(e, names) -> bool:
-        if isinstance(e, ast.Var):
-            return e.name in names
-        args = (e.left, e.right) if isinstance(e, ast.BinOp) else e.args if isinstance(e, ast.Call) else ()
-        return any(mentions(a, names) for a in args)
+        return bool(ast.variables_of(e) & names)
 
     for r in plan.rules:
         op = rule_operator(r)

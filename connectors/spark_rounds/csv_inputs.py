@@ -88,11 +88,6 @@ def _instant(t: str) -> str:
     return f"timestampadd(MICROSECOND, {_micros(t)}, TIMESTAMP_NTZ'1970-01-01 00:00:00')"
 
 
-def _bools(t: str):
-    """SQL: whether text ``t`` reads as true, and whether as false."""
-    return _csv_true(t), _csv_true(t, False)
-
-
 def _scale(t: str) -> str:
     """SQL: digits after the point of decimal text ``t``, trailing zeros dropped."""
     return f"length(TRIM(TRAILING '0' FROM regexp_extract({t}, '[.]([0-9]*)$', 1)))"
@@ -211,7 +206,7 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
         elif kind in FLOAT_TYPES:
             plans[c] = ("float", x, t, ask(_all(f"lower({t}) RLIKE '{_FLOAT}'")))
         elif kind in BOOLEAN_TYPES:
-            yes, no = _bools(t)
+            yes, no = _csv_true(t), _csv_true(t, False)  # (whether t reads as true, as false)
             plans[c] = ("bool", x, t, ask(_all(f"{yes} OR {no}")))
         elif kind in DATE_TYPES:
             plans[c] = ("date", x, t, ask(_all(f"{t} RLIKE '{_DATE}' AND {_micros(t)} IS NOT NULL")))
@@ -240,7 +235,7 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
         if c in cols:
             x = _sql_name(c)
             t = _trimmed(x)
-            yes, no = _bools(t)
+            yes, no = _csv_true(t), _csv_true(t, False)
             plans[c] = ("bool", x, t, ask(_all(f"{x} IS NOT NULL AND ({yes} OR {no})")))
     got = list(df.selectExpr(*aggs).collect()[0])
     if not got[0]:
@@ -262,7 +257,7 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
         if how == "float":
             exprs.append(f"CAST({t} AS DOUBLE) AS {name}")
         elif how == "bool":
-            yes, no = _bools(t)
+            yes, no = _csv_true(t), _csv_true(t, False)
             exprs.append(f"CASE WHEN {yes} THEN true WHEN {no} THEN false END AS {name}")
         elif how == "date":
             exprs.append(f"{_instant(t)} AS {name}")

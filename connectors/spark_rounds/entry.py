@@ -19,7 +19,7 @@ from chronolog.planner.ir import NegScan, Scan
 from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, reaches, term_decimals, utc_times
-from .classes import (BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, TwoKinds, decimal_digits, infer_classes, meet, null_positions,
+from .classes import (DATE, NUM, SET, TEXT, TS, TwoKinds, decimal_digits, infer_classes, kind_class, meet, null_positions,
                       spark_class, text_constants, text_positions, time_digits, value_class, works_on_text)
 from .constraints import check as check_constraints
 from .csv_inputs import KEYED
@@ -156,11 +156,6 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     return rounds
 
 
-# the class a column of term text decodes to, by its terms' one kind
-# (engine/term_types.value_kind); any other kind stays term text
-_DECODED = {"int": NUM, "dec": NUM, "str": STR, "bool": BOOL, "float": FLOAT, "date": DATE, "timestamp": TS}
-
-
 def decodable(spark, inputs: list) -> dict:
     """``{(input, column): (class, digits after the point, before it)}`` of
     the inputs' columns of term text (``[(pred, DataFrame)]``) whose terms
@@ -175,13 +170,12 @@ def decodable(spark, inputs: list) -> dict:
     import json
 
     from pyspark.sql import functions as F
-    from pyspark.sql import types as T
 
     from chronolog.connectors.distributed import text_columns
     from chronolog.connectors.spark import _sql_name, _term_columns
     from chronolog.engine.term_types import merge_kind, value_kind
 
-    from .udfs import UDF_PREFIX, TermKind, _register
+    from .udfs import TermKind, text_udf_sql
 
     parts, kinds = [], {}
     for k, (pred, df) in enumerate(inputs):
@@ -192,7 +186,7 @@ def decodable(spark, inputs: list) -> dict:
             if not hasattr(df, "select"):  # held on the driver (inputs.ProgramFacts): its terms are known
                 kinds[k, t] = value_kind([row[terms.index(t)] for row, _ in df.rows])
                 continue
-            kind = F.expr(f"{_register(spark, f'{UDF_PREFIX}term_kind', TermKind(), T.StringType(), column=True)}({_sql_name(t)})")
+            kind = F.expr(text_udf_sql(spark, "term_kind", TermKind(), _sql_name(t)))
             parts.append(df.select(F.lit(k).alias("i"), F.lit(t).alias("c"), kind.alias("k")).distinct())
     if parts:
         union = parts[0]
@@ -201,13 +195,9 @@ def decodable(spark, inputs: list) -> dict:
         for row in union.distinct().collect():
             if row["k"] is not None:
                 kinds[row["i"], row["c"]] = merge_kind(kinds.get((row["i"], row["c"]), ["empty"]), json.loads(row["k"]))
-    out = {}
-    for key, kind in kinds.items():
-        c = _DECODED.get(kind[0])
-        if c is None or (kind[0] == "int" and kind[2]) or (kind[0] == "dec" and kind[1] + kind[2] > 38):
-            continue
-        out[key] = (c, kind[2] if kind[0] == "dec" else 0, kind[1] if kind[0] in ("int", "dec") else 0)
-    return out
+    # (any other kind stays term text)
+    return {key: kind_class(kind) for key, kind in kinds.items() if kind_class(kind) is not None
+            and not (kind[0] == "int" and kind[2]) and not (kind[0] == "dec" and kind[1] + kind[2] > 38)}
 
 
 def held_table(spark, df, pred: str, calendar):

@@ -47,7 +47,7 @@ from chronolog.engine.exprs import col, to_sql
 from chronolog.language import ast, builtins
 from chronolog.planner.backend_choice import round_digits
 
-from .arithmetic import extremum, stop_sql, unscaled
+from .arithmetic import unscaled
 from .classes import BOOL, DATE, FLOAT, NUM, STR, TS
 from .fragment import NotRelational
 
@@ -117,22 +117,18 @@ class Functions:
 
     # floats: engine/float_arithmetic.py, the lowering shared with the columns
 
-    def shared(self, x) -> str:
-        """The SQL of the float_arithmetic Expr ``x``."""
-        return to_sql(x, self.arith.types.const, stop_sql)
-
     def finite(self, r: str, text: str) -> str:
         """The float ``r``, or the run stops where it is NaN or infinite
         (the engine's error, or a value it keeps that the rounds do not);
         ``-0.0`` as ``0.0``."""
-        return self.shared(fa.finite(col(r), text, signed_zero=False))
+        return self.arith.tree(fa.finite(col(r), text, signed_zero=False))
 
     def double(self, x: str, c) -> str:
         """``x`` (of class ``c``) as a float: an exact number correctly rounded."""
         return x if c == FLOAT else f"CAST({x} AS DOUBLE)"
 
     def binop(self, op: str, a: str, ca, b: str, cb, text: str) -> str:
-        return self.shared(fa.binop(op, col(self.double(a, ca)), col(self.double(b, cb)), text, signed_zero=False))
+        return self.arith.tree(fa.binop(op, col(self.double(a, ca)), col(self.double(b, cb)), text, signed_zero=False))
 
     def sqrt_exact(self, x: str, text: str) -> str:
         """``sqrt`` of an exact number (engine/float_arithmetic.sqrt_exact,
@@ -143,7 +139,7 @@ class Functions:
         u = unscaled(x, s)  # x·10^S
         y = f"(CAST({u} AS BIGINT) * 10)" if s % 2 else f"CAST({u} AS BIGINT)"
         big = col(u).compare(">", fa.EXACT_ROOT // 10 if s % 2 else fa.EXACT_ROOT)
-        return self.shared(fa.sqrt_exact(col(f"CAST({x} AS DOUBLE)"), col(y), col(x).lt(0), big, text))
+        return self.arith.tree(fa.sqrt_exact(col(f"CAST({x} AS DOUBLE)"), col(y), col(x).lt(0), big, text))
 
     def float_call(self, name: str, xs: list, cs: list, text: str, rule, digits=None) -> tuple:
         """``(SQL, class)`` of a function of numbers with a float among them
@@ -151,21 +147,17 @@ class Functions:
         if name in ("min", "max"):
             if set(cs) != {FLOAT}:
                 raise NotRelational(f"{name}() of floats and exact numbers ({text}: the result keeps its operand's kind)", rule)
-            return extremum(name, xs), FLOAT
+            return self.arith.tree(sf.extreme(name, [col(x) for x in xs])), FLOAT
         if name == "round" and digits not in (None, 0):  # (Spark's round() rounds the float's shortest text: 2.675 to 2.68)
             return self.engine("round", [xs[0], str(digits)], "double"), FLOAT
         x = fa.function(name, [col(self.double(x, c)) for x, c in zip(xs, cs)], text, 2**63, signed_zero=False, digits=digits)
         if x is None:  # pragma: no cover
             raise NotRelational(f"the function {name}() of a float ({text})", rule)
         if builtins.result_class(name, cs + ([NUM] if digits is not None else [])) == NUM:  # (a whole number)
-            return f"CAST({self.shared(x)} AS {self.arith.num})", NUM
-        return self.shared(x), FLOAT
+            return f"CAST({self.arith.tree(x)} AS {self.arith.num})", NUM
+        return self.arith.tree(x), FLOAT
 
     # strings: engine/string_functions.py, the lowering shared with the columns
-
-    def strings(self, x) -> str:
-        """The SQL of the string_functions Expr ``x``."""
-        return to_sql(x, self.arith.types.const, stop_sql, self.engine)
 
     def text(self, x: str, c, whole: str, rule) -> str:
         """The engine's text of a term in ``concat`` (language/text.py,
@@ -173,7 +165,7 @@ class Functions:
         kind = {STR: "str", BOOL: "bool", FLOAT: "float", NUM: "int" if self.arith.scale is None else "decimal"}.get(c)
         if kind is None:
             raise NotRelational(f"concat() of {c or 'untyped'} terms ({whole})", rule)
-        return self.strings(sf.text(col(x), kind))
+        return self.arith.tree(sf.text(col(x), kind))
 
     def whole(self, x: str, text: str) -> str:
         """A position or a length: a whole number, or the run stops (the engine's error)."""
@@ -188,11 +180,11 @@ class Functions:
         the end's sum in the run's numbers (checked)."""
         start = self.whole(start, text)
         end = None if length is None else col(self.arith.binop("+", start, self.whole(length, text), text))
-        return self.strings(sf.substr(col(s), col(start), end))
+        return self.arith.tree(sf.substr(col(s), col(start), end))
 
     def case(self, name: str, s: str) -> str:
         """``upper``/``lower`` as Python maps (string_functions.case)."""
-        return self.strings(sf.case(name, col(s)))
+        return self.arith.tree(sf.case(name, col(s)))
 
     def call(self, e, args: list, text: str, rule) -> tuple:
         """``(SQL, class)`` of the call or operator ``e`` of ``args``
@@ -200,13 +192,13 @@ class Functions:
         xs, cs = [a for a, _ in args], [c for _, c in args]
         if isinstance(e, ast.BinOp):
             if e.op == "+" and cs == [STR, STR]:
-                return self.strings(sf.concat(col(xs[0]), col(xs[1]))), STR
+                return self.arith.tree(sf.concat(col(xs[0]), col(xs[1]))), STR
             if set(cs) <= {NUM, FLOAT}:
                 return self.binop(e.op, xs[0], cs[0], xs[1], cs[1], text), FLOAT
             raise NotRelational(f"arithmetic on {' and '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
         name = e.name
         if name == "concat":
-            return self.strings(sf.concat(*(col(self.text(x, c, text, rule)) for x, c in args))), STR
+            return self.arith.tree(sf.concat(*(col(self.text(x, c, text, rule)) for x, c in args))), STR
         if name in ("min", "max") and (set(cs) in ({STR}, {BOOL}) or set(cs) <= {DATE, TS}):
             # the order of terms, as the comparisons (rules.py): strings in
             # code points, #F before #T (Spark's false before true), instants
@@ -214,14 +206,14 @@ class Functions:
             c = TS if TS in cs else cs[0]
             if len(set(cs)) > 1:
                 xs = [f"CAST({x} AS {self.arith.types.sql_type(TS)})" if k == DATE else x for x, k in zip(xs, cs)]
-            return self.strings(sf.extreme(name, [col(x) for x in xs])), c
+            return self.arith.tree(sf.extreme(name, [col(x) for x in xs])), c
         if name in ("min", "max") and not set(cs) <= {NUM, FLOAT}:  # (as the comparison of them: rules.py)
             raise NotRelational(f"{name}() of {' and '.join(c or 'untyped' for c in dict.fromkeys(cs))} terms ({text})", rule)
         if name in sf.STRING_FUNCTIONS:
             if cs[0] != STR or any(c != NUM for c in cs[1:]):
                 raise NotRelational(f"{name}() of {', '.join(c or 'untyped' for c in cs)} terms ({text})", rule)
             if name == "strlen":
-                return f"CAST({self.strings(sf.strlen(col(xs[0])))} AS {self.arith.num})", NUM
+                return f"CAST({self.arith.tree(sf.strlen(col(xs[0])))} AS {self.arith.num})", NUM
             if name == "substr":
                 return self.substr(xs[0], xs[1], xs[2] if len(xs) > 2 else None, text), STR
             return self.case(name, xs[0]), STR

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from chronolog.engine.interval_codes import NEG, POS, DoubledGrid
+from chronolog.engine.interval_codes import DoubledGrid
 
 from .fragment import NotRelational
 

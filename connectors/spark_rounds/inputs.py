@@ -13,16 +13,15 @@ of its own.
 from __future__ import annotations
 
 from chronolog.engine.exprs import col
-from chronolog.engine.interval_codes import from_ends
+from chronolog.engine.interval_codes import NEG, POS, from_ends
 from chronolog.language.timeline import coalesce
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
 from .calendar import micros_sql, seconds_sql
 from .classes import BOOL, DATE, FLOAT, NUM, STR, TEXT, TS
 from .fragment import NotRelational
-from .grid import NEG, POS
 from .relations import Rel
-from .sql import Stmt, codes, coalesce_sql, int64, term_columns
+from .sql import Stmt, codes, coalesce_sql, int64, term_columns, union
 
 
 # A predicate with at most this many facts in the program (and no input
@@ -181,11 +180,9 @@ def decoded_sql(spark, x: str, c, types) -> str:
     one kind (entry.decodable) as the class ``c`` of that kind: the text
     udfs.Decoded gives each term, cast exactly (a cell no cast reads is
     null, a bad row: one task)."""
-    from pyspark.sql import types as T
+    from .udfs import Decoded, text_udf_sql
 
-    from .udfs import UDF_PREFIX, Decoded, _register
-
-    text = f"{_register(spark, f'{UDF_PREFIX}decoded', Decoded(), T.StringType(), column=True)}({x})"
+    text = text_udf_sql(spark, "decoded", Decoded(), x)
     if c == FLOAT:
         return float_sql(f"try_cast({text} AS DOUBLE)")
     if c == DATE:
@@ -260,9 +257,7 @@ def _statements(relations, grid, inputs: list) -> dict:
                 f"(e <> {int64(POS)} AND (e <= {int64(lo)} OR e >= {int64(hi)}))",
             ]
             steps.append(q.add(f"SELECT *, coalesce({' OR '.join(bad)}, true) AS _bad FROM {enc}", [*q.cols[enc], "_bad"]))
-        cols = ", ".join([*terms, "s", "e", "_bad"])
-        both = steps[0] if len(steps) == 1 else q.add("\nUNION ALL ".join(f"SELECT {cols} FROM {x}" for x in steps),
-                                                       [*terms, "s", "e", "_bad"])
+        both = union(q, steps, [*terms, "s", "e", "_bad"])
         texts[pred] = q.text(coalesce_sql(q, relations.keyed(q, both, terms), terms, [("max(_bad)", "_bad")]))
     return texts
 

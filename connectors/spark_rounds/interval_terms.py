@@ -25,6 +25,7 @@ codes.
 from __future__ import annotations
 
 from chronolog.engine.exprs import col, to_sql
+from chronolog.engine.interval_codes import NEG, POS
 from chronolog.engine.interval_shift import clipped
 from chronolog.engine.interval_terms import code_of, number_of, ratio
 from chronolog.language import ast
@@ -33,7 +34,6 @@ from .arithmetic import scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import NUM, body_classes
 from .fragment import NotRelational
-from .grid import NEG, POS
 from .sql import Stmt, codes, coalesce_sql, int64, term_columns, with_codes
 
 CAPTURE_POINTS = 1 << 20  # integer points of one fact in a time capture: more fall back to one task

@@ -12,17 +12,14 @@ of being sorted again with the rest (rounds.py, ``PROBE_RATIO``).
 
 from __future__ import annotations
 
-from .sql import Stmt, coalesce_sql, term_columns
+from .sql import Stmt, coalesce_sql, term_columns, union
 
 
 def new_facts(q: Stmt, relations, pred: str, parts: list) -> str:
     """The union of a round's derivations of ``pred`` (steps ``parts`` of
     ``q``), moved to their first term's partition."""
     terms = term_columns(relations.types.arity(pred))
-    cols = ", ".join([*terms, "s", "e"])
-    new = parts[0] if len(parts) == 1 else q.add(
-        "\nUNION ALL ".join(f"SELECT {cols} FROM {p}" for p in parts), [*terms, "s", "e"])
-    return relations.keyed(q, new, terms)
+    return relations.keyed(q, union(q, parts, [*terms, "s", "e"]), terms)
 
 
 def merged(q: Stmt, relations, pred: str, parts: list, touched: bool = False) -> str:

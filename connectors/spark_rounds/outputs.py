@@ -13,11 +13,10 @@ otherwise (its schema known on the driver: :func:`held_schema`).
 from __future__ import annotations
 
 from chronolog.engine.exprs import to_numpy
-from chronolog.engine.interval_codes import closed_ends
+from chronolog.engine.interval_codes import NEG, POS, closed_ends
 from chronolog.engine.interval_shift import clipped
 
 from ..spark import _sql_name  # a column name as a Spark SQL identifier
-from .grid import NEG, POS
 from .sql import Stmt, codes, int64, with_codes
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chronolog.engine.interval_codes import NEG, POS
 from chronolog.planner.normalize import TOP
 
-from .grid import NEG, POS
 from .sql import Stmt, int64, term_columns
 
 PARTITIONS = "spark.sql.shuffle.partitions"  # every relation's partitions (see Relations.keyed)

@@ -37,10 +37,10 @@ one task, whose engine finds the repetition.
 
 from __future__ import annotations
 
+from chronolog.engine.interval_codes import NEG, POS
 from chronolog.engine.interval_shift import clipped, closure, shift, since_offset
 
 from .arithmetic import stop_sql
-from .grid import NEG, POS
 from .sql import Stmt, codes, coalesce_sql, int64, variable_columns, with_codes
 
 

@@ -103,6 +103,13 @@ class Stmt:
         return f"SELECT {', '.join(f'{c} AS {c}' for c in self.cols[last])} FROM {last}"
 
 
+def union(q: Stmt, parts: list, cols: list) -> str:
+    """The rows of the steps ``parts`` one after the other, as their
+    columns ``cols`` (one step: itself)."""
+    sel = ", ".join(cols)
+    return parts[0] if len(parts) == 1 else q.add("\nUNION ALL ".join(f"SELECT {sel} FROM {p}" for p in parts), list(cols))
+
+
 def coalesce_sql(q: Stmt, src: str, terms: list, extra=()) -> str:
     """Maximal intervals per atom (engine/coalescing.py, shared with the
     columns).  ``extra``: ``[(aggregate SQL, name)]`` more per maximal

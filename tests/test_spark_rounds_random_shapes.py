@@ -3,15 +3,20 @@
 
 - existential rules (labelled nulls, chase.py) with recursion and
   negation after them, and plain rules into their heads: equal up to a
-  one-to-one renaming of nulls (tests/nulls_renamed.py);
+  one-to-one renaming of nulls (tests/nulls_renamed.py); windows,
+  Since and interval terms around them, and a recursion through time
+  under a horizon feeding their bodies;
 - arguments of two kinds of terms: rules' heads and the program's facts
   mixing numbers, strings, booleans and dates (classes.TwoKinds,
   terms.TermTypes.key_text_sql), joined, negated, compared with
-  constants and counted;
+  constants and counted; min and max of booleans and dates; an input's
+  numbers as term text, decoded at the load where a rule orders or sums
+  them (entry.decodable);
 - floats joined with exact numbers (``0.1`` and ``1/10``, ``1.0`` and
   ``1``, ``-0.0`` and ``0``), from inputs and the program's facts.
 
-Each asserts the rounds ran (the path ``relational``, no fall back) and
+Each asserts the rounds ran (the path ``relational``, no fall back, but
+for the refusals docs/spark.md names, where one task ran) and
 the engine's facts (by its equality: the rounds print a number of term
 text as its key text, docs/spark.md)."""
 
@@ -28,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chronolog
-from chronolog.engine.arrow import table_to_rows
+from chronolog.engine.arrow import table_to_rows, with_term_text
 from chronolog.language.nulls import reading_file
 
 from nulls_renamed import assert_same_up_to_nulls
@@ -38,15 +43,25 @@ pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]
 SETTINGS = settings(deadline=None, suppress_health_check=list(HealthCheck), max_examples=examples(10))
 
 
-def _rounds(spark, program, tables, outputs):
-    """``{pred: facts}`` of the rounds (asserting they ran, no fall back)."""
+def _rounds(spark, program, tables, outputs, refused=()):
+    """``{pred: facts}`` of the rounds (asserting they ran, no fall back);
+    ``refused``: what docs/spark.md says goes to one task, whose facts are
+    then the answer (asserting that one task ran, for that reason alone)."""
     from chronolog import spark as cs
 
     stats: dict = {}
+    path = "relational"
     with warnings.catch_warnings():
         warnings.simplefilter("error", cs.DriverFallback)
-        out = cs.reason(spark, program, inputs=tables or None, distributed=True, outputs=list(outputs), stats=stats)
-    assert stats["path"] == "relational", stats
+        try:
+            out = cs.reason(spark, program, inputs=tables or None, distributed=True, outputs=list(outputs), stats=stats)
+        except cs.OneTaskFallback as e:
+            if not any(why in str(e) for why in refused):
+                raise
+            warnings.simplefilter("ignore", cs.DriverFallback)
+            path = "one task"
+            out = cs.reason(spark, program, inputs=tables or None, distributed=True, outputs=list(outputs), stats=stats)
+    assert stats["path"] == path, stats
     with reading_file():  # one scope for the run's nulls
         return {p: table_to_rows(out[p].toArrow(), p) for p in outputs}
 
@@ -79,6 +94,8 @@ EXISTENTIAL = [
     "m(Z, Y) :- o(Y, C).",
     "pair(Y, Y, C) :- c(C), f(P, C).",
     "tag(Y, C, fixed) :- top(C).",
+    "span(Y, C, S) :- c(C)@[S, E].",
+    "ward(Y, C) :- win(C), not top(C).",
 ]
 PLAIN = [
     "o(P, C) :- f(P, C).",
@@ -97,7 +114,13 @@ PLAIN = [
     "named(C) :- tag(Y, C, fixed), o(Y, C).",
     "cnt(C, N) :- o(Y, C), N = count(Y).",
     "c(C) :- link(C, D).",
+    "win(C) :- <+>[0,2] c(C).",
+    "hold(Y, C) :- [-][0,1] o(Y, C).",
+    "sn(Y, C) :- c(C) <S>[0,2] o(Y, C).",
+    "started(Y, S) :- span(Y, C, S), o(Y, C).",
 ]
+# recursion through time under a horizon, feeding the existential rules' bodies
+REPEATING = "@temporal(0, 12).\nc(C) :- <->[4,4] c(C).\n"
 
 
 @st.composite
@@ -109,7 +132,7 @@ def chase_programs(draw):
         for _ in range(draw(st.integers(0 if pred != "c" else 1, 4))):
             args = ", ".join(draw(st.sampled_from(CONSTS + ["alice"] if pred == "f" and i == 0 else CONSTS)) for i in range(arity))
             facts.append(f"{pred}({args})@{_interval(draw)}.")
-    return "\n".join(rules + facts) + "\n"
+    return (draw(st.sampled_from(["", REPEATING])) + "\n".join(rules + facts) + "\n")
 
 
 @SETTINGS
@@ -131,7 +154,14 @@ KIND_VALUES = {
     "bool": ["#T", "#F"],
     "date": ["2024-01-01", "2024-01-02"],
 }
+# (docs/spark.md: a run's numbers are one type, 64-bit integers or decimal(38, S), so an
+# argument of numbers alone holding 1/3 goes to one task; as it does for a float compared
+# with an exact number computed in the row, in the float programs below)
+NO_DECIMAL = "has no finite decimal expansion"
+FLOAT_VS_ROW = "the comparison of a float with the exact number"
 INPUT_TYPES = {"num": pa.int64(), "str": pa.string(), "bool": pa.bool_(), "date": pa.date32()}
+# an input's numbers as term text of one kind (decoded at the load where a rule orders or computes on them)
+NUMBER_TEXT = ["1", "2", "0", "-1", "2.5", "1.0", "-0.5"]
 INPUT_VALUES = {"num": [1, 2, 0, -1], "str": ["a", "1", "x y", "#T", "b"], "bool": [True, False],
                 "date": [date(2024, 1, 1), date(2024, 1, 2)]}
 TWO_KINDS = [
@@ -154,14 +184,20 @@ TWO_KINDS = [
     "r(X) :- v(X).",
     "r(Y) :- r(X), step(X, Y).",
     "w(X) :- <->[0,2] v(X), p(X).",
+    "top(M) :- t(K, X), M = max(X).",
+    "low(L, M) :- t(K, X), s(L, _), M = min(X).",
+    "big(X) :- a(K, X), X > 0.",
+    "total(S) :- a(K, X), S = sum(X).",
 ]
 
 
 def _table(kind, draw, n):
-    vals = [draw(st.sampled_from(INPUT_VALUES[kind])) for _ in range(n)]
+    text = kind == "num" and draw(st.booleans())
+    vals = [draw(st.sampled_from(NUMBER_TEXT if text else INPUT_VALUES[kind])) for _ in range(n)]
     starts = [draw(st.integers(0, 5)) for _ in range(n)]
-    return pa.table({"k": [f"k{i}" for i in range(n)], "x": pa.array(vals, INPUT_TYPES[kind]), "start": starts,
-                     "end": [s + draw(st.integers(0, 4)) for s in starts]})
+    table = pa.table({"k": [f"k{i}" for i in range(n)], "x": pa.array(vals, pa.string() if text else INPUT_TYPES[kind]),
+                      "start": starts, "end": [s + draw(st.integers(0, 4)) for s in starts]})
+    return with_term_text(table, ["x"]) if text else table
 
 
 @st.composite
@@ -192,7 +228,7 @@ def test_random_two_kinds_programs_in_the_rounds_as_the_engine(spark, case):
         want = _engine(program, tables, arrow=True)
     except chronolog.ChronologError:
         return
-    got = _rounds(spark, program, tables, want)
+    got = _rounds(spark, program, tables, want, refused=[NO_DECIMAL])
     for p in want:
         assert set(got[p]) == set(want[p]) and len(set(got[p])) == len(got[p]), (p, sorted(map(str, got[p])), sorted(map(str, want[p])))
 
@@ -243,6 +279,6 @@ def float_programs(draw):
 def test_random_float_and_exact_joins_in_the_rounds_as_the_engine(spark, case):
     program, tables = case
     want = _engine(program, tables, arrow=True)
-    got = _rounds(spark, program, tables, want)
+    got = _rounds(spark, program, tables, want, refused=[FLOAT_VS_ROW])
     for p in want:
         assert set(got[p]) == set(want[p]) and len(set(got[p])) == len(got[p]), (p, sorted(map(str, got[p])), sorted(map(str, want[p])))

@@ -43,11 +43,12 @@ class ProgramFacts:
     by ``make``: the connector's own for an input table)."""
 
     def __init__(self, spark, table, rows, make, schema=None):
-        from pyspark.sql.pandas.types import from_arrow_schema
+        from chronolog.connectors.distributed import spark_schema
 
         self.spark, self.table, self.rows, self.make = spark, table, rows, make
         self.columns = list(table.schema.names)
-        self.schema = schema if schema is not None else from_arrow_schema(table.schema)
+        # (a column of term text keeps its mark, as its DataFrame would: arrow_frame)
+        self.schema = schema if schema is not None else spark_schema(table.schema)
 
     def frame(self):
         return self.make(self.spark, self.table)

@@ -183,7 +183,8 @@ def _csv_scan_sql(width: int) -> tuple:
     commas = f"length({bare}) - length(replace({bare}, ',', ''))"
     quotes = "length(value) - length(replace(value, '\"', ''))"
     blank = "value RLIKE '^[\\\\s,]*$'"
-    apart = f"value RLIKE '{TRIMMED_APART}' OR (value != '' AND {blank})"
+    sql_apart = TRIMMED_APART.replace("\\", "\\\\")  # (a SQL literal: its backslashes read as escapes)
+    apart = f"value RLIKE '{sql_apart}' OR (value != '' AND {blank})"
     odd = f"({quotes}) % 2 = 1"
     bad = f"NOT is_valid_utf8(value) OR (({commas}) != {width - 1} AND NOT {blank})"
     return apart, odd, bad
@@ -196,7 +197,8 @@ def scan_csv_lines(spark, location: str, width: int) -> tuple:
     an odd count of quotes; those with a line not UTF-8 or ragged.  One
     job."""
     apart, odd, bad = _csv_scan_sql(width)
-    got = spark.read.text(location).selectExpr(
+    flagged = f"({apart}) OR ({odd}) OR ({bad})"  # (the aggregates, and the files' paths, on flagged lines only)
+    got = spark.read.text(location).where(flagged).selectExpr(
         f"coalesce(max(CASE WHEN {apart} THEN 1 ELSE 0 END), 0)",
         f"collect_set(CASE WHEN {odd} THEN _metadata.file_path END)",
         f"collect_set(CASE WHEN {bad} THEN _metadata.file_path END)",

@@ -134,3 +134,25 @@ def test_spark_csv_reads_bad_input_as_the_embedded_reader(spark, tmp_path, case,
     assert got == want
     if not isinstance(want, tuple) and not (set(files) - {"r.csv"} and name):
         assert stats["path"] == took, stats
+
+
+def test_the_line_scan_flags_only_lines_spark_reads_otherwise(spark, tmp_path):
+    """Good lines (quoted commas, digits, letters) are flagged by nothing,
+    so the file stays with Spark's reader; each kind of odd line is
+    flagged as what it is (the scan's SQL text once read ``\\x00-\\x08``
+    as the range 0-x and sent every file to the embedded parse)."""
+    from chronolog.connectors.spark import scan_csv_lines
+
+    cases = {
+        "good.csv": (GOOD + 'c,"d, e",2,3\n', (False, False, False)),
+        "apart.csv": (f"x,y,start,end\na{NBSP},b,0,5\n", (True, False, False)),
+        "blank.csv": (GOOD + ",,,\n", (True, False, False)),
+        "odd.csv": ('x,y,start,end\na,"b\nc",0,5\n', (False, True, True)),
+        "ragged.csv": (GOOD + "a,b,0\n", (False, False, True)),
+    }
+    for name, (text, want) in cases.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        apart, odd, bad = scan_csv_lines(spark, str(tmp_path / name), 4)
+        assert (apart, bool(odd), bool(bad)) == want, name
+    (tmp_path / "latin.csv").write_bytes(b"x,y,start,end\na,b\xe9,0,5\n")
+    assert scan_csv_lines(spark, str(tmp_path / "latin.csv"), 4)[2]

@@ -186,19 +186,11 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
             if reader.line_num == len(lines) and '"' in record[0]:
                 _refuse_open_quote(record, path, row_no)
             if header is not None and len(row) > len(header):
-                raise DataError(
-                    f"the row has {counted(len(row), 'column')} but the header names {len(header)}",
-                    ast.Pos(str(path), row_no, len(header) + 1),
-                    hint="one cell per column of the header (quote a cell that has a comma)",
-                )
+                _refuse_ragged(row, header, record, where)
             if time_mapping is None and len(row) < 2:
                 _refuse_one_column(row, where)
             if header is not None and len(row) < len(header):
-                raise DataError(
-                    f"the row has {counted(len(row), 'column')} but the header names {len(header)}",
-                    ast.Pos(str(path), row_no, len(record[0].rstrip("\r\n")) + 1),
-                    hint="one cell per column of the header (an empty cell still needs its comma)",
-                )
+                _refuse_ragged(row, header, record, where)
             start_pos, end_pos, sc, ec = _time_columns(header, len(row), time_mapping, where)
             if max(start_pos, end_pos) >= len(row):
                 raise DataError(
@@ -255,35 +247,57 @@ def _unquoted(row, i: int, quoted: dict) -> str:
     return row[i][: len(row[i]) - quoted[i]] if quoted.get(i) else row[i]
 
 
-def held_cells(data: bytes, source: str, use_headers: bool, width: int) -> list:
+def held_cells(data: bytes, source: str, use_headers: bool, width: int, pred: str = "") -> list:
     """The rows of a CSV file's bytes ``data`` as this reader holds their
     cells before it converts them: a quoted cell's text, a bare cell's
     without the blanks around it (``str.strip``: Unicode blanks, not
     ``\\x01``); blank lines skipped, and the first row when
-    ``use_headers``; each row cut or padded with None to ``width`` cells,
-    as Spark's reader does.  Converting such a text as quoted
-    (:func:`convert`) gives the term this reader reads.  For the
-    ``spark csv`` inputs whose cells Spark's reader trims otherwise
-    (connectors/spark.py)."""
+    ``use_headers``; each row padded with None to ``width`` cells (when
+    the file's header has fewer, as Spark's reader pads the rows of a
+    directory's files to its first file's header).  This reader's errors
+    of the file's bytes (not UTF-8: ``pred`` names the binding as it
+    does), its quotes and its ragged rows are raised as it raises them.
+    Converting such a text as quoted (:func:`convert`) gives the term this
+    reader reads.  For the ``spark csv`` inputs whose cells Spark's reader
+    reads otherwise (connectors/spark.py)."""
     import io
 
     from chronolog.language.source_text import decode
 
-    with io.StringIO(decode(data, source, "CSV file", csv=True), newline="") as fh:
+    with io.StringIO(decode(data, source, f"CSV file (bound to {pred})" if pred else "CSV file", csv=True), newline="") as fh:
         lines = fh.readlines()
     reader = csv.reader(lines, skipinitialspace=True)
-    out, done, header = [], 0, use_headers
+    out, done, header = [], 0, None
     for row in _rows(reader, source, lines, lambda: done):
-        record, done = lines[done : reader.line_num], reader.line_num
+        row_no, record, done = done + 1, lines[done : reader.line_num], reader.line_num
         if not row or all(not c.strip() for c in row):
             continue
-        if header:
-            header = False
+        if reader.line_num == len(lines) and '"' in record[0]:
+            _refuse_open_quote(record, source, row_no)
+        if use_headers and header is None:
+            header = row
             continue
+        if header is not None and len(row) != len(header):
+            _refuse_ragged(row, header, record, ast.Pos(source, row_no, 1))
         quoted = _quoted_in(row, record)
         cells = [_unquoted(row, i, quoted) if i in quoted else row[i].strip() for i in range(min(len(row), width))]
         out.append(cells + [None] * (width - len(cells)))
     return out
+
+
+def _refuse_ragged(row, header, record, where) -> None:
+    """This reader's error of a row of another count of cells than the header's."""
+    if len(row) > len(header):
+        raise DataError(
+            f"the row has {counted(len(row), 'column')} but the header names {len(header)}",
+            ast.Pos(where.file, where.line, len(header) + 1),
+            hint="one cell per column of the header (quote a cell that has a comma)",
+        )
+    raise DataError(
+        f"the row has {counted(len(row), 'column')} but the header names {len(header)}",
+        ast.Pos(where.file, where.line, len(record[0].rstrip("\r\n")) + 1),
+        hint="one cell per column of the header (an empty cell still needs its comma)",
+    )
 
 
 def _rows(reader, path, lines, done, offset=0):

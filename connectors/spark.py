@@ -146,6 +146,11 @@ def read_binding(spark, b: dict):
     try:
         return reader.load(str(b["location"]))
     except Exception as e:  # Spark's AnalysisException: missing path, unknown format
+        location = str(b["location"])
+        if "://" not in location and not any(c in location for c in "*?[{") and not Path(location).exists():
+            # (a local file: the embedded reader's words)
+            raise ProgramError(f"@bind of {b['pred']}: the file {location} does not exist", b["pos"],
+                               hint="check the directory and file name") from None
         raise ProgramError(f"@bind of {b['pred']}: Spark cannot read {b['location']} as {fmt}: {_first_line(e)}", b["pos"]) from None
 
 
@@ -161,39 +166,126 @@ _TRIMMED_BY_ANY = "[\\x00-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u
 TRIMMED_APART = f"(^|,){_TRIMMED_BY_ANY}*{_TRIMMED_BY_ONE}|{_TRIMMED_BY_ONE}{_TRIMMED_BY_ANY}*(,|$)"
 
 
-def held_by_csv_reader(spark, b: dict, df):
+def _csv_scan_sql(width: int) -> tuple:
+    """SQL over a line ``value`` of a ``spark csv`` input's files (Spark's
+    text reader: a line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``, as
+    the csv module's lines), whether Spark's CSV reader may read it
+    otherwise than the embedded reader: ``(apart, odd, bad)``, a cell
+    ending in a character the two readers trim apart
+    (:data:`TRIMMED_APART`) or a line of blanks and commas only (a row the
+    embedded reader skips); an odd count of quotes (a quoted line break,
+    whose ``\\r\\n`` Spark reads as ``\\n``, or a quote never closed); bytes
+    that are no UTF-8 (Spark reads U+FFFD) or another count of cells
+    than ``width`` (a ragged row, which Spark pads or cuts: the embedded
+    reader names it), counted outside quotes (wrong past a quoted line
+    break: ``odd`` then says so)."""
+    bare = "CASE WHEN instr(value, '\"') > 0 THEN regexp_replace(value, '\"[^\"]*\"', '') ELSE value END"
+    commas = f"length({bare}) - length(replace({bare}, ',', ''))"
+    quotes = "length(value) - length(replace(value, '\"', ''))"
+    blank = "value RLIKE '^[\\\\s,]*$'"
+    sql_apart = TRIMMED_APART.replace("\\", "\\\\")  # (a SQL literal: its backslashes read as escapes)
+    apart = f"value RLIKE '{sql_apart}' OR (value != '' AND {blank})"
+    odd = f"({quotes}) % 2 = 1"
+    bad = f"NOT is_valid_utf8(value) OR (({commas}) != {width - 1} AND NOT {blank})"
+    return apart, odd, bad
+
+
+def scan_csv_lines(spark, location: str, width: int) -> tuple:
+    """``(apart, odd, bad)`` of a ``spark csv`` input's lines
+    (:func:`_csv_scan_sql`): whether a line has a cell the two readers
+    trim apart, or blanks only; the files (Spark's paths) with a line of
+    an odd count of quotes; those with a line not UTF-8 or ragged.  One
+    job."""
+    apart, odd, bad = _csv_scan_sql(width)
+    flagged = f"({apart}) OR ({odd}) OR ({bad})"  # (the aggregates, and the files' paths, on flagged lines only)
+    got = spark.read.text(location).where(flagged).selectExpr(
+        f"coalesce(max(CASE WHEN {apart} THEN 1 ELSE 0 END), 0)",
+        f"collect_set(CASE WHEN {odd} THEN _metadata.file_path END)",
+        f"collect_set(CASE WHEN {bad} THEN _metadata.file_path END)",
+    ).collect()[0]
+    return bool(got[0]), sorted(got[1]), sorted(got[2])
+
+
+def held_by_csv_reader(spark, b: dict, df, prog=None):
     """``df`` (Spark's read of a ``spark csv`` input, every column text),
-    or, where a cell of its files starts or ends with a character the two
-    readers trim apart (:data:`TRIMMED_APART`: a bare ``a\\u00a0`` is
+    or the same columns read by the embedded reader where Spark's may read
+    otherwise: where a cell of its files starts or ends with a character the
+    two readers trim apart (:data:`TRIMMED_APART`: a bare ``a\\u00a0`` is
     ``a`` to the embedded reader, a quoted one ``a\\u00a0``, and Spark's
-    text is ``a\\u00a0`` for both), the same columns read by the embedded
-    reader: each file's bytes (Spark's ``binaryFile``, the files Spark's
-    CSV reader reads) parsed in a task (``csv_files.held_cells``), each
-    cell the text that reader holds, which every Spark path then converts
-    as it converts Spark's.  One job over the files' lines to look;
-    for the options both readers share (``header``) only."""
+    text is ``a\\u00a0`` for both), or a line is ragged, not UTF-8, blank
+    but for commas, or has an odd count of quotes (:func:`scan_csv_lines`,
+    one job over the files' lines).  A local file with a ragged line or
+    bytes not UTF-8 and no quoted line break is read by the embedded
+    reader on the driver (``prog`` given), whose error names its file,
+    line and column.  Otherwise the files are read as their bytes (Spark's
+    ``binaryFile``, the files Spark's CSV reader reads), each parsed in a
+    task (``csv_files.held_cells``), each cell the text that reader holds,
+    which every Spark path then converts as it converts Spark's; that
+    parse raises the reader's errors of the file's bytes, quotes and
+    ragged rows (which the connector then reports as the embedded reader
+    reports the local files: ``_embedded_csv_errors``).  For the options
+    both readers share (``header``) only."""
     if set(b["options"]) - {"header"}:
         return df
     location = str(b["location"])
-    from pyspark.sql import functions as F
-
-    if spark.read.text(location).where(F.col("value").rlike(TRIMMED_APART)).limit(1).count() == 0:
+    apart, odd, bad = scan_csv_lines(spark, location, len(df.columns))
+    if prog is not None and set(bad) - set(odd):  # (a ragged row, bytes not UTF-8: the embedded reader's error, one parse)
+        embedded_csv_error(prog, b, sorted(set(bad) - set(odd)))
+    if not apart and not odd and not bad:
         return df
     from .csv_files import held_cells
 
     use_headers = str(b["options"].get("header", "true")).lower() == "true"
-    schema, names = df.schema, list(df.columns)
+    schema, names, pred = df.schema, list(df.columns), b["pred"]
 
     def parse(batches):
         import pyarrow as pa
 
         for batch in batches:
             for path, data in zip(batch.column("path").to_pylist(), batch.column("content").to_pylist()):
-                rows = held_cells(data, path, use_headers, len(names))
+                rows = held_cells(data, path, use_headers, len(names), pred)
                 yield pa.RecordBatch.from_arrays([pa.array([r[i] for r in rows], pa.string()) for i in range(len(names))],
                                                  names=names)
 
     return spark.read.format("binaryFile").load(location).select("path", "content").mapInArrow(parse, schema)
+
+
+def _local_csv_files(b: dict, among=None) -> list:
+    """The local files of a ``spark csv`` input as the embedded reader
+    would name them (the bound file, or each file of the bound directory,
+    by name), only those among Spark's paths ``among`` when given; none
+    for a remote location or a pattern."""
+    from urllib.parse import unquote, urlparse
+
+    location = str(b["location"])
+    path = Path(location)
+    if "://" in location or not path.exists():
+        return []
+    files = sorted(f for f in path.iterdir() if f.is_file() and not f.name.startswith(("_", "."))) if path.is_dir() else [path]
+    if among is None:
+        return files
+    wanted = {Path(unquote(urlparse(u).path)).resolve() if u.startswith("file:") else Path(u).resolve() for u in among}
+    return [f for f in files if f.resolve() in wanted]
+
+
+def embedded_csv_error(prog, b: dict, among=None) -> None:
+    """Raise the embedded CSV reader's error of a ``spark csv`` input's
+    local files (or those among Spark's paths ``among``), naming the
+    file, line and column, as ``chronolog`` reading the file bound as
+    ``csv`` raises it (the Arrow kernels for a large file, else the row
+    reader); return when it reads them all.  Only for the options both
+    readers share (``header``)."""
+    from chronolog.connectors.bindings import mappings, time_mapping
+    from chronolog.connectors.csv_columns import read_csv_columns
+    from chronolog.connectors.csv_files import read_csv_facts
+
+    if b["kind"] != "spark" or b["format"] != "csv" or b["output"] or set(b["options"]) - {"header"}:
+        return
+    opts = {"useHeaders": str(b["options"].get("header", "true"))}
+    args = (b["pred"], opts, mappings(prog, b["pred"]))
+    for f in _local_csv_files(b, among):
+        if read_csv_columns(f, *args, time_mapping(prog, b["pred"]), prog.calendar) is None:
+            read_csv_facts(f, b["pred"], None, *args[1:], time_mapping(prog, b["pred"]), prog.calendar)
 
 
 def _time_mapped(df, mapping, b: dict):
@@ -494,6 +586,8 @@ def reason_with(
     for b in binding_specs(prog, Path(base_dir)):
         if b["kind"] == "spark" and not b["output"]:
             df = read_binding(spark, b)
+            if b["format"] == "csv" and not df.columns:
+                continue  # (empty files, or lines of blanks: no facts, as the embedded reader reads them)
             if b["format"] == "csv":
                 if str(b["options"].get("header", "true")).lower() == "true":
                     from chronolog.connectors.bindings import check_mapped_header
@@ -505,7 +599,7 @@ def reason_with(
                     named = ["" if c == f"_c{i}" else c for i, c in enumerate(header)]
                     refuse_unnamed_columns(named, ast.Pos(str(b["location"]), 1, 1), time_mapping(prog, b["pred"]))
                     check_mapped_header(prog, b["pred"], header, b["location"])
-                df = _time_mapped(held_by_csv_reader(spark, b, df), time_mapping(prog, b["pred"]), b)
+                df = _time_mapped(held_by_csv_reader(spark, b, df, prog), time_mapping(prog, b["pred"]), b)
             frames.append((b["pred"], df, b["format"] == "csv"))
             sources[b["pred"]] = str(b["location"])
     _refuse_lars_frames(prog, frames)
@@ -525,70 +619,71 @@ def reason_with(
             arity = next((len(_term_columns(df)) for q, df, _ in frames if q == p), 0)
         names[p] = column_names(prog, p, arity)
 
-    if prog.calendar is not None:
-        timestamps = True  # @timeGranularity: time columns are instants, never unit counts
-    if distributed:
-        from chronolog.planner.partition import NotPartitionable, analyse
+    with _embedded_csv_errors(prog, Path(base_dir)):
+        if prog.calendar is not None:
+            timestamps = True  # @timeGranularity: time columns are instants, never unit counts
+        if distributed:
+            from chronolog.planner.partition import NotPartitionable, analyse
 
-        _refuse_names_alike(spark, frames, sources)
+            _refuse_names_alike(spark, frames, sources)
 
-        hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
-        if hz is None and plan.temporal is not None:
-            hz = parse_horizon(plan.temporal)
-        if hz == EVERYWHERE:
-            hz = None  # (it confines nothing, as in reason())
-        try:
-            keys = analyse(plan, _key_positions(key, frames)).keys
-        except NotPartitionable as e:
-            from . import spark_paths, spark_rounds
+            hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
+            if hz is None and plan.temporal is not None:
+                hz = parse_horizon(plan.temporal)
+            if hz == EVERYWHERE:
+                hz = None  # (it confines nothing, as in reason())
+            try:
+                keys = analyse(plan, _key_positions(key, frames)).keys
+            except NotPartitionable as e:
+                from . import spark_paths, spark_rounds
 
-            # no key: seminaive rounds of DataFrame joins (connectors/spark_rounds/),
-            # or one task when the inputs are small or the rounds cannot run it
-            path, why = spark_paths.choose(spark, plan, frames, local_facts, one_task_bytes, hz)
-            no_key = f"no key ({e.why})"
-            if path == "relational":
-                try:
-                    out = spark_rounds.reason(spark, plan, frames, local_facts, outputs, names, hz, window, timestamps, stats)
-                    if stats is not None:
-                        stats["why"] = f"{no_key}; {why}"
-                    return _as_arrow(out, arrow)
-                except spark_rounds.NotRelational as r:
-                    _csv_cell_error(prog, r, Path(base_dir))  # (a bad cell: the embedded reader's error)
-                    path, why = "refused", spark_paths.refusal(r)
-            if path == "refused":
-                warnings.warn(
-                    f"running in ONE Spark task, not distributed: the program has no key to split it by ({e.why}), and {why}",
-                    OneTaskFallback, stacklevel=2,
-                )
+                # no key: seminaive rounds of DataFrame joins (connectors/spark_rounds/),
+                # or one task when the inputs are small or the rounds cannot run it
+                path, why = spark_paths.choose(spark, plan, frames, local_facts, one_task_bytes, hz)
+                no_key = f"no key ({e.why})"
+                if path == "relational":
+                    try:
+                        out = spark_rounds.reason(spark, plan, frames, local_facts, outputs, names, hz, window, timestamps, stats)
+                        if stats is not None:
+                            stats["why"] = f"{no_key}; {why}"
+                        return _as_arrow(out, arrow)
+                    except spark_rounds.NotRelational as r:
+                        _csv_cell_error(prog, r, Path(base_dir))  # (a bad cell: the embedded reader's error)
+                        path, why = "refused", spark_paths.refusal(r)
+                if path == "refused":
+                    warnings.warn(
+                        f"running in ONE Spark task, not distributed: the program has no key to split it by ({e.why}), and {why}",
+                        OneTaskFallback, stacklevel=2,
+                    )
+                if stats is not None:
+                    stats.update(path="one task", why=f"{no_key}; {why}")
+                keys = {}  # one key, '': the whole program in one task
+            else:
+                if stats is not None:
+                    stats.update(path="keyed", why=f"partitioned by key {keys}")
+            from .spark_rounds.sql import expected_failures, raised
+
+            try:
+                with expected_failures():  # an unkeyable CSV cell: one task runs it instead
+                    return _distributed(
+                        spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
+                        partitions if keys else 1, timestamps, _fail_first_attempt, window, sources, arrow, embedded,
+                    )
+            except Exception as e:
+                cell = raised(e, UNKEYABLE)  # (_key_sql)
+                if cell is None or not keys:
+                    raise
+            why = f"the CSV cell {cell}, which Spark SQL cannot key exactly"
+            warnings.warn(f"running in ONE Spark task, not distributed: {why}", OneTaskFallback, stacklevel=2)
             if stats is not None:
-                stats.update(path="one task", why=f"{no_key}; {why}")
-            keys = {}  # one key, '': the whole program in one task
-        else:
-            if stats is not None:
-                stats.update(path="keyed", why=f"partitioned by key {keys}")
-        from .spark_rounds.sql import expected_failures, raised
-
-        try:
-            with expected_failures():  # an unkeyable CSV cell: one task runs it instead
-                return _distributed(
-                    spark, _strip(prog, True), frames, local_facts, keys, outputs, names, horizon,
-                    partitions if keys else 1, timestamps, _fail_first_attempt, window, sources, arrow, embedded,
-                )
-        except Exception as e:
-            cell = raised(e, UNKEYABLE)  # (_key_sql)
-            if cell is None or not keys:
-                raise
-        why = f"the CSV cell {cell}, which Spark SQL cannot key exactly"
-        warnings.warn(f"running in ONE Spark task, not distributed: {why}", OneTaskFallback, stacklevel=2)
+                stats.update(path="one task", why=why)
+            return _distributed(
+                spark, _strip(prog, True), frames, local_facts, {}, outputs, names, horizon,
+                1, timestamps, _fail_first_attempt, window, sources, arrow, embedded,
+            )
         if stats is not None:
-            stats.update(path="one task", why=why)
-        return _distributed(
-            spark, _strip(prog, True), frames, local_facts, {}, outputs, names, horizon,
-            1, timestamps, _fail_first_attempt, window, sources, arrow, embedded,
-        )
-    if stats is not None:
-        stats.update(path="driver", why="distributed=False")
-    return _as_arrow(_on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources, embedded), arrow)
+            stats.update(path="driver", why="distributed=False")
+        return _as_arrow(_on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources, embedded), arrow)
 
 
 def _csv_cell_error(prog, r, base_dir: Path) -> None:
@@ -596,25 +691,40 @@ def _csv_cell_error(prog, r, base_dir: Path) -> None:
     (spark_rounds.csv_inputs: a column SQL does not read as the embedded
     CSV reader does, or a cell that reader refuses), that reader's own
     error, naming the file, line and column, when it refuses a cell of
-    the input's local files; else nothing (one task runs the program).
-    Only for the options both readers share (``header``)."""
-    from chronolog.connectors.bindings import binding_specs, mappings, time_mapping
-    from chronolog.connectors.csv_files import read_csv_facts
-
+    the input's local files; else nothing (one task runs the program)."""
     from .spark_rounds.csv_inputs import UnreadCells
 
-    if not isinstance(r, UnreadCells) and "a CSV cell: " not in r.why:
-        return
+    if isinstance(r, UnreadCells) or "a CSV cell: " in r.why:
+        _csv_inputs_error(prog, base_dir)
+
+
+def _csv_inputs_error(prog, base_dir: Path) -> None:
+    """The embedded CSV reader's error of the first ``"spark csv"`` input
+    whose local files it refuses (:func:`embedded_csv_error`), if any."""
+    from chronolog.connectors.bindings import binding_specs
+
     for b in binding_specs(prog, base_dir):
-        if b["kind"] != "spark" or b["format"] != "csv" or b["output"] or set(b["options"]) - {"header"}:
-            continue
-        path = Path(str(b["location"]))
-        if "://" in str(b["location"]) or not path.exists():
-            continue
-        files = sorted(f for f in path.iterdir() if f.is_file() and not f.name.startswith(("_", "."))) if path.is_dir() else [path]
-        opts = {"useHeaders": str(b["options"].get("header", "true"))}
-        for f in files:
-            read_csv_facts(f, b["pred"], None, opts, mappings(prog, b["pred"]), time_mapping(prog, b["pred"]), prog.calendar)
+        embedded_csv_error(prog, b)
+
+
+@contextmanager
+def _embedded_csv_errors(prog, base_dir: Path):
+    """A run that stops on an error of its data (a cell Spark's paths
+    cannot convert, on the driver or in a task) raises instead the embedded
+    CSV reader's error of a ``"spark csv"`` input's local files, naming
+    the file, line and column, when that reader refuses one of them."""
+    from chronolog.language.errors import ChronologError
+
+    try:
+        yield
+    except Exception as e:
+        if isinstance(e, Warning) or (isinstance(e, ChronologError) and not isinstance(e, DataError)):
+            raise
+        try:
+            _csv_inputs_error(prog, base_dir)
+        except DataError as err:
+            raise err from None
+        raise
 
 
 def _as_arrow(out: dict, arrow: bool) -> dict:

@@ -706,6 +706,7 @@ TOOLS = {
     "frame_paths.py": "design study: each interval operation of engine/columns in numpy (code_frames.py) and in polars, 1k-5M rows",
     "column_kernels.py": "design study: join/coalesce kernels in Polars, pyarrow+numpy and DuckDB (no chronolog)",
     "shared_lowering.py": "design study: one lowering for columns and Spark, our own tree against narwhals and numpy",
+    "spark_chase.py": "design study: the rounds' restricted chase against one Spark task (models equal up to null renaming)",
 }
 
 

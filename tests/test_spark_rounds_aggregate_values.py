@@ -226,3 +226,31 @@ def test_inside_a_recursion(spark):
                                 "name": facts_to_arrow(names, ["x", "n"])})
     assert ((2, "B"), (5, 6, True, True)) in canon(model.facts("least"))
     assert ((3, 5), (0, 9, True, True)) in canon(model.facts("d"))
+
+
+def test_a_coalesced_body_is_coalesced_and_written_once(spark, monkeypatch):
+    """An aggregate over one atom reading every column of its relation
+    (coalesced already) is not coalesced again, and its fold, which reads
+    the body twice, finds it written once in the statement (a common table
+    expression): the input's literal is written once per atom reading it
+    (far's two, the aggregate's one), and the statement coalesces twice
+    (far's merge and the fold's segments), where the body's coalescing,
+    the merge of the aggregate's already coalesced facts and the body's
+    second copy made 299 SELECTs 41 parentheses deep of six such rules."""
+    from chronolog.connectors.spark_rounds import catalog
+
+    texts = []
+    sql = catalog.Catalog.sql
+
+    def recorded(self, text):
+        texts.append(text)
+        return sql(self, text)
+
+    monkeypatch.setattr(catalog.Catalog, "sql", recorded)
+    rows = [(("i", "a", True), (0, 4, True, False)), (("j", "a", False), (2, 6, True, True)), (("k", "b", True), (1, 3, True, True))]
+    check(spark, NO_KEY + "first(C, M) :- owns(I, C, B), M = min(B).\n@output(\"first\").", {"owns": owns(rows)})
+    rounds = [t for t in texts if "dense_rank" in t]  # the statements folding the aggregate
+    assert rounds
+    for t in rounds:
+        assert t.count("FROM VALUES") == 3
+        assert t.count(" AS _grp ") == 2

@@ -144,9 +144,9 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
         if keys is None:
             return None  # no new binding: every group's value is known already
         on = " AND ".join(f"b.{col[g]} = k.c{j}" for j, g in enumerate(rule.group))
-        body = q.add(f"SELECT b.* FROM {body} AS b LEFT SEMI JOIN {keys} AS k ON {on}", q.cols[body])
+        body = q.keeps(body, q.add(f"SELECT b.* FROM {body} AS b LEFT SEMI JOIN {keys} AS k ON {on}", q.cols[body]))
     bcols = term_columns(len(names))
-    body = coalesce_sql(q, _staged(rules, q, body, bcols), bcols)  # each binding once at a point
+    body = coalesce_sql(q, _staged(rules, q, body, bcols), bcols)  # each binding once at a point (unless it is already)
     group = [col[g] for g in rule.group]
     num = types.num_type
     scale = term_decimals(num) or 0
@@ -214,7 +214,7 @@ def _staged(rules, q: Stmt, src: str, cols: list) -> str:
     memory (Spark's page is a sixteenth of it per core), however large."""
     n = int(rules.catalog.spark.conf.get(PARTITIONS)) if cols else 1
     on = f", {cols[0]}" if cols else ""
-    return q.add(f"SELECT /*+ REPARTITION({n}{on}) */ * FROM {src}", q.cols[src])
+    return q.keeps(src, q.add(f"SELECT /*+ REPARTITION({n}{on}) */ * FROM {src}", q.cols[src]))
 
 
 def _reached_groups(rules, q: Stmt, rule, body, deltas: dict, classes: list):
@@ -266,6 +266,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
         # it seven times, and 49 times under the fold of a contributor's
         # values (49 broadcasts in one plan of 320 kB; 25-55 s and a driver
         # out of memory for a rule over nine facts)
+        body = q.shared(body)  # (written once in the statement, analysed once)
         bcols = q.cols[body]
         ends = q.add(f"SELECT *, explode(array(s, e)) AS p FROM {body}", [*bcols, "p"])
         ranked = q.add(f"SELECT *, dense_rank() OVER ({part}ORDER BY p) AS i FROM {ends}", [*bcols, "p", "i"])
@@ -344,7 +345,9 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
                  [*group, "s", "e", *(name for name, _, _ in specs)])
     # touching segments with equal values coalesce (engine/coalescing.py)
     acols = [name for name, _, _ in specs]
-    return runs_sql(q, vals, continues_equal(group, acols), group, ("s",), ["min(s) AS s", "max(e) AS e"], carried=acols)
+    out = runs_sql(q, vals, continues_equal(group, acols), group, ("s",), ["min(s) AS s", "max(e) AS e"], carried=acols)
+    q.coalesced.add(out)  # (per group and values)
+    return out
 
 
 def _product_factors(q: Stmt, src: str, cols: list) -> str:

@@ -116,5 +116,5 @@ class Relations:
         if not terms or self.on_driver:
             return src
         n = int(self.catalog.spark.conf.get(PARTITIONS))
-        return q.add(f"SELECT /*+ REPARTITION({n}, {terms[0]}) */ * FROM {src}", q.cols[src])
+        return q.keeps(src, q.add(f"SELECT /*+ REPARTITION({n}, {terms[0]}) */ * FROM {src}", q.cols[src]))
 

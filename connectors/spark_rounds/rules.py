@@ -79,6 +79,10 @@ class RuleSql:
         sel = [f"{c} AS {varcols[v]}" for v, c in first.items()] + ["s", "e"]
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
         name = q.add(f"SELECT {', '.join(sel)} FROM {self.catalog.read(rel)} AS t{where}", cols + ["s", "e"])
+        # a relation (or its delta, its old facts: some of its maximal
+        # intervals) is coalesced, and so are its tuples a filter keeps,
+        # whatever columns a constant or a repeated variable drops
+        q.coalesced.add(name)
         if getattr(lit, "box", None) is not None:
             name = with_codes(q, name, *codes(box(self.grid.window(lit.box))))
         if getattr(lit, "shift", None) is not None:
@@ -254,7 +258,7 @@ class RuleSql:
             elif isinstance(lit, NegScan):
                 df = self.difference(q, df, lit, varcols, rule, varcls)
             elif isinstance(lit, (Condition, Assign)):
-                df = self.test_or_assign(q, df, lit, varcls, varcols, rule)
+                df = q.keeps(df, self.test_or_assign(q, df, lit, varcls, varcols, rule))
         return df, varcols, varcls
 
     def test_or_assign(self, q: Stmt, df: str, lit, varcls: dict, varcols: dict, rule) -> str:
@@ -272,6 +276,11 @@ class RuleSql:
         (also the last step of aggregation and Since/Until rules); a value
         of another class (``varcls``: the variables') in a column of term
         text as its key text (TermTypes.key_text_sql)."""
+        # coalesced bindings whose columns are the head's terms, each once:
+        # coalesced head facts (the casts are to the bindings' own classes)
+        body = df
+        same = (rule.head_shift is None and all(isinstance(t, ast.Var) for t in rule.head_terms)
+                and sorted(varcols[t.name] for t in rule.head_terms) == sorted(c for c in q.cols[df] if c not in ("s", "e")))
         if rule.head_shift is not None:
             df = with_codes(q, df, *codes(shift(self.grid.window(rule.head_shift))))
         df = self.clip(q, df, rule)
@@ -282,7 +291,8 @@ class RuleSql:
             if cls[i] == TEXT and isinstance(t, ast.Var) and (varcls or {}).get(t.name) not in (TEXT, None):
                 x = self.types.key_text_sql(x, varcls[t.name])
             cols.append(f"CAST({x} AS {self.types.sql_type(cls[i])}) AS c{i}")
-        return q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
+        out = q.add(f"SELECT {', '.join([*cols, 's', 'e'])} FROM {df}", [*term_columns(len(cols)), "s", "e"])
+        return q.keeps(df, out) if same and df == body else out
 
     def fresh_step(self, q: Stmt, name: str, terms, classes, body, rule, driver=None, views=None):
         """The step of a rule of ``rule``'s own, ``name(terms) :- body``, its

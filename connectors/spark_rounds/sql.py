@@ -17,6 +17,9 @@ lowering shared with the columns: engine/interval_shift.py).
 from __future__ import annotations
 
 from contextlib import contextmanager
+from itertools import count
+
+_CTES = count(1)  # CTE names, unique within the process (a statement may be a subquery of another)
 
 from chronolog.language import ast
 
@@ -82,16 +85,47 @@ class Stmt:
     names; ``add`` returns the step's text to read it from.  A step read
     k times is planned and computed k times, broadcasts included, and a
     step built on it multiplies that: read each step once where one read
-    can do (aggregate.py's fold)."""
+    can do (aggregate.py's fold).  A step that must be read twice is
+    written once, as a CTE (:meth:`shared`), so that Spark analyses it
+    once.  ``coalesced``: the steps known coalesced, which
+    :func:`coalesce_sql` returns as they are."""
 
     def __init__(self):
         self.cols: dict = {}
         self.sizes: dict = {}  # an assigned column: its value's SQL length once inlined (arithmetic.py)
+        # the steps whose rows are coalesced over all their columns (no two
+        # rows of one tuple overlap or touch): coalescing one again is skipped
+        self.coalesced: set = set()
+        self.ctes: list = []  # (name, step) of the steps written once (shared), in order
+        self.names: dict = {}  # step -> its CTE's name
+
+    def keeps(self, src: str, step: str) -> str:
+        """``step``, coalesced when ``src`` is: it drops whole tuples of
+        ``src`` (a filter on its terms, a semi join, a repartition), or adds
+        a column that is a function of its terms."""
+        if src in self.coalesced:
+            self.coalesced.add(step)
+        return step
 
     def add(self, sql: str, cols) -> str:
         step = f"({sql})"
         self.cols[step] = list(cols)
         return step
+
+    def shared(self, step: str) -> str:
+        """``step`` written once, as a common table expression the
+        statement names, for a step read more than once: Spark analyses a
+        CTE once and puts it in place of each name (the optimizer inlines
+        a deterministic one), where each inlined copy of the text was
+        analysed again, pass after pass of the analyser."""
+        name = self.names.get(step)
+        if name is None:
+            name = self.names[step] = f"_w{next(_CTES)}"
+            self.ctes.append((name, step))
+            self.cols[name] = self.cols[step]
+            if step in self.coalesced:
+                self.coalesced.add(name)
+        return name
 
     def text(self, last: str) -> str:
         """The statement: the last step, every column aliased.  A checkpoint
@@ -100,7 +134,8 @@ class Stmt:
         named it so while the checkpoint's own columns have none: Spark
         then failed to follow the partitioning to the renamed columns of a
         second read of that checkpoint, and shuffled the relation again."""
-        return f"SELECT {', '.join(f'{c} AS {c}' for c in self.cols[last])} FROM {last}"
+        ctes = f"WITH {', '.join(f'{n} AS {step}' for n, step in self.ctes)}\n" if self.ctes else ""
+        return f"{ctes}SELECT {', '.join(f'{c} AS {c}' for c in self.cols[last])} FROM {last}"
 
 
 def union(q: Stmt, parts: list, cols: list) -> str:
@@ -116,7 +151,12 @@ def coalesce_sql(q: Stmt, src: str, terms: list, extra=()) -> str:
     interval."""
     from chronolog.engine.coalescing import ORDER, joins_interval
 
-    return runs_sql(q, src, joins_interval(terms), terms, ORDER, ["min(s) AS s", "max(e) AS e"], extra)
+    if not extra and src in q.coalesced and q.cols[src] == [*terms, "s", "e"]:
+        return src  # coalesced already (a relation read whole, a step keeping its tuples)
+    out = runs_sql(q, src, joins_interval(terms), terms, ORDER, ["min(s) AS s", "max(e) AS e"], extra)
+    if not extra:
+        q.coalesced.add(out)
+    return out
 
 
 def runs_sql(q: Stmt, src: str, joins, partition: list, order, reduced: list, extra=(), carried=()) -> str:

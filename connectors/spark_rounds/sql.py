@@ -19,9 +19,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 from itertools import count
 
-_CTES = count(1)  # CTE names, unique within the process (a statement may be a subquery of another)
-
 from chronolog.language import ast
+
+_CTES = count(1)  # CTE names, unique within the process (a statement may be a subquery of another)
 
 
 def int64(x: int) -> str:

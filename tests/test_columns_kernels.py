@@ -289,7 +289,6 @@ def test_merge_new_is_coalescing_and_the_rows_not_old(old_rows, parts_rows, kind
 def test_coalescing_in_place_is_coalescing_the_frame(rows, arity):
     """The given frames' coalescing of owned arrays, replaced one at a time,
     gives the frame's coalescing (any arity, unbounded ends included)."""
-    import numpy as np
     import polars as pl
 
     from chronolog.engine.columns.coalesce import coalesce, coalesce_owned

@@ -738,6 +738,7 @@ def reason(
     max_rounds: int | None = None,
     progress=None,
     engine: str | None = None,
+    closed=None,
 ) -> "Model":
     """Evaluate ``program`` over its own facts plus ``facts``; return the model.
 
@@ -762,6 +763,10 @@ def reason(
     run on rows; ``chronolog plan`` says which run where).  Same model.
     ``progress``: True draws a progress bar on standard error; a callable
     is called with a ``chronolog.progress.Progress`` after every round.
+    ``closed``: which ends of the intervals of tables given as facts without
+    ``start_closed``/``end_closed`` columns are closed: ``"both"`` (the
+    default), ``"left"`` (``[start, end)``, as pandas and SQL ranges),
+    ``"right"`` or ``"neither"``; or a dict of them by predicate.
     """
     from chronolog.arrow_import import without_pandas
     from chronolog.progress import reporter
@@ -770,7 +775,7 @@ def reason(
         return _Answer(
             program, facts, dialect=dialect, horizon=horizon, source=source,
             strategy=strategy, placement=placement, explain=explain, base_dir=base_dir,
-            max_rounds=max_rounds, progress=report, engine=engine,
+            max_rounds=max_rounds, progress=report, engine=engine, closed=closed,
         ).model
 
 
@@ -803,6 +808,7 @@ class Reasoner:
         max_rounds: int | None = None,
         progress=None,
         engine: str | None = None,
+        closed=None,
     ):
         from chronolog.arguments import check_choice, check_max_rounds
         from chronolog.planner.input_size import engine_choice
@@ -817,6 +823,10 @@ class Reasoner:
 
         with allocators.settled():  # (a command: the program's objects live to its end, out of the collector's walks)
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
+        from chronolog.frames import place_times
+
+        self._closed = closed
+        facts = place_times(prog, facts, closed)  # (@timeMapping and closed= of tables: their times by name)
         check_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
         # per fact) when the columnar executor may read them
@@ -1022,6 +1032,9 @@ class Reasoner:
 
     def _read_new(self, facts, what: str = "add()") -> FactRows:
         """Facts given to an update, read and checked against the program's arities."""
+        from chronolog.frames import place_times
+
+        facts = place_times(self.plan.program, facts, self._closed)
         rows = load_facts(facts, self.dialect, self.plan.program.calendar)
         from chronolog.planner.validate import collect_arities
 

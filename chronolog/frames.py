@@ -439,3 +439,39 @@ def repr_html(model, sample: int = 5) -> str:
         f"<div>{head}<table><thead><tr><th>predicate</th><th></th><th>facts</th><th>sample</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
+
+
+def place_times(program, facts, closed=None):
+    """``facts`` with each table given as ``{pred: table}`` rewritten where
+    the program's ``@timeMapping`` of ``pred`` places its times by position,
+    or ``closed`` (``"left"``, ... or a dict of them by predicate) gives the
+    closedness of a table without closedness columns
+    (connectors/table_times.py); a single frame of every predicate (a
+    ``pred`` column) takes ``closed`` alone.  Other facts as they are."""
+    if closed is None and not any(a.name == "timeMapping" for a in program.annotations):
+        return facts
+    from chronolog.connectors import table_times
+
+    table_times.check_closed(closed)
+    if not isinstance(facts, dict):
+        if closed is None or isinstance(closed, dict) or not is_table(facts):
+            return facts
+        return table_times.with_closed(as_table(facts), table_times.closed_ends(closed, "?"), "the table")
+    from chronolog.connectors.bindings import time_mapping
+
+    out = {}
+    for pred, items in facts.items():
+        if is_table(items):
+            mapping, ends = time_mapping(program, pred), table_times.closed_ends(closed, pred)
+            if mapping is not None and ends is not None:
+                raise ArgumentError(
+                    f"facts for {pred}: closed= was given, and @timeMapping of {pred} says which ends are closed",
+                    hint=f"leave out closed= for {pred}, or the closedness of @timeMapping (#T, #F)",
+                )
+            if mapping is not None:
+                pos = next(a.pos for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
+                items = table_times.time_mapped(as_table(items, pred), mapping, pred, f"the table for {pred}", pos)
+            elif ends is not None:
+                items = table_times.with_closed(as_table(items, pred), ends, pred)
+        out[pred] = items
+    return out

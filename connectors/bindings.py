@@ -183,22 +183,32 @@ def time_mapping(program: ast.Program, pred: str):
     return None
 
 
-def _refuse_time_mapping_of_tables(program: ast.Program, pred: str, kind: str, spec: str) -> None:
-    """``@timeMapping`` of a predicate bound to a Parquet, Arrow or fact
-    file: those are read by their columns' names (start, end, start_closed,
-    end_closed), so the annotation would be passed over without a word,
-    its closedness with it (#F read as closed)."""
-    fmt = spec.split()[1].lower() if kind == "spark" and len(spec.split()) > 1 else kind
-    if fmt == "csv" or time_mapping(program, pred) is None:
+def _refuse_time_mapping_of_fact_files(program: ast.Program, pred: str, kind: str) -> None:
+    """``@timeMapping`` of a predicate bound to a fact file, whose lines
+    write their intervals: the annotation would be passed over without a
+    word, its closedness with it (#F read as closed).  (CSV, Parquet and
+    Arrow files and Spark inputs are tables: it places their times.)"""
+    if kind != "facts" or time_mapping(program, pred) is None:
         return
     a = next(a for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
     raise ProgramError(
-        f"@timeMapping of {pred}: {pred} is bound to a {fmt} file, whose columns are read by name; @timeMapping places "
-        "the times of CSV files",
+        f"@timeMapping of {pred}: {pred} is bound to a file of facts, whose lines write their intervals; "
+        "@timeMapping places the times of tables (CSV, Parquet, Arrow)",
         a.pos,
-        hint="name the file's time columns start and end (and start_closed, end_closed for their closedness: "
-             'in Polars df.rename({"ts": "start"}), with_columns(end_closed=False)), and leave out @timeMapping',
+        hint=f"leave out @timeMapping of {pred}",
     )
+
+
+def time_mapped_table(program: ast.Program, pred: str, table, where: str):
+    """A table bound or given for ``pred`` with its times where the
+    program's ``@timeMapping`` places them (as it is without one)."""
+    mapping = time_mapping(program, pred)
+    if mapping is None:
+        return table
+    from .table_times import time_mapped
+
+    pos = next(a.pos for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
+    return time_mapped(table, mapping, pred, where, pos)
 
 
 def column_names(program: ast.Program, pred: str, arity: int) -> list:
@@ -242,7 +252,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
             _check_file_options(pred, kind, str(spec), a.pos)
         if pred in outputs:
             continue  # an output binding: written after reasoning
-        _refuse_time_mapping_of_tables(program, pred, kind, str(spec))
+        _refuse_time_mapping_of_fact_files(program, pred, kind)
         if kind == "spark":
             if spark_inputs is None:
                 raise ProgramError(
@@ -269,7 +279,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
             from .files import read_table
             from .table_columns import read_table_columns
 
-            table = read_table(path, FILE_KINDS[kind])
+            table = time_mapped_table(program, pred, read_table(path, FILE_KINDS[kind]), str(path))
             fc = read_table_columns(table, pred, ast.Pos(str(path), 0, 0), getattr(program, "calendar", None), min_rows)
             if fc is not None:
                 columns.append(fc)

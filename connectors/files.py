@@ -78,6 +78,10 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
     if kind in ("parquet", "ipc"):
         calendar = getattr(program, "calendar", None)
         table = read_table(path, kind)
+        if program is not None:
+            from chronolog.connectors.bindings import time_mapped_table
+
+            table = time_mapped_table(program, pred, table, str(path))  # (@timeMapping: the times by position)
         try:
             return table_to_rows(table, pred, calendar, timestamps="times")  # date arguments stay dates
         except DataError as e:

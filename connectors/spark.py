@@ -25,7 +25,7 @@ from functools import partial, reduce
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.errors import DataError, InconsistencyError, ProgramError, counted
+from chronolog.language.errors import ArgumentError, DataError, InconsistencyError, ProgramError, counted
 from chronolog.language.timeline import EVERYWHERE, MAX_DIGITS
 
 from . import distributed as dist
@@ -288,25 +288,68 @@ def embedded_csv_error(prog, b: dict, among=None) -> None:
             read_csv_facts(f, b["pred"], None, *args[1:], time_mapping(prog, b["pred"]), prog.calendar)
 
 
-def _time_mapped(df, mapping, b: dict):
+def _placed_times(prog, pred: str, df, closed, where: str):
+    """An input (a Spark DataFrame, an Arrow table, a pandas DataFrame) with
+    its times where the program's ``@timeMapping`` of ``pred`` places them,
+    or closed as ``closed`` says (connectors/table_times.py, as the
+    embedded ``reason`` reads a table)."""
+    from chronolog.connectors.bindings import time_mapping
+    from chronolog.connectors.table_times import closed_ends, time_mapped, with_closed
+
+    mapping, ends = time_mapping(prog, pred), closed_ends(closed, pred)
+    if mapping is not None and ends is not None:
+        raise ArgumentError(
+            f"{where}: closed= was given, and @timeMapping of {pred} says which ends are closed",
+            hint=f"leave out closed= for {pred}, or the closedness of @timeMapping (#T, #F)",
+        )
+    if mapping is None and ends is None:
+        return df
+    if not hasattr(df, "toArrow"):  # an Arrow table or a pandas DataFrame: as the embedded reason() rewrites it
+        import pyarrow as pa
+
+        from chronolog.engine.arrow import pandas_table
+
+        table = df if isinstance(df, (pa.Table, pa.RecordBatch)) else pandas_table(df, pred)
+        table = table if isinstance(table, pa.Table) else pa.Table.from_batches([table])
+        if mapping is None:
+            return with_closed(table, ends, pred)
+        pos = next(a.pos for a in prog.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
+        return time_mapped(table, mapping, pred, where, pos)
+    if mapping is not None:
+        return _time_mapped(df, mapping, {"pred": pred, "location": where, "pos": None}, boolean=True, prog=prog)
+    have = [c for c in df.columns if c in ("start_closed", "end_closed")]
+    if have:
+        raise ArgumentError(
+            f"{where}: closed= was given, but the input has the column {have[0]}, which says per row which ends are closed",
+            hint=f"leave out closed= for {pred} (closed={{...}} names the inputs it is for), or drop the column",
+        )
+    return df.selectExpr("*", f"{str(ends[0]).lower()} AS start_closed", f"{str(ends[1]).lower()} AS end_closed")
+
+
+def _time_mapped(df, mapping, b: dict, boolean: bool = False, prog=None):
     """A CSV input's columns as ``@timeMapping`` places its times (start
     and end by position, their closedness from the annotation), as the
     embedded CSV reader reads them; the other columns stay the terms, in
-    their order."""
+    their order.  ``boolean``: the closedness as booleans (a typed input),
+    not a CSV's text."""
     if mapping is None:
         return df
     start, end, sc, ec = mapping
     cols = df.columns
+    pos = b["pos"]
+    if pos is None:  # (an input given from Python: the annotation's place)
+        pos = next(a.pos for a in prog.annotations if a.name == "timeMapping" and a.args and a.args[0] == b["pred"])
     if max(start, end) >= len(cols):
         raise ProgramError(
             f"@timeMapping of {b['pred']}: {b['location']} has {counted(len(cols), 'column')}, no column {max(start, end)}",
-            b["pos"],
+            pos,
             hint="positions count from 0, in the file's column order",
         )
     names = [c for i, c in enumerate(cols) if i not in (start, end) and c not in ("start_closed", "end_closed")]
     exprs = [f"{_sql_name(c)} AS {_sql_name(f'c{k}')}" for k, c in enumerate(names)]
     exprs += [f"{_sql_name(cols[start])} AS start", f"{_sql_name(cols[end])} AS `end`"]
-    exprs += [f"'{str(bool(sc)).lower()}' AS start_closed", f"'{str(bool(ec)).lower()}' AS end_closed"]
+    quote = "" if boolean else "'"
+    exprs += [f"{quote}{str(bool(sc)).lower()}{quote} AS start_closed", f"{quote}{str(bool(ec)).lower()}{quote} AS end_closed"]
     return df.selectExpr(*exprs)
 
 
@@ -537,6 +580,7 @@ def reason_with(
     stats: dict | None = None,
     arrow: bool = False,
     one_task_bytes: int | None = None,
+    closed=None,
     _fail_first_attempt: bool = False,
 ) -> dict:
     """Reason over Spark DataFrames; return ``{pred: DataFrame}`` for the
@@ -545,7 +589,11 @@ def reason_with(
     ``inputs``: ``{pred: DataFrame | pyarrow.Table | pandas.DataFrame}`` in the
     layout (term columns, then ``start``, ``end`` and optional
     ``start_closed``, ``end_closed``); ``@bind("p", "spark parquet", ...)``
-    inputs of the program are read too.  ``distributed``: run the engine in
+    inputs of the program are read too.  ``@timeMapping`` places the times
+    of any of them by column position; ``closed`` (``"left"``: ``[start,
+    end)``, ``"right"``, ``"neither"``, ``"both"`` the default, or a dict of
+    them by predicate) closes the intervals of inputs without closedness
+    columns.  ``distributed``: run the engine in
     Spark tasks per key group (``key={pred: position}`` fixes keys, found by
     the planner otherwise; ``partitions`` defaults to the default
     parallelism).  ``timestamps``: output time columns as UTC timestamps.
@@ -581,8 +629,11 @@ def reason_with(
         base_dir = program.parent if isinstance(program, Path) else Path.cwd()
     frames = []  # (pred, DataFrame or Arrow table, read from CSV)
     sources = {}  # pred -> where its bound input comes from (for errors)
+    from chronolog.connectors.table_times import check_closed
+
+    check_closed(closed)
     for pred, df in _checked_inputs(inputs).items():
-        frames.append((pred, df, False))
+        frames.append((pred, _placed_times(prog, pred, df, closed, f"inputs[{pred!r}]"), False))
     for b in binding_specs(prog, Path(base_dir)):
         if b["kind"] == "spark" and not b["output"]:
             df = read_binding(spark, b)
@@ -600,6 +651,8 @@ def reason_with(
                     refuse_unnamed_columns(named, ast.Pos(str(b["location"]), 1, 1), time_mapping(prog, b["pred"]))
                     check_mapped_header(prog, b["pred"], header, b["location"])
                 df = _time_mapped(held_by_csv_reader(spark, b, df, prog), time_mapping(prog, b["pred"]), b)
+            else:
+                df = _placed_times(prog, b["pred"], df, None, str(b["location"]))
             frames.append((b["pred"], df, b["format"] == "csv"))
             sources[b["pred"]] = str(b["location"])
     _refuse_lars_frames(prog, frames)

@@ -282,28 +282,34 @@ def test_a_window_given_to_query_as_its_dialect_is_refused():
     assert 'query("high(X)@[FROM,TO]")' in e.value.hint
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
 @pytest.mark.parametrize("kind", ["parquet", "arrow"])
-def test_a_time_mapping_of_a_table_file_is_refused(tmp_path, kind):
-    """@timeMapping("p", 2, 3, #T, #F) of a Parquet binding was passed over:
-    the file's start and end columns were read closed at both ends, against
-    the annotation's #F."""
+def test_a_time_mapping_of_a_table_file_places_its_times(tmp_path, kind, engine):
+    """@timeMapping("p", 2, 3, #T, #F) of a Parquet binding was passed over
+    (the file's start and end columns read closed at both ends, against the
+    annotation's #F), then refused: it places the times of a table file as
+    of a CSV file, by position and with its closedness."""
     import pyarrow as pa
     import pyarrow.feather as feather
     import pyarrow.parquet as pq
 
-    table = pa.table({"s": ["a", "a"], "v": [1, 2], "start": [0, 5], "end": [5, 10]})
+    table = pa.table({"s": ["a", "a"], "v": [1, 2], "from": [0, 5], "to": [5, 10]})
     name = f"p.{kind}"
     (pq.write_table if kind == "parquet" else lambda t, p: feather.write_feather(t, p, compression="uncompressed"))(table, tmp_path / name)
     prog = tmp_path / "p.vada"
     prog.write_text(f'@bind("p", "{kind}", "{tmp_path}", "{name}").\n@timeMapping("p", 2, 3, #T, #F).\nq(S, V) :- p(S, V).\n')
-    refused(prog, where=f"{prog}:2:1", says=f"p is bound to a {kind} file, whose columns are read by name",
-            hint="name the file's time columns start and end")
-    # (what the hint says gives what the annotation meant: the half-open intervals of the dictionary)
-    closed = table.append_column("start_closed", pa.array([True, True])).append_column("end_closed", pa.array([False, False]))
-    (pq.write_table if kind == "parquet" else lambda t, p: feather.write_feather(t, p, compression="uncompressed"))(closed, tmp_path / name)
-    prog.write_text(f'@bind("p", "{kind}", "{tmp_path}", "{name}").\nq(S, V) :- p(S, V).\n')
     want = chronolog.reason("q(S, V) :- p(S, V).", {"p": [(("a", 1), (0, 5, True, False)), (("a", 2), (5, 10, True, False))]})
-    assert chronolog.reason(prog).to_text() == want.to_text()
+    assert chronolog.reason(prog, engine=engine).to_text() == want.to_text()
+
+
+def test_a_time_mapping_of_a_fact_file_is_refused(tmp_path):
+    """A file of facts writes its intervals: @timeMapping of it would be
+    passed over, its #F with it."""
+    (tmp_path / "p.facts").write_text("p(a)@[0,5]\n")
+    prog = tmp_path / "p.vada"
+    prog.write_text(f'@bind("p", "facts", "{tmp_path}", "p.facts").\n@timeMapping("p", 1, 2, #T, #F).\nq(S) :- p(S).\n')
+    refused(prog, where=f"{prog}:2:1", says="p is bound to a file of facts, whose lines write their intervals",
+            hint="leave out @timeMapping of p")
 
 
 @pytest.mark.parametrize("window", ["[0,1M]", "[0,30d]", "[0,12 h]", "(0,5min]"])

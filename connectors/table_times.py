@@ -1,0 +1,103 @@
+"""Where a table's times are, and which of their ends are closed, when the
+table does not say it by its column names.
+
+A table given as facts (an Arrow table, a pandas or Polars DataFrame, a
+Parquet or Arrow IPC file, a Spark DataFrame) is read by name: ``start``
+and ``end``, and ``start_closed``/``end_closed`` per row, closed when
+absent.  Two things say otherwise, for a whole table:
+
+- ``@timeMapping("p", S, E, SC, EC).`` places the times by column position
+  (as for CSV files: connectors/csv_files.py), closed as it says;
+- ``closed="left"`` (pandas' word for ``[start, end)``; also ``"right"``,
+  ``"both"``, ``"neither"``) gives the closedness of a table that has no
+  closedness columns.
+
+Both rewrite the table into the layout of engine/arrow.py before any
+reader sees it, so every reader (rows, columns, Spark) reads it alike.
+"""
+
+from __future__ import annotations
+
+from chronolog.language.errors import ArgumentError, ProgramError, counted
+
+CLOSED = {"both": (True, True), "left": (True, False), "right": (False, True), "neither": (False, False)}
+CLOSEDNESS = ("start_closed", "end_closed")
+
+
+def closed_ends(closed, pred: str, what: str = "closed"):
+    """``closed`` (a word of :data:`CLOSED`, or a dict of them by predicate)
+    for ``pred``, as ``(start_closed, end_closed)``; None when not given."""
+    if isinstance(closed, dict):
+        closed = closed.get(pred)
+    if closed is None:
+        return None
+    if closed not in CLOSED:
+        raise ArgumentError(
+            f"{what}={closed!r}: which ends of the intervals are closed is one of {', '.join(map(repr, CLOSED))}",
+            hint='closed="left" reads each row as [start, end), as pandas\' closed="left" and SQL ranges\' default "[)"',
+        )
+    return CLOSED[closed]
+
+
+def check_closed(closed, what: str = "closed") -> None:
+    """Refuse a bad ``closed`` argument before any input is read."""
+    if isinstance(closed, dict):
+        for pred, c in closed.items():
+            closed_ends(c, pred, f"{what}[{pred!r}]")
+    else:
+        closed_ends(closed, "?", what)
+
+
+def with_closed(table, ends, pred: str):
+    """The Arrow ``table`` with constant ``start_closed``/``end_closed``
+    columns ``ends``; a table that has either column already is refused
+    (it says per row which ends are closed)."""
+    import pyarrow as pa
+
+    names = list(table.schema.names)
+    have = [c for c in CLOSEDNESS if c in names]
+    if have:
+        raise ArgumentError(
+            f"facts for {pred}: closed= was given, but the table has the column {have[0]}, which says per row "
+            "which ends are closed",
+            hint=f"leave out closed= for {pred} (closed={{...}} names the tables it is for), or drop the column",
+        )
+    n = table.num_rows
+    for name, value in zip(CLOSEDNESS, ends):
+        table = table.append_column(name, pa.array([value] * n, pa.bool_()))
+    return table
+
+
+def time_mapped(table, mapping, pred: str, where: str, pos=None):
+    """The Arrow ``table`` with its times where ``@timeMapping`` places them
+    (``mapping``: ``(start, end, start_closed, end_closed)`` positions over
+    the table's columns, counted from 0): those columns named ``start``
+    and ``end`` (one column as both for time points), the closedness
+    constant columns; the other columns stay the arguments in their order,
+    closedness columns dropped as the CSV readers drop them.  ``where``
+    names the table in errors, ``pos`` the annotation."""
+    import pyarrow as pa
+
+    start, end, sc, ec = mapping
+    names = list(table.schema.names)
+    if max(start, end) >= len(names):
+        raise ProgramError(
+            f"@timeMapping of {pred}: {where} has {counted(len(names), 'column')} ({', '.join(map(str, names))}), "
+            f"no column {max(start, end)}",
+            pos,
+            hint="positions count from 0, in the table's column order",
+        )
+    keep = [i for i, n in enumerate(names) if i not in (start, end) and n not in CLOSEDNESS]
+    clash = [names[i] for i in keep if names[i] in ("start", "end")]
+    if clash:
+        raise ProgramError(
+            f"@timeMapping of {pred}: {where} has a column {clash[0]} that @timeMapping does not place "
+            f"(it places columns {start} and {end}: {names[start]}, {names[end]})",
+            pos,
+            hint=f"rename the column {clash[0]}, or leave out @timeMapping: columns named start and end are the times",
+        )
+    n = table.num_rows
+    cols = [table.column(i) for i in keep] + [table.column(start), table.column(end)]
+    cols += [pa.array([bool(sc)] * n, pa.bool_()), pa.array([bool(ec)] * n, pa.bool_())]
+    out = pa.Table.from_arrays(cols, names=[names[i] for i in keep] + ["start", "end", *CLOSEDNESS])
+    return out.replace_schema_metadata(table.schema.metadata)

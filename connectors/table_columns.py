@@ -150,7 +150,7 @@ def _time_values(table, calendar):
     import numpy as np
     import pyarrow as pa
 
-    both = pa.chunked_array([table.column("start").combine_chunks(), table.column("end").combine_chunks()])
+    both = pa.chunked_array(_one_type(table.column("start").combine_chunks(), table.column("end").combine_chunks()))
     typ = both.type
     if both.null_count:
         return None  # an unbounded end: the row reader
@@ -176,6 +176,24 @@ def _time_values(table, calendar):
     values = np.empty(len(units), dtype=object)
     values[:] = units.tolist()
     return enc.indices.to_numpy().astype(np.int64), values, units
+
+
+def _one_type(start, end) -> list:
+    """``[start, end]`` in one type where each holds the other's values
+    exactly: integers of two widths as int64, integers beside float64 as
+    float64 (a safe cast: an integer no float holds raises, and the row
+    reader reads the table); other pairs as they are (two types: the row
+    reader)."""
+    import pyarrow as pa
+
+    s, e = start.type, end.type
+    if s == e:
+        return [start, end]
+    if pa.types.is_integer(s) and pa.types.is_integer(e):
+        return [start.cast(pa.int64()), end.cast(pa.int64())]
+    if {s, e} <= {pa.float64()} | {t for t in (s, e) if pa.types.is_integer(t)}:
+        return [start.cast(pa.float64()), end.cast(pa.float64())]
+    return [start, end]
 
 
 def _float_times(v, n: int):

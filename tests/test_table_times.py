@@ -1,0 +1,241 @@
+"""Where a table's times are and which ends are closed, when its column
+names do not say it (connectors/table_times.py): ``@timeMapping`` of a
+table given as facts or bound as a file, ``closed="left"`` (pandas'
+word for ``[start, end)``), and start and end columns of two types.
+
+The answers are checked against the same facts given as rows with their
+closedness written out (the dictionary form), on rows and columns, and on
+Spark against the embedded engine (marked ``spark``)."""
+
+import warnings
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+import chronolog
+from chronolog.engine.arrow import table_to_rows
+from chronolog.language.errors import ArgumentError, ProgramError
+
+pa = pytest.importorskip("pyarrow")
+
+PROGRAM = "q(X) :- p(X).\nr(X) :- <->[0,1] p(X), p(Y), X != Y.\n@output(\"q\"). @output(\"r\").\n"
+HALF_OPEN = {"p": [(("a",), (0, 5, True, False)), (("b",), (5, 9, True, False))]}
+
+
+def answers(model):
+    return {k: sorted(model.facts(k)) for k in ("q", "r")}
+
+
+def want(rows=HALF_OPEN):
+    return answers(chronolog.reason(PROGRAM, rows))
+
+
+def frames(table):
+    """The table as each kind of frame ``reason`` takes."""
+    import polars as pl
+
+    return {"arrow": table, "pandas": table.to_pandas(), "polars": pl.from_arrow(table)}
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "polars"])
+def test_time_mapping_places_the_times_of_a_table_given_as_facts(kind, engine):
+    """It was passed over: a table with start and end columns was read
+    closed at both ends against the annotation's #F, one with other names
+    refused for lacking a start column."""
+    table = pa.table({"c0": ["a", "b"], "from": [0, 5], "to": [5, 9]})
+    prog = '@timeMapping("p", 1, 2, #T, #F).\n' + PROGRAM
+    assert answers(chronolog.reason(prog, {"p": frames(table)[kind]}, engine=engine)) == want()
+    named = pa.table({"c0": ["a", "b"], "start": [0, 5], "end": [5, 9]})
+    assert answers(chronolog.reason(prog, {"p": frames(named)[kind]}, engine=engine)) == want()
+
+
+def test_time_mapping_of_one_column_reads_time_points():
+    table = pa.table({"c0": ["a", "b"], "ts": [3, 4], "v": [1, 2]})
+    model = chronolog.reason('@timeMapping("p", 1, 1).\nq(X, V) :- p(X, V).', {"p": table})
+    assert model.facts("q") == [(("a", 1), (3, 3, True, True)), (("b", 2), (4, 4, True, True))]
+
+
+def test_time_mapping_past_the_table_names_its_columns():
+    table = pa.table({"c0": ["a"], "start": [0], "end": [5]})
+    with pytest.raises(ProgramError, match=r"@timeMapping of p: the table for p has 3 columns \(c0, start, end\), no column 5"):
+        chronolog.reason('@timeMapping("p", 1, 5).\nq(X) :- p(X).', {"p": table})
+
+
+def test_time_mapping_that_leaves_a_start_column_among_the_arguments_is_refused():
+    table = pa.table({"c0": ["a"], "start": [0], "t1": [1], "t2": [5]})
+    with pytest.raises(ProgramError, match="has a column start that @timeMapping does not place"):
+        chronolog.reason('@timeMapping("p", 2, 3).\nq(X) :- p(X, Y).', {"p": table})
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "polars"])
+def test_closed_left_reads_a_table_as_half_open(kind, engine):
+    table = pa.table({"c0": ["a", "b"], "start": [0, 5], "end": [5, 9]})
+    assert answers(chronolog.reason(PROGRAM, {"p": frames(table)[kind]}, closed="left", engine=engine)) == want()
+    assert answers(chronolog.reason(PROGRAM, {"p": frames(table)[kind]}, closed={"p": "left"}, engine=engine)) == want()
+
+
+@pytest.mark.parametrize("closed, ends", [("right", (False, True)), ("neither", (False, False)), ("both", (True, True))])
+def test_closed_names_each_pair_of_ends(closed, ends):
+    table = pa.table({"c0": ["a", "b"], "start": [0, 5], "end": [5, 9]})
+    rows = {"p": [(("a",), (0, 5, *ends)), (("b",), (5, 9, *ends))]}
+    assert answers(chronolog.reason(PROGRAM, {"p": table}, closed=closed)) == want(rows)
+
+
+def test_closed_of_a_large_table_on_columns_is_the_rows_answer():
+    n = 10_000
+    table = pa.table({"c0": [f"s{i // 1000}" for i in range(n)], "start": list(range(n)), "end": [i + 1 for i in range(n)]})
+    rows = {"p": [((f"s{i // 1000}",), (i, i + 1, True, False)) for i in range(n)]}
+    prog = "q(X) :- [-][0,2] p(X)."
+    got = chronolog.reason(prog, {"p": table}, closed="left").to_text()
+    assert got == chronolog.reason(prog, rows, engine="rows").to_text()
+    assert got.splitlines()[0] == "q(s0)@[2,1000)"
+
+
+def test_closed_in_a_session_reads_added_tables_alike():
+    table = pa.table({"c0": ["a"], "start": [0], "end": [5]})
+    r = chronolog.Reasoner("q(X) :- p(X).", {"p": table}, closed="left")
+    r.add({"p": pa.table({"c0": ["b"], "start": [5], "end": [9]})})
+    assert r.model.facts("q") == [(("a",), (0, 5, True, False)), (("b",), (5, 9, True, False))]
+
+
+def test_closed_of_one_frame_of_every_predicate():
+    import pandas as pd
+
+    frame = pd.DataFrame({"pred": ["p", "p"], "c0": ["a", "b"], "start": [0, 5], "end": [5, 9]})
+    assert answers(chronolog.reason(PROGRAM, frame, closed="left")) == want()
+
+
+@pytest.mark.parametrize("closed, says", [
+    ("lft", r"closed='lft': which ends of the intervals are closed is one of 'both', 'left', 'right', 'neither'"),
+    ({"p": "[)"}, r"closed\['p'\]='\[\)': which ends"),
+])
+def test_a_bad_closed_is_refused(closed, says):
+    table = pa.table({"c0": ["a"], "start": [0], "end": [5]})
+    with pytest.raises(ArgumentError, match=says) as e:
+        chronolog.reason("q(X) :- p(X).", {"p": table}, closed=closed)
+    assert 'closed="left"' in e.value.hint
+
+
+def test_closed_beside_closedness_columns_or_a_time_mapping_is_refused():
+    table = pa.table({"c0": ["a"], "start": [0], "end": [5], "end_closed": [True]})
+    with pytest.raises(ArgumentError, match="closed= was given, but the table has the column end_closed"):
+        chronolog.reason("q(X) :- p(X).", {"p": table}, closed="left")
+    table = pa.table({"c0": ["a"], "start": [0], "end": [5]})
+    with pytest.raises(ArgumentError, match="closed= was given, and @timeMapping of p says which ends are closed"):
+        chronolog.reason('@timeMapping("p", 1, 2).\nq(X) :- p(X).', {"p": table}, closed="left")
+
+
+def test_a_point_read_half_open_is_an_empty_interval():
+    table = pa.table({"c0": ["a"], "start": [3], "end": [3]})
+    with pytest.raises(chronolog.ChronologError, match="has an empty interval"):
+        chronolog.reason("q(X) :- p(X).", {"p": table}, closed="left")
+
+
+MIXED = {  # start and end columns of two types, and the exact intervals they hold
+    "int64, decimal": (pa.array([0, 1], pa.int64()), pa.array([Decimal("2.5"), Decimal("4")], pa.decimal128(4, 1))),
+    "decimal, int64": (pa.array([Decimal("0.5"), Decimal("1")], pa.decimal128(4, 1)), pa.array([3, 4], pa.int64())),
+    "int32, float64": (pa.array([0, 1], pa.int32()), pa.array([2.5, 4.0])),
+    "float64, int64": (pa.array([0.5, 1.0]), pa.array([3, 4], pa.int64())),
+    "text, int64": (pa.array(["0", "1/3"]), pa.array([3, 4], pa.int64())),
+    "decimal(3,1), decimal(5,2)": (pa.array([Decimal("0.5"), Decimal("1")], pa.decimal128(3, 1)),
+                                   pa.array([Decimal("3.25"), Decimal("4")], pa.decimal128(5, 2))),
+    "int32, int64": (pa.array([0, 1], pa.int32()), pa.array([3, 4], pa.int64())),
+}
+
+
+def _mixed(label):
+    from chronolog.language.timeline import parse_number
+
+    start, end = MIXED[label]
+    table = pa.table({"c0": ["a", "b"], "start": start, "end": end})
+    exact = [parse_number(str(v)) if isinstance(v, str) else Fraction(str(v)) for v in start.to_pylist() + end.to_pylist()]
+    rows = {"p": [(("a",), (exact[0], exact[2])), (("b",), (exact[1], exact[3]))]}
+    return table, rows
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("label", list(MIXED))
+def test_start_and_end_of_two_types_are_read_exactly(label, engine, tmp_path):
+    import pyarrow.parquet as pq
+
+    table, rows = _mixed(label)
+    expected = want(rows)
+    assert answers(chronolog.reason(PROGRAM, {"p": table}, engine=engine)) == expected
+    pq.write_table(table, tmp_path / "p.parquet")
+    bound = f'@bind("p", "parquet", "{tmp_path}", "p.parquet").\n' + PROGRAM
+    assert answers(chronolog.reason(bound, engine=engine)) == expected
+
+
+@pytest.mark.parametrize("label", ["int32, int64", "int32, float64", "float64, int64"])
+def test_integer_and_float_ends_of_two_types_go_to_columns(label):
+    """A large table whose start and end are integers of two widths, or an
+    integer beside a float64, is read by the columns' kernels (it went to
+    the rows for its two types), with the rows' answers."""
+    from chronolog.connectors.table_columns import read_table_columns
+
+    start, end = MIXED[label]
+    n = 10_000
+    table = pa.table({"c0": [f"s{i % 5}" for i in range(n)],
+                      "start": pa.concat_arrays([start] * (n // 2)), "end": pa.concat_arrays([end] * (n // 2))})
+    assert read_table_columns(table, "p", None) is not None
+    assert chronolog.reason(PROGRAM, {"p": table}).to_text() == chronolog.reason(PROGRAM, {"p": table}, engine="rows").to_text()
+
+
+def test_an_integer_end_past_a_float_is_read_by_the_rows():
+    """An integer end no float64 holds (2**53 + 1) beside float64 starts is
+    left to the rows, which keep it exact."""
+    from chronolog.connectors.table_columns import read_table_columns
+
+    n = 10_000
+    table = pa.table({"c0": ["a"] * n, "start": [0.5] * n, "end": pa.array([2**53 + 1] * n, pa.int64())})
+    assert read_table_columns(table, "p", None) is None
+    assert chronolog.reason("q(X) :- p(X).", {"p": table}).facts("q") == [(("a",), (Fraction(1, 2), 2**53 + 1, True, True))]
+
+
+# ---------------------------------------------------------------- Spark
+
+
+def _spark_answers(spark, program, inputs, **options):
+    from chronolog import spark as cs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = cs.reason(spark, program, inputs=inputs, arrow=True, **options)
+    return {k: sorted(table_to_rows(v, k)) for k, v in out.items()}
+
+
+PATHS = [(False, None), (True, None), (True, -1)]
+PATH_IDS = ["driver", "distributed", "rounds"]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("distributed, one_task_bytes", PATHS, ids=PATH_IDS)
+def test_spark_time_mapping_and_closed_of_inputs(spark, distributed, one_task_bytes, tmp_path):
+    import pyarrow.parquet as pq
+
+    mapped = pa.table({"c0": ["a", "b"], "from": [0, 5], "to": [5, 9]})
+    named = pa.table({"c0": ["a", "b"], "start": [0, 5], "end": [5, 9]})
+    tm = '@timeMapping("p", 1, 2, #T, #F).\n'
+    options = dict(distributed=distributed, one_task_bytes=one_task_bytes)
+    for inp in (mapped, mapped.to_pandas(), spark.createDataFrame(mapped.to_pandas())):
+        assert _spark_answers(spark, tm + PROGRAM, {"p": inp}, **options) == want()
+    for inp in (named, named.to_pandas(), spark.createDataFrame(named.to_pandas())):
+        assert _spark_answers(spark, PROGRAM, {"p": inp}, closed="left", **options) == want()
+    pq.write_table(mapped, tmp_path / "p.parquet")
+    for kind in ("spark parquet", "parquet"):
+        bound = f'@bind("p", "{kind}", "{tmp_path}", "p.parquet").\n' + tm + PROGRAM
+        assert _spark_answers(spark, bound, None, **options) == want()
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("distributed, one_task_bytes", PATHS, ids=PATH_IDS)
+def test_spark_start_and_end_of_two_types(spark, distributed, one_task_bytes):
+    for label in MIXED:
+        table, rows = _mixed(label)
+        df = spark.createDataFrame(table.to_pylist() if label.startswith("text") else table.to_pandas())
+        for inp in (table, df):
+            got = _spark_answers(spark, PROGRAM, {"p": inp}, distributed=distributed, one_task_bytes=one_task_bytes)
+            assert got == want(rows), label

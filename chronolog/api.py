@@ -361,7 +361,7 @@ def check_tables(program, facts) -> None:
                 warnings.warn(Note(
                     f"facts[{pred!r}]: the table has no start_closed and end_closed columns, so its intervals are closed "
                     f"at both ends, and one ends at {met} where another starts: both hold at {met} (for intervals "
-                    "[start, end), as pandas and SQL ranges mean, add a column end_closed=False)"), stacklevel=3)
+                    "[start, end), as pandas and SQL ranges mean, pass closed=\"left\" or add a column end_closed=False)"), stacklevel=3)
     if not any(a.name == "mapping" for a in program.annotations):
         return
     from chronolog.connectors.bindings import check_mapped_header

@@ -12,6 +12,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from budget import examples
 
 import chronolog
 from chronolog.engine.arrow import table_to_rows
@@ -75,6 +76,28 @@ def test_closed_left_reads_a_table_as_half_open(kind, engine):
     table = pa.table({"c0": ["a", "b"], "start": [0, 5], "end": [5, 9]})
     assert answers(chronolog.reason(PROGRAM, {"p": frames(table)[kind]}, closed="left", engine=engine)) == want()
     assert answers(chronolog.reason(PROGRAM, {"p": frames(table)[kind]}, closed={"p": "left"}, engine=engine)) == want()
+
+
+@pytest.mark.parametrize("seed", range(max(1, examples(5) // 5)))
+def test_closed_left_daily_table_gives_pandas_rolling_mean(seed):
+    """pandas' oracle: a daily series given as start = day, end = next day
+    and read with closed="left" gets no note, and at each trading day its
+    7-day mean is pandas' rolling("7D").mean()."""
+    import random
+
+    import pandas as pd
+
+    rng = random.Random(seed)
+    days = pd.bdate_range("2024-01-01", periods=30)
+    close = [rng.randrange(10, 20) for _ in days]
+    frame = pd.DataFrame({"ticker": "acme", "day": days, "close": close, "start": days, "end": days + pd.Timedelta(days=1)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = chronolog.reason('@timeGranularity("days").\nsma7(S, X) :- <->[0,P6D] price(S, D, V), X = avg(V).\n',
+                                 {"price": frame}, closed="left")
+    for day, mean in pd.Series(close, index=days).rolling("7D").mean().items():
+        got = model.query(f"sma7(acme,X)@{day.date()}")
+        assert [float(a.binding["X"]) for a in got] == pytest.approx([mean]), day
 
 
 @pytest.mark.parametrize("closed, ends", [("right", (False, True)), ("neither", (False, False)), ("both", (True, True))])

@@ -1032,9 +1032,6 @@ class Reasoner:
 
     def _read_new(self, facts, what: str = "add()") -> FactRows:
         """Facts given to an update, read and checked against the program's arities."""
-        from chronolog.frames import place_times
-
-        facts = place_times(self.plan.program, facts, self._closed)
         rows = load_facts(facts, self.dialect, self.plan.program.calendar)
         from chronolog.planner.validate import collect_arities
 
@@ -1098,6 +1095,10 @@ class Reasoner:
 
         if isinstance(retract, Iterator):
             retract = list(retract)  # (read once here, and again to name a fact that met nothing)
+        from chronolog.frames import place_times
+
+        # (@timeMapping and the session's closed= of tables, once: their times by name from here on)
+        retract, add = (place_times(self.plan.program, x, getattr(self, "_closed", None)) for x in (retract, add))
         for facts in (retract, add):  # (tables read by column order, as reason() checks them)
             check_tables(self.plan.program, facts)
         gone = self._read_retraction(retract, call) if retract is not None else {}

@@ -124,6 +124,18 @@ def test_closed_in_a_session_reads_added_tables_alike():
     assert r.model.facts("q") == [(("a",), (0, 5, True, False)), (("b",), (5, 9, True, False))]
 
 
+def test_a_session_retracts_and_amends_tables_as_it_reads_them():
+    """closed= and @timeMapping hold for the tables of retract and amend
+    too: [0,5) taken back from [0,5) leaves nothing."""
+    mapped = pa.table({"c0": ["a"], "from": [0], "to": [5]})
+    r = chronolog.Reasoner('@timeMapping("p", 1, 2, #T, #F).\nq(X) :- p(X).', {"p": mapped})
+    assert r.retract({"p": mapped}).facts("q") == []
+    named = pa.table({"c0": ["a"], "start": [0], "end": [5]})
+    r = chronolog.Reasoner("q(X) :- p(X).", {"p": named}, closed="left")
+    later = pa.table({"c0": ["a"], "start": [6], "end": [9]})
+    assert r.amend({"p": named}, {"p": later}).facts("q") == [(("a",), (6, 9, True, False))]
+
+
 def test_closed_of_one_frame_of_every_predicate():
     import pandas as pd
 

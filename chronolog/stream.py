@@ -398,6 +398,9 @@ class Stream:
         self._show(came)
 
     def _rows_of(self, facts):
+        from chronolog.frames import place_times
+
+        facts = place_times(self.plan.program, facts)  # (@timeMapping of a table: its times by name)
         check_tables(self.plan.program, facts)  # (a table's columns in the @mapping order, as reason checks them)
         return load_facts(facts, self.dialect, self.calendar)
 

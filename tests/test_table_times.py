@@ -136,6 +136,14 @@ def test_a_session_retracts_and_amends_tables_as_it_reads_them():
     assert r.amend({"p": named}, {"p": later}).facts("q") == [(("a",), (6, 9, True, False))]
 
 
+def test_a_stream_places_the_times_of_a_pushed_table():
+    """A table pushed to a Stream had its @timeMapping passed over."""
+    s = chronolog.Stream('@timeMapping("p", 1, 2, #T, #F).\nq(X) :- <->[0,1] p(X).')
+    s.push({"p": pa.table({"c0": ["a"], "from": [0], "to": [2]})})
+    s.close()
+    assert [str(f) for f in s] == ["q(a)@[0,3)"]
+
+
 def test_closed_of_one_frame_of_every_predicate():
     import pandas as pd
 

@@ -53,7 +53,12 @@ def stream_query(program, source, *, checkpoint, output, pred=None, dialect="vad
 
     if late not in ("skip", "fail"):
         raise ProgramError(f"late={late!r} is not a policy for late facts", hint='late="skip" or late="fail"')
-    if load_program(program, dialect=dialect).calendar is not None:  # (its readers and writers take numbers)
+    prog = load_program(program, dialect=dialect)
+    if pred is not None:  # (@timeMapping of a table stream: its times by name, as cs.reason reads an input)
+        from chronolog.connectors.spark import placed_times
+
+        source = placed_times(prog, pred, source, None, "the stream's source")
+    if prog.calendar is not None:  # (its readers and writers take numbers)
         raise ProgramError("a Spark stream takes numeric time points, but this program's timeline is dates",
                            hint="stream it with chronolog.Stream (chronolog stream), or write its time points as numbers")
     if reach_back is not None:

@@ -288,7 +288,7 @@ def embedded_csv_error(prog, b: dict, among=None) -> None:
             read_csv_facts(f, b["pred"], None, *args[1:], time_mapping(prog, b["pred"]), prog.calendar)
 
 
-def _placed_times(prog, pred: str, df, closed, where: str):
+def placed_times(prog, pred: str, df, closed, where: str):
     """An input (a Spark DataFrame, an Arrow table, a pandas DataFrame) with
     its times where the program's ``@timeMapping`` of ``pred`` places them,
     or closed as ``closed`` says (connectors/table_times.py, as the
@@ -633,7 +633,7 @@ def reason_with(
 
     check_closed(closed)
     for pred, df in _checked_inputs(inputs).items():
-        frames.append((pred, _placed_times(prog, pred, df, closed, f"inputs[{pred!r}]"), False))
+        frames.append((pred, placed_times(prog, pred, df, closed, f"inputs[{pred!r}]"), False))
     for b in binding_specs(prog, Path(base_dir)):
         if b["kind"] == "spark" and not b["output"]:
             df = read_binding(spark, b)
@@ -652,7 +652,7 @@ def reason_with(
                     check_mapped_header(prog, b["pred"], header, b["location"])
                 df = _time_mapped(held_by_csv_reader(spark, b, df, prog), time_mapping(prog, b["pred"]), b)
             else:
-                df = _placed_times(prog, b["pred"], df, None, str(b["location"]))
+                df = placed_times(prog, b["pred"], df, None, str(b["location"]))
             frames.append((b["pred"], df, b["format"] == "csv"))
             sources[b["pred"]] = str(b["location"])
     _refuse_lars_frames(prog, frames)

@@ -339,12 +339,9 @@ def _time_mapped(df, mapping, b: dict, boolean: bool = False, prog=None):
     pos = b["pos"]
     if pos is None:  # (an input given from Python: the annotation's place)
         pos = next(a.pos for a in prog.annotations if a.name == "timeMapping" and a.args and a.args[0] == b["pred"])
-    if max(start, end) >= len(cols):
-        raise ProgramError(
-            f"@timeMapping of {b['pred']}: {b['location']} has {counted(len(cols), 'column')}, no column {max(start, end)}",
-            pos,
-            hint="positions count from 0, in the file's column order",
-        )
+    from chronolog.connectors.table_times import check_positions
+
+    check_positions(cols, mapping, b["pred"], str(b["location"]), pos)
     names = [c for i, c in enumerate(cols) if i not in (start, end) and c not in ("start_closed", "end_closed")]
     exprs = [f"{_sql_name(c)} AS {_sql_name(f'c{k}')}" for k, c in enumerate(names)]
     exprs += [f"{_sql_name(cols[start])} AS start", f"{_sql_name(cols[end])} AS `end`"]

@@ -68,6 +68,17 @@ def with_closed(table, ends, pred: str):
     return table
 
 
+def check_positions(names, mapping, pred: str, where: str, pos) -> None:
+    """Refuse a ``@timeMapping`` that places a time past the columns ``names``
+    of ``where``."""
+    last = max(mapping[0], mapping[1])
+    if last >= len(names):
+        raise ProgramError(
+            f"@timeMapping of {pred}: {where} has {counted(len(names), 'column')} ({', '.join(map(str, names))}), no column {last}",
+            pos, hint="positions count from 0, in the table's column order",
+        )
+
+
 def time_mapped(table, mapping, pred: str, where: str, pos=None):
     """The Arrow ``table`` with its times where ``@timeMapping`` places them
     (``mapping``: ``(start, end, start_closed, end_closed)`` positions over
@@ -80,13 +91,7 @@ def time_mapped(table, mapping, pred: str, where: str, pos=None):
 
     start, end, sc, ec = mapping
     names = list(table.schema.names)
-    if max(start, end) >= len(names):
-        raise ProgramError(
-            f"@timeMapping of {pred}: {where} has {counted(len(names), 'column')} ({', '.join(map(str, names))}), "
-            f"no column {max(start, end)}",
-            pos,
-            hint="positions count from 0, in the table's column order",
-        )
+    check_positions(names, mapping, pred, where, pos)
     keep = [i for i, n in enumerate(names) if i not in (start, end) and n not in CLOSEDNESS]
     clash = [names[i] for i in keep if names[i] in ("start", "end")]
     if clash:

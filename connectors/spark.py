@@ -25,7 +25,7 @@ from functools import partial, reduce
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.errors import ArgumentError, DataError, InconsistencyError, ProgramError, counted
+from chronolog.language.errors import ArgumentError, DataError, InconsistencyError, ProgramError
 from chronolog.language.timeline import EVERYWHERE, MAX_DIGITS
 
 from . import distributed as dist

@@ -146,26 +146,42 @@ def test_each_keys_stream_knows_the_bound_inputs_of_its_key(tmp_path, monkeypatc
     assert answers == {"a": ["ctrl(a,c)@[0,10]"], "b": ["ctrl(b,d)@[5,20]"]}
 
 
+def table_stream_answers(spark, program, table, pred, tmp_path, keyed):
+    """The answers (fact text, sorted) of ``program`` over the DataFrame
+    ``table`` written as Parquet and streamed back as ``pred``."""
+    from chronolog.spark_stream import stream_query
+
+    src, ckpt, out = tmp_path / "in", tmp_path / "ckpt", tmp_path / "out"
+    table.write.parquet(str(src))
+    source = spark.readStream.schema(table.schema).parquet(str(src))
+    query, runner = stream_query(program, source, checkpoint=ckpt, output=out, pred=pred, trigger={"availableNow": True}, keyed=keyed)
+    query.awaitTermination(120)
+    assert query.exception() is None, query.exception()
+    runner.close(spark)
+    return sorted(r.fact for r in spark.read.parquet(str(out)).collect())
+
+
 def test_a_table_stream_reads_a_column_of_sets_as_sets(spark_session, tmp_path):
     """A stream of a table (``pred=``) whose column holds term text (a set
     of values, as a previous run's munion writes it, marked in the
     DataFrame's schema: docs/spark.md) reads each set as the set, not as
     the string it spells: the join with the program's set constant holds."""
     from chronolog import spark as cs
-    from chronolog.spark_stream import stream_query
 
     spark = spark_session
-    src, ckpt, out = tmp_path / "in", tmp_path / "ckpt", tmp_path / "out"
     m = spark.createDataFrame([("a", 1, 0, 5), ("a", 2, 0, 5), ("b", 1, 0, 5)], "k string, v long, start long, end long")
     sets = cs.reason(spark, 'g(K, S) :- m(K, V), S = munion(V).\n@output("g").', {"m": m})["g"]
-    sets.write.parquet(str(src))
-    source = spark.readStream.schema(sets.schema).parquet(str(src))
     program = 'both(K) :- g(K, S), pair(S).\npair({1,2})@(-inf,+inf).\n@output("both").'
-    query, runner = stream_query(program, source, checkpoint=ckpt, output=out, pred="g", trigger={"availableNow": True}, keyed=False)
-    query.awaitTermination(120)
-    assert query.exception() is None, query.exception()
-    runner.close(spark)
-    got = sorted(r.fact for r in spark.read.parquet(str(out)).collect())
+    got = table_stream_answers(spark, program, sets, "g", tmp_path, keyed=False)
     rows = {"m": [((k, v), (s, e)) for k, v, s, e in m.collect()]}
     model = chronolog.reason('g(K, S) :- m(K, V), S = munion(V).\n' + program, rows)
     assert got == sorted(model.to_text().splitlines()) and len(got) == 1, got
+
+
+@pytest.mark.parametrize("keyed", [False, None], ids=["driver", "keyed"])
+def test_a_table_stream_places_its_times_by_time_mapping(spark_session, tmp_path, keyed):
+    """A table streamed with pred= had its @timeMapping passed over (the
+    batches had no start column)."""
+    table = spark_session.createDataFrame([("a", 0, 2), ("b", 5, 6)], "c0 string, from long, to long")
+    program = '@timeMapping("p", 1, 2, #T, #F).\nq(X) :- <->[0,1] p(X).\n@output("q").'
+    assert table_stream_answers(spark_session, program, table, "p", tmp_path, keyed) == ["q(a)@[0,3)", "q(b)@[5,7)"]

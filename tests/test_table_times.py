@@ -283,21 +283,3 @@ def test_spark_start_and_end_of_two_types(spark, distributed, one_task_bytes):
             got = _spark_answers(spark, PROGRAM, {"p": inp}, distributed=distributed, one_task_bytes=one_task_bytes)
             assert got == want(rows), label
 
-
-@pytest.mark.spark
-@pytest.mark.parametrize("keyed", [False, None], ids=["driver", "keyed"])
-def test_spark_stream_of_a_table_places_its_times(spark, tmp_path, keyed):
-    """A table streamed with pred= had its @timeMapping passed over."""
-    from chronolog.spark_stream import stream_query
-
-    src, ckpt, out = tmp_path / "in", tmp_path / "ckpt", tmp_path / "out"
-    table = spark.createDataFrame([("a", 0, 2), ("b", 5, 6)], "c0 string, from long, to long")
-    table.write.parquet(str(src))
-    source = spark.readStream.schema(table.schema).parquet(str(src))
-    program = '@timeMapping("p", 1, 2, #T, #F).\nq(X) :- <->[0,1] p(X).\n@output("q").'
-    query, runner = stream_query(program, source, checkpoint=ckpt, output=out, pred="p", trigger={"availableNow": True}, keyed=keyed)
-    query.awaitTermination(120)
-    assert query.exception() is None, query.exception()
-    runner.close(spark)
-    got = sorted(r.fact for r in spark.read.parquet(str(out)).collect())
-    assert got == ["q(a)@[0,3)", "q(b)@[5,7)"]

@@ -5,7 +5,7 @@ An existential rule does not run in the rounds' variants.  Once the rest
 of its dependency level is at its fixpoint (``Rounds.settle``: after
 round 1 in a level with no recursion), every existential rule of the
 level whose body read a relation that changed since its last firing
-fires, all of them against the same relations (as the engine's waiting
+fires (those that share a head predicate: below), all of them against the same relations (as the engine's waiting
 body rows were all found before any fired):
 
 * its body's bindings over the full relations, clipped to the horizon,
@@ -27,8 +27,19 @@ body rows were all found before any fired):
   constant, as in the engine); merged as a round's facts (rounds.commit),
   their new facts the next round's deltas.
 
+Existential rules that share a head predicate fire as the engine's do
+(its waiting pipelines, engine/rows/chase.py): one variant's body rows
+after another, in the order they first came since the last firing (the
+earliest round, then the plan's rules, each rule's variants), each
+restricted check seeing the facts of those before it.  The rounds write
+those rows in each round's own action (:meth:`Chase.rows`,
+rounds.Rounds._keep) and fire them here one node at a time: the other
+rules and the first node in one action, each later node in one of its
+own, its difference against the head relation and the earlier nodes'
+facts (:meth:`Chase._with_made`).
+
 The labels run ``n1, n2, ...`` over the run, the rules of one firing in
-the plan's order, each rule's in the order of its frontier terms as Spark
+the plan's order (the nodes after, in firing order), each rule's in the order of its frontier terms as Spark
 orders their columns: deterministic, but not the engine's creation order
 (the order its pipelines produce body rows in), so the two executors'
 models are equal up to a one-to-one renaming of nulls (docs/spark.md).

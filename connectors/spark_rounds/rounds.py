@@ -25,9 +25,9 @@ checkpointed (``HELD_ROWS``): the action collects them.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from collections import Counter
 from itertools import count
 
 from chronolog.engine import seminaive

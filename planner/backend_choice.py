@@ -412,10 +412,6 @@ def spark_rounds_refusal(plan, horizon=None) -> Optional[Refusal]:
 
 
 THROUGH_TIME = "recursion through time with no horizon (its model may repeat forever: give a horizon)"
-CHASE = ("existential rules with one head predicate in one stratum: the engine's restricted chase fires them one "
-         "after another, each seeing the facts of those before it, in the order their body rows first arrive, an "
-         "order the rounds do not share")
-
 
 # a recursion through time within a horizon that may need more rounds
 # than this runs in one task: a Spark round costs about a second and more
@@ -441,11 +437,6 @@ def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
                                f"(more than {ROUNDS_THROUGH_TIME}; one task steps through them in one process)", moving[0])
     for rp in st.rules:
         op, rule = rp.operator, rp.rule
-        if isinstance(op, ph.ChaseStep):  # (the rounds' chase: connectors/spark_rounds/chase.py)
-            again = next((r.rule for r in st.rules if r.rule is not rule and isinstance(r.operator, ph.ChaseStep)
-                          and r.rule.head_pred == rule.head_pred), None)
-            if again is not None:
-                return Refusal(CHASE, again)
         if isinstance(op, ph.Aggregate):
             for _, a in op.aggregates:
                 if a.func not in SPARK_AGGREGATES:

@@ -19,7 +19,7 @@ call's relations held on the driver, in ``rounds``.
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation beyond ``aggregate``'s, recursion through time
 with no horizon (but a Since/Until recursive through one operand only),
-two existential rules of one head predicate in one stratum, terms of two types in one argument, times off a decimal grid or, on a
+terms of two types in one argument, times off a decimal grid or, on a
 calendar, off the microsecond grid; arithmetic Spark cannot do exactly,
 found per row) raises :class:`NotRelational` naming the
 rule; the caller runs the program in ONE Spark task instead, with a

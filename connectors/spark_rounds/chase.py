@@ -5,7 +5,7 @@ An existential rule does not run in the rounds' variants.  Once the rest
 of its dependency level is at its fixpoint (``Rounds.settle``: after
 round 1 in a level with no recursion), every existential rule of the
 level whose body read a relation that changed since its last firing
-fires, all of them against the same relations (as the engine's waiting
+fires (those that share a head predicate: below), all of them against the same relations (as the engine's waiting
 body rows were all found before any fired):
 
 * its body's bindings over the full relations, clipped to the horizon,
@@ -27,8 +27,19 @@ body rows were all found before any fired):
   constant, as in the engine); merged as a round's facts (rounds.commit),
   their new facts the next round's deltas.
 
+Existential rules that share a head predicate fire as the engine's do
+(its waiting pipelines, engine/rows/chase.py): one variant's body rows
+after another, in the order they first came since the last firing (the
+earliest round, then the plan's rules, each rule's variants), each
+restricted check seeing the facts of those before it.  The rounds write
+those rows in each round's own action (:meth:`Chase.rows`,
+rounds.Rounds._keep) and fire them here one node at a time: the other
+rules and the first node in one action, each later node in one of its
+own, its difference against the head relation and the earlier nodes'
+facts (:meth:`Chase._with_made`).
+
 The labels run ``n1, n2, ...`` over the run, the rules of one firing in
-the plan's order, each rule's in the order of its frontier terms as Spark
+the plan's order (the nodes after, in firing order), each rule's in the order of its frontier terms as Spark
 orders their columns: deterministic, but not the engine's creation order
 (the order its pipelines produce body rows in), so the two executors'
 models are equal up to a one-to-one renaming of nulls (docs/spark.md).
@@ -50,9 +61,10 @@ from chronolog.language import ast
 from chronolog.planner.ir import NegScan, Scan
 from chronolog.planner.normalize import TOP
 
-from .classes import TEXT
+from .classes import TEXT, body_classes
 from .fragment import NotRelational
-from .sql import Stmt
+from .relations import Rel
+from .sql import Stmt, variable_columns
 
 
 class Chase:
@@ -65,60 +77,121 @@ class Chase:
         self.fired: dict = {}  # id(rule) -> firings that made nulls (a watched rule's nesting bound)
         self.limit = 0  # distinct facts without nulls at the last count (watched rules)
 
-    def fire(self, rules) -> tuple:
+    def fire(self, rules, nodes=()) -> tuple:
         """The head facts of ``rules`` (existential rules of one level, in
-        the plan's order) where their heads do not hold yet:
-        ``({pred: Stmt}, {pred: [step]})`` as a round's (rounds.Rounds.round)."""
-        found = []
-        for rule in rules:
-            q = Stmt()
-            got = self.rules.bindings(q, rule, None, {})
-            if got is None:
-                continue
-            df, varcols, varcls = got
-            df = self.rules.clip(q, df, rule)
-            # the restricted check: not h(...) with the existential variables free
-            df = self.rules.difference(q, df, NegScan(rule.head_pred, rule.head_terms), varcols, rule, varcls)
-            frontier = list(dict.fromkeys(varcols[t.name] for t in rule.head_terms
-                                          if isinstance(t, ast.Var) and t.name not in rule.existentials))
-            keys = frontier or ["_one"]
-            un = q.text(q.add(f"SELECT {', '.join([*(frontier or ['1 AS _one']), 's', 'e'])} FROM {df}", [*keys, "s", "e"]))
-            found.append((rule, keys, varcols, varcls, self.catalog.checkpoint(un)))
-        if not found:
-            return {}, {}
-        items = []
-        for rule, keys, _, _, un in found:
-            k = ", ".join(keys)
-            fresh = f"(SELECT DISTINCT {k} FROM {self.catalog.view(un)})"
-            old = self._known(rule, keys)
-            if old:
-                fresh = f"(SELECT * FROM {fresh} AS d LEFT ANTI JOIN ({old}) AS w USING ({k}))"
-            items += [(un, True, None), (f"SELECT {k}, row_number() OVER (ORDER BY {k}) AS _rn FROM {fresh} AS f", True, None)]
-        done = self.catalog.materialize(items)
+        the plan's order, each over its body's full relations) and of
+        ``nodes`` (``[(rule, [Rel])]``: the recorded body rows of a rule
+        that shares its head with another, one variant's since the last
+        firing, in the engine's order: see :meth:`rows`) where their heads
+        do not hold yet: ``({pred: Stmt}, {pred: [step]})`` as a round's
+        (rounds.Rounds.round).  The rules and the first node fire in one
+        action, each later node in one of its own, its restricted check
+        reading the facts of the nodes before it."""
+        batches = [[*((rule, None) for rule in rules), *nodes[:1]], *([node] for node in nodes[1:])]
         stmts, outs = {}, {}
-        for (rule, keys, varcols, varcls, _), (un, n_un, _), (w, n_new, _) in zip(found, done[0::2], done[1::2]):
-            if n_new:
-                self._watch(rule)
-                self.witnesses.setdefault(id(rule), []).append((w, self.made))
-                self.made += n_new * len(rule.existentials)
-            else:
-                self.catalog.discard(w)
-            if not n_un:
-                self.catalog.discard(un)
+        made: dict = {}  # head predicate -> [(SQL of a node's facts, its uncovered rows)]: the later nodes' checks read them
+        watch = []
+        for batch in batches:
+            found = []
+            for rule, parts in batch:
+                q = Stmt()
+                got = self.rules.bindings(q, rule, None, {}) if parts is None else self._recorded(q, rule, parts)
+                if got is None:
+                    continue
+                df, varcols, varcls = got
+                df = self.rules.clip(q, df, rule)
+                # the restricted check: not h(...) with the existential variables free
+                df = self.rules.difference(q, df, NegScan(rule.head_pred, rule.head_terms), varcols, rule, varcls,
+                                           self._with_made(rule.head_pred, made.get(rule.head_pred)))
+                frontier = list(dict.fromkeys(varcols[v] for v in frontier_vars(rule)))
+                keys = frontier or ["_one"]
+                un = q.text(q.add(f"SELECT {', '.join([*(frontier or ['1 AS _one']), 's', 'e'])} FROM {df}", [*keys, "s", "e"]))
+                found.append((rule, parts is not None, keys, varcols, varcls, self.catalog.checkpoint(un)))
+            if not found:
                 continue
-            q = stmts.setdefault(rule.head_pred, Stmt())
-            k = ", ".join(keys)
-            src = q.add(f"SELECT * FROM {self.catalog.view(un)}", [*keys, "s", "e"])
-            ids = q.add(f"SELECT u.*, w._id FROM {src} AS u JOIN ({self._known(rule, keys)}) AS w USING ({k})",
-                        [*keys, "s", "e", "_id"])
-            cols = dict(varcols)
-            nulls = []
-            for j, var in enumerate(rule.existentials):
-                cols[var] = f"_x{j}"
-                nulls.append(f"concat('_:n', CAST(_id + {j + 1} AS STRING)) AS _x{j}")  # a null's key text
-            df = q.add(f"SELECT {', '.join([*keys, *nulls, 's', 'e'])} FROM {ids}", [*keys, *(f"_x{j}" for j in range(len(nulls))), "s", "e"])
-            outs.setdefault(rule.head_pred, []).append(self.rules.head(q, df, rule, cols, varcls))
+            items = []
+            for rule, _, keys, _, _, un in found:
+                k = ", ".join(keys)
+                fresh = f"(SELECT DISTINCT {k} FROM {self.catalog.view(un)})"
+                old = self._known(rule, keys)
+                if old:
+                    fresh = f"(SELECT * FROM {fresh} AS d LEFT ANTI JOIN ({old}) AS w USING ({k}))"
+                items += [(un, True, None), (f"SELECT {k}, row_number() OVER (ORDER BY {k}) AS _rn FROM {fresh} AS f", True, None)]
+            done = self.catalog.materialize(items)
+            for (rule, node, keys, varcols, varcls, _), (un, n_un, _), (w, n_new, _) in zip(found, done[0::2], done[1::2]):
+                if n_new:
+                    if rule not in watch:
+                        watch.append(rule)
+                    self.witnesses.setdefault(id(rule), []).append((w, self.made))
+                    self.made += n_new * len(rule.existentials)
+                else:
+                    self.catalog.discard(w)
+                if not n_un:
+                    self.catalog.discard(un)
+                    continue
+                q = stmts.setdefault(rule.head_pred, Stmt())
+                k = ", ".join(keys)
+                src = q.add(f"SELECT * FROM {self.catalog.view(un)}", [*keys, "s", "e"])
+                ids = q.add(f"SELECT u.*, w._id FROM {src} AS u JOIN ({self._known(rule, keys)}) AS w USING ({k})",
+                            [*keys, "s", "e", "_id"])
+                cols = dict(varcols)
+                nulls = []
+                for j, var in enumerate(rule.existentials):
+                    cols[var] = f"_x{j}"
+                    nulls.append(f"concat('_:n', CAST(_id + {j + 1} AS STRING)) AS _x{j}")  # a null's key text
+                df = q.add(f"SELECT {', '.join([*keys, *nulls, 's', 'e'])} FROM {ids}", [*keys, *(f"_x{j}" for j in range(len(nulls))), "s", "e"])
+                facts = self.rules.head(q, df, rule, cols, varcls)
+                outs.setdefault(rule.head_pred, []).append(facts)
+                if node:
+                    made.setdefault(rule.head_pred, []).append((q.text(facts), n_un))
+        for rule in watch:
+            self._watch(rule)
         return stmts, outs
+
+    def rows(self, rule, driver, views: dict):
+        """One variant's body rows of ``rule`` (an existential rule that
+        shares its head predicate with another of its stratum), to fire at
+        the next fixpoint in the engine's order: ``(name, SQL)``, its
+        frontier variables' columns ``c0, c1, ...`` and ``s``, ``e`` (not
+        clipped to the horizon), typed as the predicate ``name`` (the
+        rule's own), or None (it binds nothing).  ``driver``, ``views``:
+        the variant's, as :meth:`RuleSql.step` takes them.
+
+        The engine's chase keeps each variant's rows waiting apart (a
+        pipeline per rule and variant, engine/rows/chase.py) and fires
+        them, at the stratum's fixpoint, in the order their first rows
+        arrived: the earliest round, then the round's order (the plan's
+        rules, each rule's variants).  Each firing's restricted check sees
+        the facts of those before it, so that order decides which rule's
+        null covers a time both bodies hold (docs/spark.md)."""
+        front = frontier_vars(rule)
+        env = body_classes(rule.body, self.relations.types.classes)
+        name = f"$chase-rows-{id(rule)}"
+        q = Stmt()
+        step = self.rules.fresh_step(q, name, [ast.Var(v) for v in front], [env.get(v) for v in front], rule.body, rule,
+                                     driver, views)
+        return None if step is None else (name, q.text(step))
+
+    def _recorded(self, q: Stmt, rule, parts: list) -> tuple:
+        """The body rows ``parts`` (Rels of :meth:`rows`) as the bindings
+        :meth:`RuleSql.bindings` gives: ``(step, {variable: column}, {variable: class})``."""
+        front = frontier_vars(rule)
+        varcols = variable_columns(rule.body)
+        cls = self.relations.types.classes[f"$chase-rows-{id(rule)}"]
+        rows = " UNION ALL ".join(f"SELECT * FROM {self.catalog.read(p)}" for p in parts)
+        sel = [*(f"c{i} AS {varcols[v]}" for i, v in enumerate(front)), "s", "e"]
+        step = q.add(f"SELECT {', '.join(sel)} FROM ({rows}) AS r", [*(varcols[v] for v in front), "s", "e"])
+        return step, varcols, dict(zip(front, cls))
+
+    def _with_made(self, pred: str, made):
+        """``pred``'s relation and the facts ``made`` (``[(SQL, rows)]``)
+        this firing's earlier nodes made, as one Rel (None: none made)."""
+        if not made:
+            return None
+        rel = self.relations.rel(pred)
+        cols = ", ".join(self.relations.columns(pred))
+        parts = [f"SELECT {cols} FROM {self.catalog.read(rel)} AS r", *(f"SELECT {cols} FROM ({sql}) AS m" for sql, _ in made)]
+        return Rel(None, rel.count + sum(n for _, n in made), self.relations.columns(pred), sql=f"({' UNION ALL '.join(parts)})")
 
     def _known(self, rule, keys) -> str:
         """SQL of ``rule``'s witnesses so far: its frontier columns and
@@ -154,6 +227,11 @@ class Chase:
         if not parts:
             return 0
         return sum(r[0] for r in self.catalog.sql(" UNION ALL ".join(parts)).collect())
+
+
+def frontier_vars(rule) -> list:
+    """The variables of ``rule``'s head that its body binds, in head order, each once."""
+    return list(dict.fromkeys(t.name for t in rule.head_terms if isinstance(t, ast.Var) and t.name not in rule.existentials))
 
 
 def body_preds(rule) -> set:

@@ -25,6 +25,7 @@ checkpointed (``HELD_ROWS``): the action collects them.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count
@@ -162,6 +163,11 @@ class Rounds(seminaive.Backend):
         self._pending: list = []  # [(pred, DataFrame)]: inputs the next action writes and counts (inputs.deferred_inputs)
         self.chase = Chase(self.rules, self.catalog, self.relations)  # existential rules (chase.py)
         self._chasing: list = []  # the level's existential rules, in the plan's order
+        self._ordered: set = set()  # id() of those that share their head predicate with another (chase.Chase.rows)
+        # their body rows since the level's last chase, per rule and variant (engine/rows/chase.py's
+        # waiting pipelines): (rule, variant) -> [(round, place in it) of its first rows, rule, [Rel]]
+        self._nodes: dict = {}
+        self._rows: list = []  # the Rels of the body rows the last action wrote (commit)
         self._changed = None  # the predicates changed since the level's last chase (None: it has not fired)
         # a watched chase counts the facts of every relation (chase.Chase.facts_without_nulls): none is dropped
         self._watched = any(isinstance(ph.rule_operator(r), ph.ChaseStep) and r.watched is not None for r in plan.rules)
@@ -172,53 +178,64 @@ class Rounds(seminaive.Backend):
         rounds collected: see :data:`HELD_ROWS`)."""
         return self.relations.on_driver
 
-    def probe(self, stmts: dict, outs: dict) -> dict:
+    def probe(self, stmts: dict, outs: dict, rows=()) -> dict:
         """The round's new facts that are not held yet, per head predicate,
         checkpointed in one action: ``{pred: Rel}`` of those with any (empty:
-        the round derived nothing new, the fixpoint, with no merge)."""
+        the round derived nothing new, the fixpoint, with no merge).
+        ``rows``: as :meth:`commit` takes them, written in the same action."""
         preds = list(outs)
         texts = []
         for p in preds:
             q = stmts[p]
             texts.append(q.text(uncovered(q, self.relations, p, new_facts(q, self.relations, p, outs[p]))))
+        done = self.catalog.materialize([(t, True, None) for t in [*texts, *(sql for _, sql in rows)]])
+        self._rows = [Rel(df, n, self.relations.columns(name)) for (name, _), (df, n, _) in zip(rows, done[len(texts):])]
         left = {}
-        for p, (df, n, _) in zip(preds, self.catalog.materialize([(t, True, None) for t in texts])):
+        for p, (df, n, _) in zip(preds, done):
             if n:
                 left[p] = Rel(df, n, self.relations.columns(p))
             else:
                 self.catalog.discard(df)
         return left
 
-    def collect(self, flagged: dict):
-        """This round's merged relations (``{pred: SQL}``) collected to the
+    def collect(self, flagged: list):
+        """This round's merged relations (``[(pred, SQL)]``) collected to the
         driver in its one action and held there (see :data:`HELD_ROWS`):
-        ``{pred: (relation, delta, old facts)}``, or None when a relation
+        ``[(relation, delta, old facts)]``, or None when a relation
         has more rows (from then on the run checkpoints)."""
         types = self.types
         items = [(sql, [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
-                        ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p, sql in flagged.items()]
+                        ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p, sql in flagged]
         got = self.catalog.collect(items, HELD_ROWS)
         if got is None:
             self.relations.on_driver = False
             return None
-        return {p: self.relations.held(p, table) for p, table in zip(flagged, got)}
+        return [self.relations.held(p, table) for (p, _), table in zip(flagged, got)]
 
-    def commit(self, flagged: dict) -> dict:
+    def commit(self, flagged: dict, rows=()) -> dict:
         """Materialize this round's merged relations (``{pred: SQL}``) in one
         action, with the inputs still pending (see :meth:`load`), or while
         every relation is held on the driver and the round's relations read
         few rows collect them (:meth:`collect`); return the deltas ``{pred:
-        Rel}`` that are not empty."""
+        Rel}`` that are not empty.  ``rows``: ``[(name, SQL)]``, the
+        variants' body rows the chase keeps (chase.Chase.rows), written and
+        counted in the same action: their Rels go to :attr:`_rows`."""
         got = None
-        if self.held and not self._pending and flagged and not self.rules.broadcasts:
-            got = self.collect(flagged)
+        if self.held and not self._pending and (flagged or rows) and not self.rules.broadcasts:
+            got = self.collect([*flagged.items(), *((name, f"SELECT *, true AS _fresh FROM ({sql}) AS b") for name, sql in rows)])
+            if got is not None:
+                self._rows = [held[0] for held in got[len(flagged):]]
+                got = dict(zip(flagged, got))
         if got is None:
             pending, self._pending = self._pending, []
-            done = self.catalog.materialize([(df, True, "_bad") for _, df in pending] + [(sql, True, "_fresh") for sql in flagged.values()])
+            done = self.catalog.materialize([(df, True, "_bad") for _, df in pending] + [(sql, True, "_fresh") for sql in flagged.values()]
+                                            + [(sql, True, None) for _, sql in rows])
             for (pred, _), (df, n, bad) in zip(pending, done):
                 refuse_bad(pred, bad)
                 self.relations.rels[pred] = Rel(df, n, self.relations.columns(pred))
-            got = {p: self.relations.flagged(p, *x) for p, x in zip(flagged, done[len(pending):])}
+            k = len(pending) + len(flagged)
+            got = {p: self.relations.flagged(p, *x) for p, x in zip(flagged, done[len(pending):k])}
+            self._rows = [Rel(df, n, self.relations.columns(name)) for (name, _), (df, n, _) in zip(rows, done[k:])]
         deltas = {}
         for pred, (rel, delta, older) in got.items():
             old = self.relations.rels.get(pred)
@@ -245,7 +262,9 @@ class Rounds(seminaive.Backend):
         self._number = 0
         level = ph.level_plan(parts)
         self._chasing = [rp.rule for rp in level.rules if isinstance(rp.operator, ph.ChaseStep)]
-        self._level, self._changed = level, None
+        heads = Counter(r.head_pred for r in self._chasing)
+        self._ordered = {id(r) for r in self._chasing if heads[r.head_pred] > 1}
+        self._level, self._changed, self._nodes = level, None, {}
         seminaive.run(self, level)
 
     def settle(self, deltas: dict) -> dict:
@@ -254,27 +273,35 @@ class Rounds(seminaive.Backend):
         are all of the level's strata that do not recurse is the last
         too), those whose body read a relation that changed since they
         last fired (chase.py); their new facts join the deltas, the next
-        round's."""
+        round's.  Rules that share a head predicate fire the body rows
+        their variants found since (:meth:`round`), one variant after
+        another in the order the rows first came (chase.Chase.rows)."""
         if not self._chasing:
             return deltas
         if self._changed is not None:
             self._changed |= set(deltas)
         if self._level.recursion(deltas):
             return deltas
-        rules = [r for r in self._chasing if self._changed is None or body_preds(r) & self._changed]
-        if not rules:
+        rules = [r for r in self._chasing if id(r) not in self._ordered and (self._changed is None or body_preds(r) & self._changed)]
+        nodes = [(rule, parts) for _, rule, parts in sorted(self._nodes.values(), key=lambda n: n[0])]
+        self._nodes = {}
+        if not rules and not nodes:
             return deltas
         self._number += 1
         sc = self.spark.sparkContext
         group = f"chronolog-round-{next(_GROUPS)}"
         sc.setJobGroup(group, f"chase round {self._number}")
         t0, started = time.perf_counter(), time.time()
-        stmts, outs = self.chase.fire(rules)
+        stmts, outs = self.chase.fire(rules, nodes)
         flagged = {p: stmts[p].text(merged(stmts[p], self.relations, p, parts)) for p, parts in outs.items()}
         new = self.commit(flagged) if flagged else {}
+        for _, parts in nodes:  # (fired: the checkpoints of the uncovered rows hold what the merge read)
+            for rel in parts:
+                if rel.df is not None:
+                    self.catalog.discard(rel.df)
         self._changed = set(new)
         jobs = len(sc.statusTracker().getJobIdsForGroup(group))
-        strata = tuple(sorted({self._owner[r.head_pred][1] for r in rules}))
+        strata = tuple(sorted({self._owner[r.head_pred][1] for r in [*rules, *(rule for rule, _ in nodes)]}))
         self.stats.rounds.append(RoundStat(strata[0], self._number, time.perf_counter() - t0, sum(d.count for d in new.values()),
                                            group, jobs, 0.0, started, strata))
         sc.setJobGroup("chronolog", "")
@@ -315,8 +342,14 @@ class Rounds(seminaive.Backend):
         t0, started = time.perf_counter(), time.time()
         stmts: dict = {}
         outs: dict = {}
-        for rp, v in variants:
+        rows = []  # the body rows of the existential rules that share a head: (node, place in the round, (name, SQL))
+        for k, (rp, v) in enumerate(variants):
             rule = rp.rule
+            if id(rule) in self._ordered:
+                got = self.chase.rows(rule, None if v is None else v.position, self._views(rp, v, deltas))
+                if got is not None:
+                    rows.append(((id(rule), v), rule, k, got))
+                continue
             q = stmts.setdefault(rule.head_pred, Stmt())
             step = self.rules.step(q, rule, None if v is None else v.position, self._views(rp, v, deltas))
             if step is not None:
@@ -330,7 +363,9 @@ class Rounds(seminaive.Backend):
             # over the new facts, the relations read in place), then a
             # merge of those only, if any (see PROBE_RATIO)
             t1 = time.perf_counter()
-            probed = self.probe(stmts, {p: outs.pop(p) for p in probing})
+            probed = self.probe(stmts, {p: outs.pop(p) for p in probing}, [got for *_, got in rows])
+            self._keep(rows)
+            rows = []
             t_probe = time.perf_counter() - t1  # an action: not plan building
             for p, rel in probed.items():
                 q = stmts[p] = Stmt()
@@ -340,7 +375,8 @@ class Rounds(seminaive.Backend):
             q = stmts[p]
             flagged[p] = q.text(merged(q, self.relations, p, parts, touched=p in probed))
         t_plan = time.perf_counter() - t0 - t_probe
-        new_deltas = self.commit(flagged) if flagged or self._pending else {}
+        new_deltas = self.commit(flagged, [got for *_, got in rows]) if flagged or self._pending or rows else {}
+        self._keep(rows)
         for rel in probed.values():  # merged: the probe's checkpoints are read no more
             self.catalog.discard(rel.df)
         n = sum(d.count for d in new_deltas.values())
@@ -349,6 +385,18 @@ class Rounds(seminaive.Backend):
                                            t_plan, started, strata))
         sc.setJobGroup("chronolog", "")
         return new_deltas
+
+    def _keep(self, rows: list) -> None:
+        """Keep the body rows the last action wrote (:attr:`_rows`) of each
+        rule and variant that found any (the chase fires them at the
+        level's fixpoint: :meth:`settle`), with where in the rounds they came first."""
+        for (node, rule, k, _), rel in zip(rows, self._rows):
+            if not rel.count:
+                if rel.df is not None:
+                    self.catalog.discard(rel.df)
+                continue
+            self._nodes.setdefault(node, [(self._number, k), rule, []])[2].append(rel)
+        self._rows = []
 
     def _probing(self, outs: dict, deltas: dict) -> list:
         """The head predicates of ``outs`` to probe first (see

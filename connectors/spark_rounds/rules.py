@@ -130,7 +130,7 @@ class RuleSql:
         inlined_size(q, cond, cmp, rule)  # Spark puts the assigned values it reads in place
         return q.add(f"SELECT * FROM {src} WHERE {cond}", q.cols[src])
 
-    def difference(self, q: Stmt, src: str, lit, varcols: dict, rule, varcls=None) -> str:
+    def difference(self, q: Stmt, src: str, lit, varcols: dict, rule, varcls=None, rel=None) -> str:
         """Rows of ``src`` minus the maximal intervals of ``not lit``: each
         row left-joined with the holes it overlaps, then its pieces between
         them (one read of ``src``: a step read twice runs twice, sql.Stmt;
@@ -138,8 +138,10 @@ class RuleSql:
         four times, so three negated atoms inlined the body 64 times).
         ``varcls``: the bound variables' classes; a variable bound to terms
         of a class no term of ``lit``'s column equals (classes.disjoint: a
-        date against numbers) meets no hole: ``src`` as it is."""
-        rel = self.relations.rel(lit.pred)
+        date against numbers) meets no hole: ``src`` as it is.  ``rel``: a
+        Rel read instead of ``lit``'s relation (the chase's: with the facts
+        of a firing's earlier rules, chase.py)."""
+        rel = rel or self.relations.rel(lit.pred)
         if rel.count == 0:
             return src
         cls = self.types.classes.get(lit.pred) or ()
@@ -148,7 +150,7 @@ class RuleSql:
         rowcols = q.cols[src]
         bound = set(varcols[v] for v in varcols if varcols[v] in rowcols)
         hv = {t.name: varcols.get(t.name, f"_h{i}") for i, t in enumerate(lit.terms) if isinstance(t, ast.Var)}
-        holes, _, _ = self.atom(q, lit, {}, hv)
+        holes, _, _ = self.atom(q, lit, {lit.pred: rel}, hv)
         keys = [c for c in dict.fromkeys(hv.values()) if c in bound]
         holes = q.add(f"SELECT {', '.join([*keys, 's', 'e'])} FROM {holes}", keys + ["s", "e"])
         holes = coalesce_sql(q, holes, keys)

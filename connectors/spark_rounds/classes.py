@@ -242,7 +242,7 @@ def text_constants(plan, texts: set) -> list:
                 bound |= {t.name for i, t in enumerate(lit.terms) if isinstance(t, ast.Var) and (lit.pred, i) in texts}
         for lit in r.body:
             sides = (lit.comparison.left, lit.comparison.right) if isinstance(lit, Condition) else ()
-            if sides and lit.comparison.op in ("==", "!=") and any(isinstance(x, ast.Var) and x.name in bound for x in sides):
+            if sides and any(isinstance(x, ast.Var) and x.name in bound for x in sides):  # (ordered too: text_order.py)
                 out += [x.value for x in sides if isinstance(x, ast.Const)]
         out += [t.value for i, t in enumerate(r.head_terms) if isinstance(t, ast.Const) and (r.head_pred, i) in texts]
     return out

@@ -182,12 +182,12 @@ def compare_sql(op: str, a: str, b: str, why: str) -> str:
     def body(p):
         x, y = f"{p}._a", f"{p}._b"
         left, right = f"try_multiply({x}.n, {y}.d)", f"try_multiply({y}.n, {x}.d)"
-        return (f"CASE WHEN {x}.k <> {y}.k OR {x}.k = 'x' THEN {stop('the engine does not order the terms of ')} "
+        return (f"CASE WHEN {x}.k <> {y}.k OR {x}.k = 'x' THEN {stop('term text the engine does not order in ')} "
                 f"WHEN {x}.k = 'n' THEN (CASE WHEN {left} IS NULL OR {right} IS NULL "
-                f"THEN {stop('numbers past 38 digits compared in ')} ELSE {left} {op} {right} END) "
+                f"THEN {stop('numbers of term text past 38 digits in ')} ELSE {left} {op} {right} END) "
                 f"WHEN {x}.k = 's' THEN {x}.s {op} {y}.s "
                 f"WHEN {x}.k = 't' THEN (CASE WHEN {x}.t IS NULL OR {y}.t IS NULL "
-                f"THEN {stop('an instant Spark does not read in ')} ELSE {x}.t {op} {y}.t END) "
+                f"THEN {stop('an instant of term text Spark does not read in ')} ELSE {x}.t {op} {y}.t END) "
                 f"ELSE {x}.b {op} {y}.b END")
 
     return _let(f"named_struct('_a', {a}, '_b', {b})", body)
@@ -212,7 +212,7 @@ def number_sql(x: str, types, why: str) -> str:
     def body(t):
         value = f"try_cast({t} AS {num.simpleString()})"
         return (f"CASE WHEN {ok.format(t=t)} AND {value} IS NOT NULL THEN {value} "
-                f"ELSE {stop_sql(f'{why} on a term of term text that is not a number of the run (1/3, a float, a string, a null)')} END")
+                f"ELSE {stop_sql(f'{why} on term text that is not a number of the run (1/3, a string, a null)')} END")
 
     return _let(x, body)
 

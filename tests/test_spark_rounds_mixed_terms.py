@@ -63,9 +63,11 @@ IN_ROUNDS = [
     (NUMBERS, "o(V, M) :- p(X, V), M = mmin(X), M < 1/2."),
     (EXACT, "o(X, Y) :- p(X, V), X > 1/2, Y = X * 2 - 1."),
     (EXACT, "o(X, Y) :- p(X, V), X >= -2, X <= 1/8, X != -5/7, Y = abs(X) * 3 - 1/4."),
-    (STRINGS, 'o(X) :- p(X, V), X > "a".\no(X) :- p(X, V), p(Y, W), X <= Y, Y < "B".'),
-    (STRINGS, "o(V, M, N) :- p(X, V), M = max(X), N = min(X)."),
-    (["1", "1/3", "a", '"b"', "2.5"], 'o(X) :- p(X, V), X == "b".\no(X) :- p(X, V), V == 1, X == 1/3.'),
+    # strings beside numbers, the numbers kept out of the order by the conditions before it
+    (STRINGS + ["1", "-1/3"], 'o(X) :- p(X, V), X != 1, X != -1/3, X > "a".\n'
+                              'o(X) :- p(X, V), p(Y, W), X != 1, X != -1/3, Y != 1, Y != -1/3, X <= Y, Y < "B".'),
+    (STRINGS + ["1", "-1/3"], "o(V, M, N) :- p(X, V), X != 1, X != -1/3, M = max(X), N = min(X)."),
+    (["1", "1/3", "a", '"b"', "2.5"], 'o(X) :- p(X, V), X == "b".\no(X) :- p(X, V), X != "b", X != a, X <= 1/3.'),
 ]
 
 

@@ -63,6 +63,7 @@ IN_ROUNDS = [
     (NUMBERS, "o(V, M) :- p(X, V), M = mmin(X), M < 1/2."),
     (EXACT, "o(X, Y) :- p(X, V), X > 1/2, Y = X * 2 - 1."),
     (EXACT, "o(X, Y) :- p(X, V), X >= -2, X <= 1/8, X != -5/7, Y = abs(X) * 3 - 1/4."),
+    (EXACT, "o(V, S, N) :- p(X, V), X != 1/3, X != -5/7, S = sum(X), N = msum(X)."),
     # strings beside numbers, the numbers kept out of the order by the conditions before it
     (STRINGS + ["1", "-1/3"], 'o(X) :- p(X, V), X != 1, X != -1/3, X > "a".\n'
                               'o(X) :- p(X, V), p(Y, W), X != 1, X != -1/3, Y != 1, Y != -1/3, X <= Y, Y < "B".'),
@@ -76,9 +77,9 @@ IN_ROUNDS = [
 def test_mixed_term_text_is_ordered_folded_and_computed_in_rounds(spark, cells, rules, rows):
     """Exact numbers beside fractions and floats, strings quoted and
     escaped: ordered (against constants, typed and text variables), min
-    and max, arithmetic on exact numbers that the order keeps to the
-    run's decimals, in the rounds as the embedded model; on main each
-    went to one task."""
+    and max, arithmetic and sums on exact numbers that the conditions keep
+    to the run's decimals, in the rounds as the embedded model; on main
+    each went to one task."""
     prog = f"{rules}\n{KEYLESS}@output(\"o\"). @output(\"c\").\n"
     table = _table(cells, rows)
     model = chronolog.reason(prog, {"p": table})
@@ -98,7 +99,8 @@ ONE_TASK = [
     (EXACT, "o(X, Y) :- p(X, V), Y = X + 1.", "not a number of the run"),
     # a float's key text may be an exact number's (0.5): arithmetic on it stays with the engine
     (NUMBERS, "o(X, Y) :- p(X, V), X > 0, Y = X + 1.", "may hold floats"),
-    (["1", "1/3", "2"], "o(S) :- p(X, V), S = sum(X).", "sum of term text"),
+    (["1", "1/3", "2"], "o(S) :- p(X, V), S = sum(X).", "not a number of the run"),
+    (NUMBERS, "o(V, S) :- p(X, V), S = sum(X).", "sum of term text that may hold floats"),
     (["1", "123456789012345678901234567890123456789", "2"], "o(X) :- p(X, V), X < 1/3.", "past 38 digits"),
 ]
 

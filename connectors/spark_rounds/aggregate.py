@@ -32,7 +32,9 @@ An aggregated expression is an assignment of the body (:func:`lowered`);
 min and max of strings compare them by code point, as Python does, of
 booleans #F before #T (Spark's false before true), of floats as Python
 does, and of term text in the engine's order of terms, the run stopping
-where the engine has none (text_order.py; count of anything).  A sum or a mean of floats
+where the engine has none (text_order.py; count of anything); a sum, a
+mean or a product of term text reads each cell as the run's number
+(text_order.number_sql), where no float is among the run's term text.  A sum or a mean of floats
 is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
 the same whatever the order), Spark rounds each addition in an order of its
 own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each segment collects its floats
@@ -74,7 +76,7 @@ from .relations import PARTITIONS
 from .sets import set_text
 from .udfs import fold_sql
 from .sql import Stmt, coalesce_sql, int64, runs_sql, term_columns, union
-from .text_order import extreme_sql
+from .text_order import extreme_sql, number_sql
 
 def lowered(rule) -> tuple:
     """``(body, aggregates)`` of ``rule``: each aggregated expression other
@@ -117,7 +119,9 @@ def result_class(a, env: dict):
     if fold != "count" and expr_class(a.expr, env) == TEXT:  # (any term: classes.TEXT)
         if fold in ("min", "max"):  # in the engine's order of terms (text_order.py)
             return TEXT
-        raise NotRelational(f"aggregation: {a.func} of term text")
+        if fold == "munion":
+            raise NotRelational(f"aggregation: {a.func} of term text")
+        return NUM  # (each cell as the run's number, aggregate_step)
     if fold == "munion":
         return SET
     if fold in ("min", "max"):
@@ -169,10 +173,16 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
             # strings: in code point order, as Python's; dates and timestamps: in time, in their own types (classes.TS);
             # booleans: Spark's BOOLEAN orders false before true, as the engine orders #F before #T;
             # term text: a fold in the engine's order of terms (text_order.extreme_sql)
-            elif c != NUM and not (c == FLOAT or (c in (STR, BOOL, DATE, TS, TEXT) and f in ("min", "max"))):
+            elif c != NUM and not (c == FLOAT or (c in (STR, BOOL, DATE, TS, TEXT) and f in ("min", "max"))) and c != TEXT:
                 raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
             value = f"x{k}"  # a copy of the column: a group or a contributor may be the same variable
-            copies.append(f"{col[a.expr.name]} AS {value}")
+            read = col[a.expr.name]
+            if c == TEXT and f not in ("min", "max", "munion"):  # a sum, mean or product: of the run's numbers
+                if getattr(types, "text_floats", True):
+                    raise NotRelational(f"aggregation: {a.func} of term text that may hold floats (a float's key text "
+                                        "may be an exact number's)", rule)
+                read, c = number_sql(read, types, f"{a.func}({a.expr})"), NUM  # (or the run stops: text_order.py)
+            copies.append(f"{read} AS {value}")
             if c != NUM or f == "munion":
                 own[value] = own[f"a{k}"] = c
             if f == "munion":

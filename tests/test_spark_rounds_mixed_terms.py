@@ -64,6 +64,7 @@ IN_ROUNDS = [
     (EXACT, "o(X, Y) :- p(X, V), X > 1/2, Y = X * 2 - 1."),
     (EXACT, "o(X, Y) :- p(X, V), X >= -2, X <= 1/8, X != -5/7, Y = abs(X) * 3 - 1/4."),
     (EXACT, "o(V, S, N) :- p(X, V), X != 1/3, X != -5/7, S = sum(X), N = msum(X)."),
+    (EXACT, "o(X, Y) :- p(X, V), p(Y, W), Y != 1/3, Y != -5/7, X == Y * 2."),  # (equal key texts: a computed side's)
     # strings beside numbers, the numbers kept out of the order by the conditions before it
     (STRINGS + ["1", "-1/3"], 'o(X) :- p(X, V), X != 1, X != -1/3, X > "a".\n'
                               'o(X) :- p(X, V), p(Y, W), X != 1, X != -1/3, Y != 1, Y != -1/3, X <= Y, Y < "B".'),

@@ -30,8 +30,11 @@ in an integer run is 3/2), stops the run with a marked Spark error
 (arithmetic.stop_sql), and the caller falls back to one task (entry.py).
 An aggregated expression is an assignment of the body (:func:`lowered`);
 min and max of strings compare them by code point, as Python does, of
-booleans #F before #T (Spark's false before true), and of floats as
-Python does (count of anything).  A sum or a mean of floats
+booleans #F before #T (Spark's false before true), of floats as Python
+does, and of term text in the engine's order of terms, the run stopping
+where the engine has none (text_order.py; count of anything); a sum, a
+mean or a product of term text reads each cell as the run's number
+(text_order.number_sql), where no float is among the run's term text.  A sum or a mean of floats
 is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
 the same whatever the order), Spark rounds each addition in an order of its
 own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each segment collects its floats
@@ -73,6 +76,7 @@ from .relations import PARTITIONS
 from .sets import set_text
 from .udfs import fold_sql
 from .sql import Stmt, coalesce_sql, int64, runs_sql, term_columns, union
+from .text_order import extreme_sql, number_sql
 
 def lowered(rule) -> tuple:
     """``(body, aggregates)`` of ``rule``: each aggregated expression other
@@ -113,7 +117,11 @@ def result_class(a, env: dict):
     a sum, a mean or a product of floats, else a number (None: not known yet)."""
     fold = FOLDS[a.func]
     if fold != "count" and expr_class(a.expr, env) == TEXT:  # (any term: classes.TEXT)
-        raise NotRelational(f"aggregation: {a.func} of term text")
+        if fold in ("min", "max"):  # in the engine's order of terms (text_order.py)
+            return TEXT
+        if fold == "munion":
+            raise NotRelational(f"aggregation: {a.func} of term text")
+        return NUM  # (each cell as the run's number, aggregate_step)
     if fold == "munion":
         return SET
     if fold in ("min", "max"):
@@ -163,11 +171,18 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
                 if c not in (NUM, STR, BOOL, FLOAT, DATE, TS):
                     set_text("", c, None, rule)  # (refused, naming why)
             # strings: in code point order, as Python's; dates and timestamps: in time, in their own types (classes.TS);
-            # booleans: Spark's BOOLEAN orders false before true, as the engine orders #F before #T
-            elif c != NUM and not (c == FLOAT or (c in (STR, BOOL, DATE, TS) and f in ("min", "max"))):
+            # booleans: Spark's BOOLEAN orders false before true, as the engine orders #F before #T;
+            # term text: a fold in the engine's order of terms (text_order.extreme_sql)
+            elif c != NUM and not (c == FLOAT or (c in (STR, BOOL, DATE, TS, TEXT) and f in ("min", "max"))) and c != TEXT:
                 raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
             value = f"x{k}"  # a copy of the column: a group or a contributor may be the same variable
-            copies.append(f"{col[a.expr.name]} AS {value}")
+            read = col[a.expr.name]
+            if c == TEXT and f not in ("min", "max", "munion"):  # a sum, mean or product: of the run's numbers
+                if getattr(types, "text_floats", True):
+                    raise NotRelational(f"aggregation: {a.func} of term text that may hold floats (a float's key text "
+                                        "may be an exact number's)", rule)
+                read, c = number_sql(read, types, f"{a.func}({a.expr})"), NUM  # (or the run stops: text_order.py)
+            copies.append(f"{read} AS {value}")
             if c != NUM or f == "munion":
                 own[value] = own[f"a{k}"] = c
             if f == "munion":
@@ -283,7 +298,10 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
         aggs, stats = [], []
         for c in vcols:
             fs = ("min", "max") if c in own else ("sum", "min", "max")
-            aggs += [f"{f}({c}) AS {f}_{c}" for f in fs]
+            if own.get(c) == TEXT:  # (term text: the engine's order, text_order.py)
+                aggs += [f"{extreme_sql(f, f'collect_list({c})')} AS {f}_{c}" for f in fs]
+            else:
+                aggs += [f"{f}({c}) AS {f}_{c}" for f in fs]
             stats += [f"{f}_{c}" for f in fs]
             if c in sets:  # munion: the distinct values, sorted (a set's text: aggregate_step)
                 aggs.append(f"sort_array(collect_set({c})) AS u_{c}")

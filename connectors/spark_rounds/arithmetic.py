@@ -170,9 +170,15 @@ class Arithmetic:
         def operand(x):
             if id(x) not in operands:
                 sql, c = self.sql(x, varcols, varcls, rule)
+                plain = isinstance(x, (ast.Var, ast.Const)) and c != TEXT
                 if c == TEXT:  # (a cell of term text is any term: classes.TEXT)
-                    raise NotRelational(f"{e}: arithmetic or a function on term text", rule)
-                operands[id(x)] = (sql if isinstance(x, (ast.Var, ast.Const)) else bound.name(sql), c)
+                    if getattr(self.types, "text_floats", True):
+                        raise NotRelational(f"{e}: arithmetic or a function on term text that may hold floats "
+                                            "(a float's key text may be an exact number's)", rule)
+                    from .text_order import number_sql
+
+                    sql, c = number_sql(sql, self.types, str(e)), NUM  # an exact number of the run's, or the run stops
+                operands[id(x)] = (sql if plain else bound.name(sql), c)
             return operands[id(x)]
 
         if self.scale is None and not (isinstance(e, ast.Call) and e.name == "round"):

@@ -33,11 +33,13 @@ such text too, an input's typed column keyed at its load.  An argument
 that two rules' heads give two classes (or the program's facts: entry.py)
 is term text as well (:class:`TwoKinds`): each head writes its typed
 value's key text in SQL (terms.TermTypes.key_text_sql; a float or a set
-has none: :func:`writes_key_text`).  No order or arithmetic is defined on
-it: refused (rules.py, arithmetic.py, aggregate.py); where a rule would
-need them (:func:`works_on_text`), an input's column of term text whose
-terms share one kind is decoded to that kind's class at the load instead
-(entry.decodable, inputs.decoded_sql).
+has none: :func:`writes_key_text`).  Where a rule orders, computes on or
+folds it (:func:`works_on_text`), an input's column of term text whose
+terms share one kind is decoded to that kind's class at the load
+(entry.decodable, inputs.decoded_sql); a column whose kinds mix is
+ordered, folded by min/max and computed on from each cell's key text
+(text_order.py), the run stopping where the engine has no order or SQL
+no exact value.
 """
 
 from __future__ import annotations
@@ -242,7 +244,7 @@ def text_constants(plan, texts: set) -> list:
                 bound |= {t.name for i, t in enumerate(lit.terms) if isinstance(t, ast.Var) and (lit.pred, i) in texts}
         for lit in r.body:
             sides = (lit.comparison.left, lit.comparison.right) if isinstance(lit, Condition) else ()
-            if sides and lit.comparison.op in ("==", "!=") and any(isinstance(x, ast.Var) and x.name in bound for x in sides):
+            if sides and any(isinstance(x, ast.Var) and x.name in bound for x in sides):  # (ordered too: text_order.py)
                 out += [x.value for x in sides if isinstance(x, ast.Const)]
         out += [t.value for i, t in enumerate(r.head_terms) if isinstance(t, ast.Const) and (r.head_pred, i) in texts]
     return out
@@ -417,9 +419,10 @@ def _assigned(lits, env: dict, unknown: bool = False) -> None:
 def works_on_text(plan, classes: dict) -> bool:
     """Whether a rule of ``plan`` orders term text (``<`` and the like),
     computes on it (arithmetic, a function), compares it with a term of
-    another class or folds it (an aggregate other than ``count``), which
-    the rounds do only for the typed classes: then the inputs' columns of
-    term text whose terms share one kind are decoded to it (entry.decodable)."""
+    another class or folds it (an aggregate other than ``count``): then
+    the inputs' columns of term text whose terms share one kind are
+    decoded to it (entry.decodable), the others read from their key text
+    (text_order.py)."""
     from chronolog.language.builtins import FOLDS
 
     from .aggregate import lowered

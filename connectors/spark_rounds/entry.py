@@ -107,11 +107,16 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         return given, texts, classes, digits, int_digits, [x for pred, i, x in scaled if given[pred][i] != TEXT]
 
     given, texts, classes, digits, int_digits, scales = classes_of({})
+    cells = None  # {(input, column): [the kinds of its cells]} of the inputs' columns of term text, where asked
     if texts:
         # the program orders, computes on or folds term text: a column of it whose terms share one kind runs as that kind
-        decoded = decodable(spark, inputs) if classes is None or works_on_text(plan, classes) else {}
+        decoded, cells = decodable(spark, inputs) if classes is None or works_on_text(plan, classes) else ({}, None)
         if decoded:  # (inputs.encode decodes them, literal_inputs writes their terms)
             given, texts, classes, digits, int_digits, scales = classes_of(decoded)
+        cells = {key: kinds for key, kinds in (cells or {}).items() if key not in decoded} if cells is not None else None
+    text_floats, text_scale = floats_in_text(inputs, texts, cells)
+    if text_scale is not None and text_scale[0] and max(19, text_scale[1]) + text_scale[0] <= 38:
+        scales.append(text_scale[0])  # arithmetic on term text: its decimals are the run's numbers (text_order.number_sql)
     term_scale = 0
     written = text_constants(plan, texts)  # constants written as key text: any term
     for v in program_constants(plan):  # (in order: the first a run cannot hold is the one reported)
@@ -146,6 +151,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         moves = sum(abs(grid.unit(p)) for p in window_points(plan, None))
         grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1), Fraction(grid.L, 10**6))
     rounds = Rounds(spark, plan, classes, num_type, grid, horizon)
+    rounds.types.text_floats = text_floats
     # a static bound keeps every finite code inside 64 bits: inputs (checked
     # below) plus every window of every rule, applied once per stratum
     reach = sum(abs(rounds.grid.unit(p)) for p in pts if p not in (NEG_INF, POS_INF))
@@ -156,7 +162,37 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
     return rounds
 
 
-def decodable(spark, inputs: list) -> dict:
+def floats_in_text(inputs: list, texts: set, cells) -> tuple:
+    """``(may hold floats, (decimals, whole digits) or None)`` of the run's
+    term text: whether a float may be among its terms (``cells``: the
+    kinds of the cells of the inputs' columns of term text, None where
+    not asked), which arithmetic on term text cannot tell from an exact
+    number's text (``float(1.5)`` is written ``1.5``: text_order.py);
+    and, where none is, the most decimals and whole digits of its
+    numbers, which the run's number type then holds."""
+    from chronolog.connectors.distributed import text_columns
+    from chronolog.connectors.spark import _term_columns
+
+    if cells is None:
+        return bool(texts), None
+    scale = whole = 0
+    for kinds in cells.values():
+        for k in kinds:
+            if k[0] == "float":
+                return True, None
+            if k[0] == "dec":
+                scale, whole = max(scale, k[2]), max(whole, k[1])
+            elif k[0] == "int":
+                whole = max(whole, k[1])
+    for k, (pred, df) in enumerate(inputs):  # a typed column keyed as term text (classes.text_positions)
+        text = text_columns(df.schema)
+        for i, t in enumerate(_term_columns(df)):
+            if (pred, i) in texts and t not in text and spark_class(df.schema[t].dataType)[0] not in (NUM, None):
+                return True, None
+    return False, (scale, whole)
+
+
+def decodable(spark, inputs: list) -> tuple:
     """``{(input, column): (class, digits after the point, before it)}`` of
     the inputs' columns of term text (``[(pred, DataFrame)]``) whose terms
     share one kind that a typed column holds: all exact numbers of a finite
@@ -165,8 +201,9 @@ def decodable(spark, inputs: list) -> dict:
     (udfs.TermKind per cell, merged per column as engine/term_types merges
     kinds).  Such a column is decoded at the load (inputs.encode) and runs
     as a typed one: ordered, computed on and folded as the engine does its
-    terms.  A column whose kinds mix stays term text (the engine's order
-    or error comes from one task)."""
+    terms.  A column whose kinds mix stays term text, ordered and folded
+    by its key text (text_order.py).  Also ``{(input, column): [kind of
+    each distinct cell]}`` of every column of term text (:func:`floats_in_text`)."""
     import json
 
     from pyspark.sql import functions as F
@@ -177,14 +214,16 @@ def decodable(spark, inputs: list) -> dict:
 
     from .udfs import TermKind, text_udf_sql
 
-    parts, kinds = [], {}
+    parts, kinds, cells = [], {}, {}
     for k, (pred, df) in enumerate(inputs):
         terms = _term_columns(df)
         for t in text_columns(df.schema):
             if t not in terms:
                 continue
             if not hasattr(df, "select"):  # held on the driver (inputs.ProgramFacts): its terms are known
-                kinds[k, t] = value_kind([row[terms.index(t)] for row, _ in df.rows])
+                values = [row[terms.index(t)] for row, _ in df.rows]
+                kinds[k, t] = value_kind(values)
+                cells[k, t] = [value_kind([v]) for v in values]
                 continue
             kind = F.expr(text_udf_sql(spark, "term_kind", TermKind(), _sql_name(t)))
             parts.append(df.select(F.lit(k).alias("i"), F.lit(t).alias("c"), kind.alias("k")).distinct())
@@ -195,9 +234,10 @@ def decodable(spark, inputs: list) -> dict:
         for row in union.distinct().collect():
             if row["k"] is not None:
                 kinds[row["i"], row["c"]] = merge_kind(kinds.get((row["i"], row["c"]), ["empty"]), json.loads(row["k"]))
+                cells.setdefault((row["i"], row["c"]), []).append(json.loads(row["k"]))
     # (any other kind stays term text)
     return {key: kind_class(kind) for key, kind in kinds.items() if kind_class(kind) is not None
-            and not (kind[0] == "int" and kind[2]) and not (kind[0] == "dec" and kind[1] + kind[2] > 38)}
+            and not (kind[0] == "int" and kind[2]) and not (kind[0] == "dec" and kind[1] + kind[2] > 38)}, cells
 
 
 def held_table(spark, df, pred: str, calendar):

@@ -26,7 +26,7 @@ from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, disjoint, meet,
 from .fragment import NotRelational
 from .interval_terms import placed_step, wrap_step
 from .since_until import since_step
-from .sql import Stmt, codes, coalesce_sql, term_columns, variable_columns, with_codes
+from .sql import Stmt, codes, coalesce_sql, hex_string, term_columns, variable_columns, with_codes
 
 BROADCAST_ROWS = 100_000  # a relation this small is broadcast to every join task
 # Joins against a relation partitioned on the join column read it in place
@@ -104,13 +104,23 @@ class RuleSql:
         ordered = cmp.op not in ("==", "!=")
         sides = (cmp.left, cmp.right)
         if any(isinstance(x, ast.Var) and varcls.get(x.name) == TEXT for x in sides):  # term text (classes.TEXT)
-            keyable = (TEXT, NUM, STR, BOOL, DATE, TS)  # (a variable of these classes: its key text, TermTypes.key_text_sql)
-            if ordered or not all(isinstance(x, ast.Const) or (isinstance(x, ast.Var) and varcls.get(x.name) in keyable) for x in sides):
-                raise NotRelational(f"the comparison {cmp} with term text (it has no order, and compares only with "
-                                    "term text, a constant or a variable of numbers, strings, booleans or instants)", rule)
+            keyable = (TEXT, NUM, STR, BOOL, DATE, TS)  # (a value of these classes: its key text, TermTypes.key_text_sql)
+            typed = [None if isinstance(x, ast.Const) else self.arith.sql(x, varcols, varcls, rule) for x in sides]
+            if ordered:  # the engine's order of the two terms, or the run stops (text_order.py)
+                from .text_order import compare_sql, decoded, typed as typed_struct
+
+                structs = [decoded(self.types.const(x.value, TEXT)) if t is None else typed_struct(t[0], t[1], self.types)
+                           for x, t in zip(sides, typed)]
+                if None in structs:
+                    raise NotRelational(f"the comparison {cmp} of term text with {typed[structs.index(None)][1]} terms", rule)
+                cond = compare_sql(cmp.op, structs[0], structs[1], hex_string(str(cmp)))
+                inlined_size(q, cond, cmp, rule)
+                return q.add(f"SELECT * FROM {src} WHERE {cond}", q.cols[src])
+            if any(t is not None and t[1] not in keyable for t in typed):
+                raise NotRelational(f"the comparison {cmp} with term text (it compares only with term text, a constant "
+                                    "or a value of numbers, strings, booleans or instants)", rule)
             # equal exactly when the key texts are
-            a, b = [self.types.const(x.value, TEXT) if isinstance(x, ast.Const) else self.types.key_text_sql(varcols[x.name], varcls[x.name])
-                    for x in sides]
+            a, b = [self.types.const(x.value, TEXT) if t is None else self.types.key_text_sql(t[0], t[1]) for x, t in zip(sides, typed)]
             ca = cb = TEXT
         else:
             (a, ca), (b, cb) = [self.arith.sql(x, varcols, varcls, rule) for x in sides]

@@ -1,0 +1,227 @@
+"""The order of term text, and its numbers as the run's numbers, in SQL.
+
+A cell of term text (classes.TEXT) is the text ``term_types.key_text``
+gives its term, and each kind's text says its kind (:func:`decoded`):
+
+* an exact number is ``-?digits``, ``-?digits.digits`` or ``-?p/q`` (a
+  fraction with no finite decimal, lowest terms); a float whose shortest
+  text is another number is ``float(0.1)`` (the exact number of its
+  binary value), any other float is written as the exact number of its
+  value, so its text does not say that it is a float;
+* a string is bare when it is a name (``^[a-z][A-Za-z0-9_]*``), else
+  quoted with ``\\``, ``"`` and the line breaks escaped;
+* ``#T``, ``#F``; an instant its ISO text (``2024-01-01``,
+  ``2024-01-01T10:00:00[.000500]``); a set ``{...}``; a labelled null ``_:n1``.
+
+Each side of an order (``<``, ``<=``, ``>``, ``>=``: :func:`compare_sql`)
+is decoded to a struct of its kind and value, and the two compare as the
+engine's order does (language/builtins.compare_problem): numbers among
+themselves exactly, as ``p/q`` with ``q > 0`` in ``decimal(38, 0)``
+cross-multiplied (a float's ``float(r)`` as its mantissa times a power of
+two), strings by code point (Spark's UTF-8 bytes), instants in time,
+``#F`` before ``#T``.  Two kinds the engine does not order, a set (its
+members' order), a labelled null, a number past 38 digits, stop the run
+(arithmetic.stop_sql) with the reason: one task then gives the engine's
+order or its error.  min and max of term text fold with the same order
+(aggregate.py).
+
+Arithmetic and functions on term text (:func:`number_sql`): a cell that is
+an exact number the run's number type holds is that number, any other
+stops the run (``1/3`` has no decimal, a string is the engine's error).
+Only where no term of the run's term text is a float (entry.prepare):
+a float's text may be an exact number's, and the engine computes on a
+float as a float.
+"""
+
+from __future__ import annotations
+
+from itertools import count
+
+from .sql import hex_string
+
+_NAMES = count()  # lambda variables, unique within a statement
+
+
+def _let(value: str, body) -> str:
+    """``body(v)`` of the SQL ``value`` written once (a lambda's variable ``v``)."""
+    v = f"_t{next(_NAMES)}"
+    return f"transform(array({value}), {v} -> {body(v)})[0]"
+
+
+def _re(pattern: str) -> str:
+    return hex_string(pattern)
+
+
+NUMBER = r"^-?[0-9]+(\.[0-9]+)?(/[0-9]+)?\z"
+BARE = r"^[a-z][A-Za-z0-9_]*\z"
+INSTANT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"
+DEC = "DECIMAL(38, 0)"
+
+
+def _struct(k: str, **fields) -> str:
+    """The decoded struct of kind ``k`` (``n`` a number, ``s`` a string,
+    ``t`` an instant, ``b`` a boolean, ``x`` none the engine orders: a set,
+    a null, text that is no term), its other fields null."""
+    parts = {"k": f"'{k}'", "n": f"CAST(NULL AS {DEC})", "d": f"CAST(NULL AS {DEC})", "s": "CAST(NULL AS STRING)",
+             "t": "CAST(NULL AS TIMESTAMP_NTZ)", "b": "CAST(NULL AS BOOLEAN)"}
+    parts.update(fields)
+    return "named_struct(" + ", ".join(f"'{f}', {v}" for f, v in parts.items()) + ")"
+
+
+def power_of_two(j: str) -> str:
+    """``2^j`` as ``decimal(38, 0)`` for ``0 <= j <= 124`` (two 64-bit
+    shifts multiplied), else null."""
+    half = f"(({j}) div 2)"
+    lo = f"CAST(shiftleft(CAST(1 AS BIGINT), {half}) AS {DEC})"
+    hi = f"CAST(shiftleft(CAST(1 AS BIGINT), ({j}) - {half}) AS {DEC})"
+    return f"(CASE WHEN ({j}) BETWEEN 0 AND 124 THEN try_multiply({lo}, {hi}) END)"
+
+
+def double_parts(d: str) -> str:
+    """The struct of the float ``d`` (a finite double) as the exact number
+    of its binary value: ``m·2^k`` with ``m`` its 53-bit mantissa (a
+    multiplication by a power of two is exact, and so is ``pow(2, j)``),
+    numerator and denominator null past 38 digits."""
+
+    def body(a):
+        e0 = f"CAST(floor(log2(abs({a}))) AS INT)"
+
+        def fixed(e0v):
+            m0 = f"(abs({a}) * pow(2D, 52 - {e0v}))"
+            e = f"({e0v} + CASE WHEN {m0} >= 9007199254740992D THEN 1 WHEN {m0} < 4503599627370496D THEN -1 ELSE 0 END)"
+
+            def parts(ev):
+                m = f"CAST(try_cast(abs({a}) * pow(2D, 52 - {ev}) AS BIGINT) AS {DEC})"
+                signed = f"(CASE WHEN {a} < 0 THEN -{m} ELSE {m} END)"
+                k = f"({ev} - 52)"
+                n = f"(CASE WHEN {ev} < -1022 THEN NULL WHEN {k} >= 0 THEN try_multiply({signed}, {power_of_two(k)}) ELSE {signed} END)"
+                den = f"(CASE WHEN {ev} < -1022 THEN NULL WHEN {k} >= 0 THEN CAST(1 AS {DEC}) ELSE {power_of_two(f'-{k}')} END)"
+                return _struct("n", n=n, d=den)
+
+            return _let(e, parts)
+
+        zero = _struct("n", n=f"CAST(0 AS {DEC})", d=f"CAST(1 AS {DEC})")
+        return f"CASE WHEN {a} = 0 THEN {zero} ELSE {_let(e0, fixed)} END"
+
+    return _let(d, body)
+
+
+def _unquoted(x: str) -> str:
+    """The string of a quoted key text ``x`` (language/text.format_term's
+    escapes undone: split at each escaped backslash, then the quote and
+    the line breaks in each piece)."""
+    from chronolog.language.text import _BREAKS, _escape_break
+
+    def piece(p):
+        out = f"replace({p}, {hex_string(chr(92) + chr(34))}, {hex_string(chr(34))})"
+        for b in _BREAKS.pattern[1:-1]:
+            out = f"replace({out}, {hex_string(_BREAKS.sub(_escape_break, b))}, {hex_string(b)})"
+        return out
+
+    body = f"substr({x}, 2, length({x}) - 2)"
+    v = f"_p{next(_NAMES)}"
+    return f"array_join(transform(split({body}, {_re(chr(92) * 4)}, -1), {v} -> {piece(v)}), {hex_string(chr(92))})"
+
+
+def decoded(x: str) -> str:
+    """The struct of the term whose key text is the SQL ``x``."""
+
+    def body(t):
+        whole = f"try_cast({t} AS {DEC})"
+        frac = _struct("n", n=f"try_cast(substring_index({t}, '/', 1) AS {DEC})",
+                       d=f"try_cast(substring_index({t}, '/', -1) AS {DEC})")
+        dec = _struct("n", n=f"try_cast(replace({t}, '.', '') AS {DEC})",
+                      d=f"try_cast(concat('1', repeat('0', length(substring_index({t}, '.', -1)))) AS {DEC})")
+        flt = double_parts(f"try_cast(substr({t}, 7, length({t}) - 7) AS DOUBLE)")
+        return (f"CASE WHEN {t} RLIKE {_re(NUMBER)} THEN (CASE WHEN {t} LIKE '%/%' THEN {frac} WHEN {t} LIKE '%.%' THEN {dec} "
+                f"ELSE {_struct('n', n=whole, d=f'CAST(1 AS {DEC})')} END) "
+                f"WHEN startswith({t}, 'float(') THEN {flt} "
+                f"WHEN {t} IN ('#T', '#F') THEN {_struct('b', b=f'{t} = {chr(39)}#T{chr(39)}')} "
+                f"WHEN {t} RLIKE {_re(BARE)} THEN {_struct('s', s=t)} "
+                f"WHEN startswith({t}, '\"') THEN {_struct('s', s=_unquoted(t))} "
+                f"WHEN {t} RLIKE {_re(INSTANT)} THEN {_struct('t', t=f'try_cast({t} AS TIMESTAMP_NTZ)')} "
+                f"ELSE {_struct('x')} END")
+
+    return _let(x, body)
+
+
+def typed(x: str, c, types) -> str | None:
+    """The struct of the typed SQL ``x`` of class ``c`` (None: a class with
+    no order here, a set)."""
+    from .arithmetic import unscaled
+    from .classes import BOOL, DATE, FLOAT, NUM, STR, TEXT, TS
+
+    if c == TEXT:
+        return decoded(x)
+    if c == NUM:
+        scale = getattr(types.num_type, "scale", 0) or 0
+        den = f"CAST({'1' + '0' * scale} AS {DEC})"
+        return _struct("n", n=unscaled(x, scale), d=den)
+    if c == FLOAT:
+        return double_parts(x)
+    if c == STR:
+        return _struct("s", s=x)
+    if c in (DATE, TS):
+        return _struct("t", t=f"CAST({x} AS TIMESTAMP_NTZ)")
+    if c == BOOL:
+        return _struct("b", b=x)
+    return None
+
+
+def compare_sql(op: str, a: str, b: str, why: str) -> str:
+    """``a op b`` (``<``, ``<=``, ``>``, ``>=``) of two decoded structs
+    (:func:`decoded`, :func:`typed`) in the engine's order; where the
+    engine has none (two kinds, a set, a null) or SQL has no exact answer
+    (a number past 38 digits) the run stops, ``why`` (SQL of a string)
+    naming the comparison."""
+    from .arithmetic import MARKER
+
+    def stop(reason: str) -> str:
+        return f"raise_error(concat({hex_string(MARKER + reason)}, {why}))"
+
+    def body(p):
+        x, y = f"{p}._a", f"{p}._b"
+        left, right = f"try_multiply({x}.n, {y}.d)", f"try_multiply({y}.n, {x}.d)"
+        return (f"CASE WHEN {x}.k <> {y}.k OR {x}.k = 'x' THEN {stop('term text the engine does not order in ')} "
+                f"WHEN {x}.k = 'n' THEN (CASE WHEN {left} IS NULL OR {right} IS NULL "
+                f"THEN {stop('numbers of term text past 38 digits in ')} ELSE {left} {op} {right} END) "
+                f"WHEN {x}.k = 's' THEN {x}.s {op} {y}.s "
+                f"WHEN {x}.k = 't' THEN (CASE WHEN {x}.t IS NULL OR {y}.t IS NULL "
+                f"THEN {stop('an instant of term text Spark does not read in ')} ELSE {x}.t {op} {y}.t END) "
+                f"ELSE {x}.b {op} {y}.b END")
+
+    return _let(f"named_struct('_a', {a}, '_b', {b})", body)
+
+
+def number_sql(x: str, types, why: str) -> str:
+    """The term whose key text is the SQL ``x`` as the run's number type:
+    an exact number it holds (no more decimals than the run's, within 38
+    digits), else the run stops (``why``: the operation, SQL text)."""
+    from pyspark.sql import types as T
+
+    from .arithmetic import stop_sql
+
+    num = types.num_type
+    scale = num.scale if isinstance(num, T.DecimalType) else 0
+    if scale == 0:
+        ok = f"{{t}} RLIKE {_re('^-?[0-9]+' + chr(92) + 'z')}"
+    else:
+        places = f"(CASE WHEN {{t}} LIKE '%.%' THEN length(substring_index({{t}}, '.', -1)) ELSE 0 END)"
+        ok = f"{{t}} RLIKE {_re('^-?[0-9]+(' + chr(92) + '.[0-9]+)?' + chr(92) + 'z')} AND {places} <= {scale}"
+
+    def body(t):
+        value = f"try_cast({t} AS {num.simpleString()})"
+        return (f"CASE WHEN {ok.format(t=t)} AND {value} IS NOT NULL THEN {value} "
+                f"ELSE {stop_sql(f'{why} on term text that is not a number of the run (1/3, a string, a null)')} END")
+
+    return _let(x, body)
+
+
+def extreme_sql(fold: str, values: str) -> str:
+    """``min`` or ``max`` (``fold``) of the array ``values`` of key texts in
+    the engine's order of terms (:func:`compare_sql`), as the engine folds
+    them: each value against the least (greatest) so far."""
+    op = "<" if fold == "min" else ">"
+    best, x = f"_b{next(_NAMES)}", f"_v{next(_NAMES)}"
+    better = compare_sql(op, decoded(x), decoded(best), hex_string(f"{fold}() of term text"))
+    return f"aggregate({values}, CAST(NULL AS STRING), ({best}, {x}) -> CASE WHEN {best} IS NULL THEN {x} WHEN {better} THEN {x} ELSE {best} END)"

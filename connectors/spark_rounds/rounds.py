@@ -44,7 +44,7 @@ from .inputs import ProgramFacts, deferred_inputs, literal_inputs, load_inputs, 
 from .merge import merged, new_facts, uncovered
 from .relations import PARTITIONS, Rel, Relations
 from .rules import RuleSql
-from .sql import Stmt
+from .sql import Ctes, Stmt
 from .terms import TermTypes
 
 # Spark settings while the rounds run (restored after).  Adaptive execution
@@ -190,31 +190,40 @@ class Rounds(seminaive.Backend):
         return left
 
     def collect(self, flagged: dict):
-        """This round's merged relations (``{pred: SQL}``) collected to the
-        driver in its one action and held there (see :data:`HELD_ROWS`):
-        ``{pred: (relation, delta, old facts)}``, or None when a relation
-        has more rows (from then on the run checkpoints)."""
+        """This round's merged relations (``{pred: (Stmt, last step)}``)
+        collected to the driver in its one action and held there (see
+        :data:`HELD_ROWS`): ``{pred: (relation, delta, old facts)}``, or
+        None when a relation has more rows (from then on the run
+        checkpoints).  The statements' CTEs (the round's, shared: a held
+        input read by every relation's rules) are written once, before
+        the union."""
         types = self.types
-        items = [(sql, [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
-                        ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p, sql in flagged.items()]
-        got = self.catalog.collect(items, HELD_ROWS)
+        ctes, items = {}, []  # (name -> step)
+        for p, (q, last) in flagged.items():
+            read, body = q.parts(last)
+            ctes.update(read)
+            items.append((body, [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
+                                 ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]))
+        got = self.catalog.collect(items, HELD_ROWS, list(ctes.items()))  # (each statement's in order: those they read first)
         if got is None:
             self.relations.on_driver = False
             return None
         return {p: self.relations.held(p, table) for p, table in zip(flagged, got)}
 
     def commit(self, flagged: dict) -> dict:
-        """Materialize this round's merged relations (``{pred: SQL}``) in one
-        action, with the inputs still pending (see :meth:`load`), or while
-        every relation is held on the driver and the round's relations read
-        few rows collect them (:meth:`collect`); return the deltas ``{pred:
-        Rel}`` that are not empty."""
+        """Materialize this round's merged relations (``{pred: (Stmt, last
+        step)}``) in one action, with the inputs still pending (see
+        :meth:`load`), or while every relation is held on the driver and
+        the round's relations read few rows collect them
+        (:meth:`collect`); return the deltas ``{pred: Rel}`` that are not
+        empty."""
         got = None
         if self.held and not self._pending and flagged and not self.rules.broadcasts:
             got = self.collect(flagged)
         if got is None:
             pending, self._pending = self._pending, []
-            done = self.catalog.materialize([(df, True, "_bad") for _, df in pending] + [(sql, True, "_fresh") for sql in flagged.values()])
+            done = self.catalog.materialize([(df, True, "_bad") for _, df in pending]
+                                            + [(q.text(last), True, "_fresh") for q, last in flagged.values()])
             for (pred, _), (df, n, bad) in zip(pending, done):
                 refuse_bad(pred, bad)
                 self.relations.rels[pred] = Rel(df, n, self.relations.columns(pred))
@@ -270,7 +279,7 @@ class Rounds(seminaive.Backend):
         sc.setJobGroup(group, f"chase round {self._number}")
         t0, started = time.perf_counter(), time.time()
         stmts, outs = self.chase.fire(rules)
-        flagged = {p: stmts[p].text(merged(stmts[p], self.relations, p, parts)) for p, parts in outs.items()}
+        flagged = {p: (stmts[p], merged(stmts[p], self.relations, p, parts)) for p, parts in outs.items()}
         new = self.commit(flagged) if flagged else {}
         self._changed = set(new)
         jobs = len(sc.statusTracker().getJobIdsForGroup(group))
@@ -315,9 +324,10 @@ class Rounds(seminaive.Backend):
         t0, started = time.perf_counter(), time.time()
         stmts: dict = {}
         outs: dict = {}
+        ctes = Ctes()  # one list for the round's statements (a held input written once: collect)
         for rp, v in variants:
             rule = rp.rule
-            q = stmts.setdefault(rule.head_pred, Stmt())
+            q = stmts.setdefault(rule.head_pred, Stmt(ctes))
             step = self.rules.step(q, rule, None if v is None else v.position, self._views(rp, v, deltas))
             if step is not None:
                 outs.setdefault(rule.head_pred, []).append(step)
@@ -333,12 +343,12 @@ class Rounds(seminaive.Backend):
             probed = self.probe(stmts, {p: outs.pop(p) for p in probing})
             t_probe = time.perf_counter() - t1  # an action: not plan building
             for p, rel in probed.items():
-                q = stmts[p] = Stmt()
+                q = stmts[p] = Stmt(ctes)
                 outs[p] = [q.add(f"SELECT * FROM {self.catalog.read(rel)} AS u", rel.cols)]
         flagged = {}
         for p, parts in outs.items():
             q = stmts[p]
-            flagged[p] = q.text(merged(q, self.relations, p, parts, touched=p in probed))
+            flagged[p] = (q, merged(q, self.relations, p, parts, touched=p in probed))
         t_plan = time.perf_counter() - t0 - t_probe
         new_deltas = self.commit(flagged) if flagged or self._pending else {}
         for rel in probed.values():  # merged: the probe's checkpoints are read no more

@@ -257,3 +257,29 @@ def test_a_coalesced_body_is_coalesced_and_written_once(spark, monkeypatch):
     for t in rounds:
         assert t.count("FROM VALUES") == 1
         assert t.count(" AS _grp ") == 2
+
+
+def test_a_round_writes_a_step_once_however_many_relations_read_it(spark, monkeypatch):
+    """Two aggregates of one body (first, last) and far's self join, in
+    one round held on the driver: its union of the three merged relations
+    writes each step once, the input's rows (read by three atoms of three
+    statements) and the two folds' ranked points (the same step of the
+    same body: sql.written_once), where each statement wrote its own."""
+    from chronolog.connectors.spark_rounds import catalog
+
+    texts = []
+    sql = catalog.Catalog.sql
+
+    def recorded(self, text):
+        texts.append(text)
+        return sql(self, text)
+
+    monkeypatch.setattr(catalog.Catalog, "sql", recorded)
+    rows = [(("i", "a", True), (0, 4, True, False)), (("j", "a", False), (2, 6, True, True)), (("k", "b", True), (1, 3, True, True))]
+    program = NO_KEY + "first(C, M) :- owns(I, C, B), M = min(B).\nlast(C, M) :- owns(I, C, B), M = max(B).\n@output(\"first\"). @output(\"last\")."
+    check(spark, program, {"owns": owns(rows)})
+    rounds = [t for t in texts if "dense_rank" in t]
+    assert len(rounds) == 1  # (one round: its relations held on the driver, collected in one statement)
+    assert rounds[0].count("FROM VALUES") == 1
+    assert rounds[0].count("dense_rank") == 1
+    assert rounds[0].count("CAST(v2 AS boolean)") == 1  # (the body's head, under both folds)

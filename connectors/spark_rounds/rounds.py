@@ -44,7 +44,7 @@ from .inputs import ProgramFacts, deferred_inputs, literal_inputs, load_inputs, 
 from .merge import merged, new_facts, uncovered
 from .relations import PARTITIONS, Rel, Relations
 from .rules import RuleSql
-from .sql import Ctes, Stmt
+from .sql import Ctes, Stmt, written_once
 from .terms import TermTypes
 
 # Spark settings while the rounds run (restored after).  Adaptive execution
@@ -195,16 +195,14 @@ class Rounds(seminaive.Backend):
         :data:`HELD_ROWS`): ``{pred: (relation, delta, old facts)}``, or
         None when a relation has more rows (from then on the run
         checkpoints).  The statements' CTEs (the round's, shared: a held
-        input read by every relation's rules) are written once, before
-        the union."""
+        input read by every relation's rules), and every step written in
+        more than one place, are written once, before the union
+        (sql.written_once)."""
         types = self.types
-        ctes, items = {}, []  # (name -> step)
-        for p, (q, last) in flagged.items():
-            read, body = q.parts(last)
-            ctes.update(read)
-            items.append((body, [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
-                                 ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]))
-        got = self.catalog.collect(items, HELD_ROWS, list(ctes.items()))  # (each statement's in order: those they read first)
+        ctes, bodies = written_once(list(flagged.values()))
+        items = [(body, [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
+                         ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p, body in zip(flagged, bodies)]
+        got = self.catalog.collect(items, HELD_ROWS, ctes)
         if got is None:
             self.relations.on_driver = False
             return None

@@ -177,6 +177,51 @@ def with_ctes(ctes, body: str) -> str:
     return f"WITH {', '.join(f'{n} AS {step}' for n, step in ctes)}\n{body}" if ctes else body
 
 
+def written_once(stmts: list, least: int = 100) -> tuple:
+    """The statements ``stmts`` (``[(Stmt, last step)]``) as one union's
+    parts: ``(ctes, bodies)``, every step written more than once among them
+    (a body's chain under several aggregates of one head, a rule's atoms
+    under every relation it derives into) written once, as a CTE, its
+    copies replaced by its name, largest first (a step at least ``least``
+    characters long).  Only for statements with no checkpoint to read
+    (Spark forgets a checkpoint's partitioning through a CTE that reads
+    another: :class:`Stmt`): a round held on the driver."""
+    ctes, bodies = {}, []
+    for q, last in stmts:
+        read, body = q.parts(last)
+        ctes.update(read)
+        bodies.append(body)
+    steps = sorted({s for q, _ in stmts for s in q.cols if s.startswith("(SELECT ") and len(s) >= least}, key=len, reverse=True)
+    texts = [*bodies, *ctes.values()]
+    known = {step: name for name, step in ctes.items()}  # (a CTE's own step: its copies read it)
+    for step in steps:
+        if sum(x.count(step) for x in texts) < 2:
+            continue
+        name = known.get(step)
+        if name is None:
+            name = f"_w{next(_CTES)}"
+            ctes[name] = step
+            texts.append(step)
+        n = len(bodies)
+        texts = [x if k >= n and x == step else x.replace(step, name) for k, x in enumerate(texts)]
+    bodies, defs = texts[:len(bodies)], dict(zip(ctes, texts[len(bodies):]))
+    # in order: each after those it reads
+    ordered: dict = {}
+
+    def place(name):
+        if name not in ordered:
+            ordered[name] = None
+            for other in defs:
+                if other != name and re.search(rf"\b{other}\b", defs[name]):
+                    place(other)
+            ordered.pop(name)
+            ordered[name] = defs[name]
+
+    for name in defs:
+        place(name)
+    return list(ordered.items()), bodies
+
+
 def union(q: Stmt, parts: list, cols: list) -> str:
     """The rows of the steps ``parts`` one after the other, as their
     columns ``cols`` (one step: itself)."""

@@ -159,7 +159,9 @@ class Stmt:
         named it so while the checkpoint's own columns have none: Spark
         then failed to follow the partitioning to the renamed columns of a
         second read of that checkpoint, and shuffled the relation again."""
-        return with_ctes(*self.parts(last))
+        ctes, body = self.parts(last)
+        ctes, (body,) = read_once_inlined(ctes, [body])
+        return with_ctes(ctes, body)
 
 
 class Ctes:
@@ -170,6 +172,23 @@ class Ctes:
     def __init__(self):
         self.defs: list = []
         self.names: dict = {}
+
+
+def read_once_inlined(ctes: list, bodies: list) -> tuple:
+    """``(ctes, bodies)`` with each CTE that is read once written in its
+    place, as it was before the statements shared their CTEs (rows held on
+    the driver that one atom reads: a CTE costs the analyser more than
+    the subquery, and the optimizer inlines it anyway)."""
+    defs = dict(ctes)
+    for name in list(defs):
+        pattern = re.compile(rf"\b{name}\b")
+        texts = [*bodies, *(defs[n] for n in defs if n != name)]
+        if sum(len(pattern.findall(x)) for x in texts) != 1:
+            continue
+        step = defs.pop(name)
+        bodies = [pattern.sub(lambda _: step, x) for x in bodies]
+        defs = {n: pattern.sub(lambda _: step, x) for n, x in defs.items()}
+    return list(defs.items()), bodies
 
 
 def with_ctes(ctes, body: str) -> str:
@@ -219,7 +238,7 @@ def written_once(stmts: list, least: int = 100) -> tuple:
 
     for name in defs:
         place(name)
-    return list(ordered.items()), bodies
+    return read_once_inlined(list(ordered.items()), bodies)
 
 
 def union(q: Stmt, parts: list, cols: list) -> str:

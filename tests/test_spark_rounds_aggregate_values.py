@@ -228,15 +228,8 @@ def test_inside_a_recursion(spark):
     assert ((3, 5), (0, 9, True, True)) in canon(model.facts("d"))
 
 
-def test_a_coalesced_body_is_coalesced_and_written_once(spark, monkeypatch):
-    """An aggregate over one atom reading every column of its relation
-    (coalesced already) is not coalesced again, and its fold, which reads
-    the body twice, finds it written once in the statement (a common table
-    expression): the input's literal is written once per atom reading it
-    (far's two, the aggregate's one), and the statement coalesces twice
-    (far's merge and the fold's segments), where the body's coalescing,
-    the merge of the aggregate's already coalesced facts and the body's
-    second copy made 299 SELECTs 41 parentheses deep of six such rules."""
+def recorded_statements(monkeypatch) -> list:
+    """The list the rounds' Spark statements are appended to, as they are run."""
     from chronolog.connectors.spark_rounds import catalog
 
     texts = []
@@ -247,10 +240,44 @@ def test_a_coalesced_body_is_coalesced_and_written_once(spark, monkeypatch):
         return sql(self, text)
 
     monkeypatch.setattr(catalog.Catalog, "sql", recorded)
+    return texts
+
+
+def test_a_coalesced_body_is_coalesced_and_written_once(spark, monkeypatch):
+    """An aggregate over one atom reading every column of its relation
+    (coalesced already) is not coalesced again, and its fold, which reads
+    its ranked points twice, finds them written once in the statement (a
+    common table expression); the input, held on the driver, is written once in the
+    round's statement (a CTE shared by far's self join, the aggregate's
+    body and the union of the two merged relations), and the statement
+    coalesces twice (far's merge and the fold's segments), where the
+    body's coalescing, the merge of the aggregate's already coalesced
+    facts and the body's second copy made 299 SELECTs 41 parentheses deep
+    of six such rules, and each atom and each merged relation wrote the
+    input's rows again."""
+    texts = recorded_statements(monkeypatch)
     rows = [(("i", "a", True), (0, 4, True, False)), (("j", "a", False), (2, 6, True, True)), (("k", "b", True), (1, 3, True, True))]
     check(spark, NO_KEY + "first(C, M) :- owns(I, C, B), M = min(B).\n@output(\"first\").", {"owns": owns(rows)})
     rounds = [t for t in texts if "dense_rank" in t]  # the statements folding the aggregate
     assert rounds
     for t in rounds:
-        assert t.count("FROM VALUES") == 3
+        assert t.count("FROM VALUES") == 1
         assert t.count(" AS _grp ") == 2
+
+
+def test_a_round_writes_a_step_once_however_many_relations_read_it(spark, monkeypatch):
+    """Two aggregates of one body (first, last) and far's self join, in
+    one round held on the driver: its union of the three merged relations
+    writes each step once, the input's rows (read by three atoms of three
+    statements), the two folds' ranked points (one CTE of the round's:
+    the same step) and the body under them (sql.written_once), where each
+    statement wrote its own."""
+    texts = recorded_statements(monkeypatch)
+    rows = [(("i", "a", True), (0, 4, True, False)), (("j", "a", False), (2, 6, True, True)), (("k", "b", True), (1, 3, True, True))]
+    program = NO_KEY + "first(C, M) :- owns(I, C, B), M = min(B).\nlast(C, M) :- owns(I, C, B), M = max(B).\n@output(\"first\"). @output(\"last\")."
+    check(spark, program, {"owns": owns(rows)})
+    rounds = [t for t in texts if "dense_rank" in t]
+    assert len(rounds) == 1  # (one round: its relations held on the driver, collected in one statement)
+    assert rounds[0].count("FROM VALUES") == 1
+    assert rounds[0].count("dense_rank") == 1
+    assert rounds[0].count("CAST(v2 AS boolean)") == 1  # (the body's head, under both folds)

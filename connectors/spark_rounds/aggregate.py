@@ -12,7 +12,8 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
 * the starts and ends of a group's bindings cut its timeline into
   segments ``[p_i, p_i+1)`` of the doubled grid (a segment is exactly a run
   of the elementary pieces the rows' sweep walks): engine/segments.py,
-  written once with the columns;
+  written once with the columns, for sums; for the others the group's
+  points ranked, each rank's group its segment (:func:`_fold`);
 * sum, count and avg: summed along the segments (``+v`` at each start and
   ``-v`` at each end summed per point, then a running sum); min and max:
   each binding spread over the segments it covers (``explode(sequence(first,
@@ -21,7 +22,8 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
   quadratic), then a group by segment; prod and mprod likewise, then an
   exact product per segment (``_product_sql``);
 * a segment with no binding gives nothing; touching segments with equal
-  values coalesce (a window over the group's segments in time order).
+  values coalesce (consecutive numbers among a group's segments of equal
+  values: one window).
 
 Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
 sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
@@ -59,7 +61,6 @@ which gives the same facts as recomputing them all.
 
 from __future__ import annotations
 
-from chronolog.engine.coalescing import continues_equal
 from chronolog.engine.exprs import frame_sql
 from chronolog.engine.segments import segments
 from chronolog.language import ast
@@ -75,7 +76,7 @@ from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
 from .udfs import fold_sql
-from .sql import Stmt, coalesce_sql, int64, runs_sql, term_columns, union
+from .sql import Stmt, coalesce_sql, int64, term_columns, union
 from .text_order import extreme_sql, number_sql
 
 def lowered(rule) -> tuple:
@@ -265,36 +266,32 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     extremes = bool(floated) or any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
     sets = {value for _, f, value in specs if f == "munion"}
     vcols = sorted({c for c in values.values() if c is not None})
-    if not extremes:
+    sums = not extremes
+    if sums:
         # the segments (engine/segments.py, shared with the columns), each
         # value summed along them in the run's widest decimal (no wrap)
         wide_values = q.add(f"SELECT {gsel}s, e{''.join(f', CAST({c} AS {wide}) AS {c}' for c in vcols)} FROM {body}",
                             [*group, "s", "e", *vcols])
-        segs = frame_sql(segments(group, vcols), q, wide_values, int64, None)
+        segs = frame_sql(segments(group, vcols, numbered=True), q, wide_values, int64, None)
         funcs = {c: {"sum": f"t.{c}"} for c in vcols}
     else:
-        # each binding spread over the segments it covers, numbered per group.
-        # A step is text, inlined wherever it is read (sql.Stmt), so the body
-        # is read twice only (its ends ranked, then the bindings with the
-        # ranks of their ends; and the segments): joining each
-        # binding with the numbered points by its start and by its end read
-        # it seven times, and 49 times under the fold of a contributor's
-        # values (49 broadcasts in one plan of 320 kB; 25-55 s and a driver
-        # out of memory for a rule over nine facts)
-        body = q.shared(body)  # (written once in the statement, analysed once)
+        # each binding spread over the segments it covers, numbered per group:
+        # the group's points (its bindings' starts and ends) ranked, each
+        # binding's first and last rank, and the segments between (an
+        # explode of the ranks).  A step is text, inlined wherever it is
+        # read (sql.Stmt), so the ranked points are read twice only (the
+        # bindings' ranks, and each rank's point: the segments' ends), and
+        # written once (a CTE, analysed once): joining each binding with
+        # the numbered points by its start and by its end read it seven
+        # times, and 49 times under the fold of a contributor's values (49
+        # broadcasts in one plan of 320 kB; 25-55 s and a driver out of
+        # memory for a rule over nine facts)
         bcols = q.cols[body]
         ends = q.add(f"SELECT *, explode(array(s, e)) AS p FROM {body}", [*bcols, "p"])
-        ranked = q.add(f"SELECT *, dense_rank() OVER ({part}ORDER BY p) AS i FROM {ends}", [*bcols, "p", "i"])
-        ranks = q.add(f"SELECT {', '.join(bcols)}, min(i) AS a, max(i) AS z FROM {ranked} GROUP BY {', '.join(bcols)}",
-                      [*bcols, "a", "z"])
-        # the segments (engine/segments.py, shared with the columns), numbered
-        # as the ranks number their points
-        idx = frame_sql(segments(group, numbered=True), q, body, int64, None)
-        read = "".join(f", b.{c} AS {c}" if c in own else f", CAST(b.{c} AS {wide}) AS {c}" for c in vcols)
-        spread = q.add(
-            f"SELECT {', '.join(f'b.{g} AS {g}' for g in group)}{', ' if group else ''}"
-            f"explode(sequence(b.a, b.z - 1)) AS i{read} FROM {ranks} AS b",
-            [*group, "i", *vcols])
+        ranked = q.shared(q.add(f"SELECT *, dense_rank() OVER ({part}ORDER BY p) AS i FROM {ends}", [*bcols, "p", "i"]))
+        read = "".join(f", {c} AS {c}" if c in own else f", CAST({c} AS {wide}) AS {c}" for c in vcols)
+        spread = q.add(f"SELECT {gsel}explode(sequence(min(i), max(i) - 1)) AS i, CAST(NULL AS BIGINT) AS p, 1 AS _b{read} "
+                       f"FROM {ranked} GROUP BY {', '.join(bcols)}", [*group, "i", "p", "_b", *vcols])
         aggs, stats = [], []
         for c in vcols:
             fs = ("min", "max") if c in own else ("sum", "min", "max")
@@ -316,11 +313,15 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
                 aggs += [f"aggregate(collect_list(m_{c}), CAST(1 AS DECIMAL(38, 0)), (a, x) -> try_multiply(a, x)) AS pm_{c}",
                          f"sum(z_{c}) AS pz_{c}", f"max(CASE WHEN {c} = 0 THEN 1 ELSE 0 END) AS p0_{c}"]
                 stats += [f"pm_{c}", f"pz_{c}", f"p0_{c}"]
-        per = q.add(f"SELECT {gsel}i, {', '.join(aggs)} FROM {spread} GROUP BY {', '.join([*group, 'i'])}",
-                    [*group, "i", *stats])
-        on = " AND ".join(["x.i = y.i", *(f"x.{g} = y.{g}" for g in group)])
-        segs = q.add(f"SELECT {', '.join([*(f'x.{g} AS {g}' for g in group), 'y.s AS s', 'y.e AS e', 'y.n AS n', *(f'x.{c} AS {c}' for c in stats)])} "
-                     f"FROM {per} AS x JOIN {idx} AS y ON {on}", [*group, "s", "e", "n", *stats])
+        # with each rank's point (no binding: values null, which the
+        # aggregates skip), so that a rank's group gives its segment: from
+        # its point to the next rank's, ``n`` bindings holding on it (none
+        # on the last point, and wherever the bindings leave a gap)
+        extra = [c for c in q.cols[spread] if c not in (*group, "i", "p", "_b")]
+        points = f"SELECT {gsel}i, p, NULL AS _b{''.join(f', NULL AS {c}' for c in extra)} FROM {ranked}"
+        both = q.add(f"{spread[1:-1]}\nUNION ALL {points}", q.cols[spread])  # (spread's own SELECT: a step is "(SELECT ...)")
+        segs = q.add(f"SELECT {gsel}i, min(p) AS s, lead(min(p)) OVER ({part}ORDER BY i) AS e, count(_b) AS n, {', '.join(aggs)} "
+                     f"FROM {both} GROUP BY {', '.join([*group, 'i'])}", [*group, "i", "s", "e", "n", *stats])
         funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max", "u", "l")} for c in vcols}  # (no sum of strings or floats is read)
         for c in pvals:
             funcs[c]["prod"] = _product_sql(c, scale, wide)
@@ -359,11 +360,20 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
             continue
         x = f"coalesce({x}, {stop_sql('a sum beyond the decimal type')})"
         sel.append(f"CAST({x} AS {out_type}) AS {name}")
-    vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t",
-                 [*group, "s", "e", *(name for name, _, _ in specs)])
-    # touching segments with equal values coalesce (engine/coalescing.py)
     acols = [name for name, _, _ in specs]
-    out = runs_sql(q, vals, continues_equal(group, acols), group, ("s",), ["min(s) AS s", "max(e) AS e"], carried=acols)
+    # (the segments with a binding: the last point's, and a gap's, have none)
+    vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.i AS i', 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t"
+                 f"{'' if sums else ' WHERE t.n > 0'}", [*group, "i", "s", "e", *acols])
+    # touching segments with equal values coalesce: the segments of a group
+    # are numbered in time order (``i``), consecutive numbers touch, so a
+    # run of equal values is a run of consecutive numbers among the
+    # segments with those values (their number less their rank among them
+    # is the run's); one window, where engine/coalescing.py's test of each
+    # segment against the one before is two and a running sum
+    keys = [*group, *acols]
+    runs = q.add(f"SELECT *, i - row_number() OVER (PARTITION BY {', '.join(keys)} ORDER BY i) AS _grp FROM {vals}", [*q.cols[vals], "_grp"])
+    out = q.add(f"SELECT {', '.join(group)}{', ' if group else ''}min(s) AS s, max(e) AS e, {', '.join(acols)} "
+                f"FROM {runs} GROUP BY {', '.join([*keys, '_grp'])}", [*group, "s", "e", *acols])
     q.coalesced.add(out)  # (per group and values)
     return out
 

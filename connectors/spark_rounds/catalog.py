@@ -158,12 +158,16 @@ class Catalog:
         got = {r[0]: (r[1], r[2] or 0) for r in self.sql("\nUNION ALL\n".join(aggs)).collect()}
         return [(df, *got[i]) for i, df in enumerate(out)]
 
-    def collect(self, items: list, cap: int):
+    def collect(self, items: list, cap: int, ctes=()):
         """The rows of each statement of ``items`` (``(SQL, [(column, SQL
         type)])``) on the driver, in ONE Spark action with no checkpoint: a
         union of each statement's rows as a struct column of its own, with
         the statement's number; ``[pyarrow.Table]``, or None when a
-        statement has more than ``cap`` rows (each is read up to ``cap + 1``)."""
+        statement has more than ``cap`` rows (each is read up to ``cap + 1``).
+        ``ctes``: ``[(name, step)]`` the statements read, written once
+        before the union."""
+        from .sql import with_ctes
+
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -173,7 +177,7 @@ class Catalog:
             row = "named_struct(" + ", ".join(f"'{c}', {c}" for c, _ in cols) + ")"
             sel = [f"{i} AS _i", *(f"{row if j == i else f'CAST(NULL AS {st})'} AS _r{j}" for j, st in enumerate(structs))]
             parts.append(f"SELECT {', '.join(sel)} FROM (SELECT * FROM ({text}) AS _m LIMIT {cap + 1}) AS _c")
-        got = self.sql("\nUNION ALL\n".join(parts)).toArrow()
+        got = self.sql(with_ctes(ctes, "\nUNION ALL\n".join(parts))).toArrow()
         out = []
         for i in range(len(items)):
             rows = got.filter(pc.equal(got.column("_i"), i)).column(f"_r{i}").combine_chunks()

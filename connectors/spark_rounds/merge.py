@@ -37,7 +37,7 @@ def merged(q: Stmt, relations, pred: str, parts: list, touched: bool = False) ->
         out = coalesce_sql(q, new, terms)
         return q.add(f"SELECT *, true AS _fresh FROM {out}", q.cols[out] + ["_fresh"])
     if not (touched and terms):
-        return _recoalesced(q, relations.catalog.read(old), new, terms)
+        return _recoalesced(q, relations.read(q, old), new, terms)
     # the atoms the new facts name, moved to their first term's partition
     # and hashed per task, split the old relation where it lies (a left
     # semi and a left anti join; a duplicate atom changes neither, so no
@@ -48,7 +48,7 @@ def merged(q: Stmt, relations, pred: str, parts: list, touched: bool = False) ->
     atoms = relations.keyed(q, q.add(" UNION ALL ".join(f"SELECT {named} FROM {p}" for p in parts), terms), terms)
     on = " AND ".join(f"o.{t} = a.{t}" for t in terms)
     cols = ", ".join(f"o.{c} AS {c}" for c in [*terms, "s", "e"])
-    old_sql = relations.catalog.read(old)
+    old_sql = relations.read(q, old)
     kept = q.add(f"SELECT /*+ SHUFFLE_HASH(a) */ {cols}, false AS _fresh FROM {old_sql} AS o LEFT ANTI JOIN {atoms} AS a ON {on}",
                  [*terms, "s", "e", "_fresh"])
     hit = q.add(f"SELECT /*+ SHUFFLE_HASH(a) */ {cols} FROM {old_sql} AS o LEFT SEMI JOIN {atoms} AS a ON {on}", [*terms, "s", "e"])
@@ -81,5 +81,5 @@ def uncovered(q: Stmt, relations, pred: str, new: str) -> str:
     terms = term_columns(relations.types.arity(pred))
     on = " AND ".join([*(f"n.{t} = o.{t}" for t in terms), "o.s <= n.s", "n.e <= o.e"])
     sel = ", ".join(f"n.{c} AS {c}" for c in [*terms, "s", "e"])
-    return q.add(f"SELECT /*+ SHUFFLE_HASH(n) */ {sel} FROM {new} AS n LEFT JOIN {relations.catalog.read(relations.rel(pred))} AS o "
+    return q.add(f"SELECT /*+ SHUFFLE_HASH(n) */ {sel} FROM {new} AS n LEFT JOIN {relations.read(q, relations.rel(pred))} AS o "
                  f"ON {on} WHERE o.s IS NULL", [*terms, "s", "e"])

@@ -35,6 +35,7 @@ class Rel:
     where: str = ""
     sql: str = ""
     table: object = None  # the rows held on the driver (a round's collected relation, with ``_fresh``: Relations.held)
+    literal: bool = False  # ``sql`` is rows held on the driver (a statement reads them as one CTE: sql.Stmt.literal)
 
 
 class Relations:
@@ -68,7 +69,7 @@ class Relations:
             return self.empty(pred)
         cols = self.columns(pred)
         values = ", ".join(f"({', '.join(r)})" for r in rows)
-        return Rel(None, len(rows), cols, sql=f"(SELECT * FROM VALUES {values} AS _l({', '.join(cols)}))")
+        return Rel(None, len(rows), cols, sql=f"(SELECT * FROM VALUES {values} AS _l({', '.join(cols)}))", literal=True)
 
     def flagged(self, pred: str, df, n: int, fresh: int, table=None) -> tuple:
         """``pred``'s merged relation ``df`` (``n`` rows, ``fresh`` of them
@@ -106,6 +107,12 @@ class Relations:
                 r = self.empty(pred)
             self.rels[pred] = r
         return r
+
+    def read(self, q: Stmt, rel: Rel) -> str:
+        """What a step of ``q`` reads ``rel`` from: rows held on the driver
+        as one CTE of the round's statements (sql.Stmt.literal), else its
+        checkpoint's view or its fixed text (Catalog.read)."""
+        return q.literal(rel.sql, rel.cols) if rel.literal else self.catalog.read(rel)
 
     def keyed(self, q: Stmt, src: str, terms: list) -> str:
         """``src`` hash-partitioned on its first term column, as every relation

@@ -45,7 +45,7 @@ from .inputs import ProgramFacts, deferred_inputs, literal_inputs, load_inputs, 
 from .merge import merged, new_facts, uncovered
 from .relations import PARTITIONS, Rel, Relations
 from .rules import RuleSql
-from .sql import Stmt
+from .sql import Ctes, Stmt, written_once
 from .terms import TermTypes
 
 # Spark settings while the rounds run (restored after).  Adaptive execution
@@ -198,37 +198,46 @@ class Rounds(seminaive.Backend):
                 self.catalog.discard(df)
         return left
 
-    def collect(self, flagged: list):
-        """This round's merged relations (``[(pred, SQL)]``) collected to the
-        driver in its one action and held there (see :data:`HELD_ROWS`):
-        ``[(relation, delta, old facts)]``, or None when a relation
-        has more rows (from then on the run checkpoints)."""
+    def collect(self, flagged: dict, rows=()):
+        """This round's merged relations (``{pred: (Stmt, last step)}``), and
+        ``rows`` (as :meth:`commit` takes them), collected to the driver in
+        its one action and held there (see :data:`HELD_ROWS`): ``[(relation,
+        delta, old facts)]`` in that order, or None when a relation has more
+        rows (from then on the run checkpoints).  The statements' CTEs (the
+        round's, shared: a held input read by every relation's rules), and
+        every step written in more than one place, are written once, before
+        the union (sql.written_once)."""
         types = self.types
-        items = [(sql, [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
-                        ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p, sql in flagged]
-        got = self.catalog.collect(items, HELD_ROWS)
+        ctes, bodies = written_once(list(flagged.values()))
+        names = [*flagged, *(name for name, _ in rows)]
+        bodies = [*bodies, *(f"SELECT *, true AS _fresh FROM ({sql}) AS b" for _, sql in rows)]
+        items = [(body, [*((f"c{i}", types.sql_type(c)) for i, c in enumerate(types.classes.get(p) or [])),
+                         ("s", "bigint"), ("e", "bigint"), ("_fresh", "boolean")]) for p, body in zip(names, bodies)]
+        got = self.catalog.collect(items, HELD_ROWS, ctes)
         if got is None:
             self.relations.on_driver = False
             return None
         return [self.relations.held(p, table) for (p, _), table in zip(flagged, got)]
 
     def commit(self, flagged: dict, rows=()) -> dict:
-        """Materialize this round's merged relations (``{pred: SQL}``) in one
-        action, with the inputs still pending (see :meth:`load`), or while
-        every relation is held on the driver and the round's relations read
-        few rows collect them (:meth:`collect`); return the deltas ``{pred:
-        Rel}`` that are not empty.  ``rows``: ``[(name, SQL)]``, the
-        variants' body rows the chase keeps (chase.Chase.rows), written and
-        counted in the same action: their Rels go to :attr:`_rows`."""
+        """Materialize this round's merged relations (``{pred: (Stmt, last
+        step)}``) in one action, with the inputs still pending (see
+        :meth:`load`), or while every relation is held on the driver and
+        the round's relations read few rows collect them
+        (:meth:`collect`); return the deltas ``{pred: Rel}`` that are not
+        empty.  ``rows``: ``[(name, SQL)]``, the variants' body rows the
+        chase keeps (chase.Chase.rows), written and counted in the same
+        action: their Rels go to :attr:`_rows`."""
         got = None
         if self.held and not self._pending and (flagged or rows) and not self.rules.broadcasts:
-            got = self.collect([*flagged.items(), *((name, f"SELECT *, true AS _fresh FROM ({sql}) AS b") for name, sql in rows)])
+            got = self.collect(flagged, rows)
             if got is not None:
                 self._rows = [held[0] for held in got[len(flagged):]]
                 got = dict(zip(flagged, got))
         if got is None:
             pending, self._pending = self._pending, []
-            done = self.catalog.materialize([(df, True, "_bad") for _, df in pending] + [(sql, True, "_fresh") for sql in flagged.values()]
+            done = self.catalog.materialize([(df, True, "_bad") for _, df in pending]
+                                            + [(q.text(last), True, "_fresh") for q, last in flagged.values()]
                                             + [(sql, True, None) for _, sql in rows])
             for (pred, _), (df, n, bad) in zip(pending, done):
                 refuse_bad(pred, bad)
@@ -293,7 +302,7 @@ class Rounds(seminaive.Backend):
         sc.setJobGroup(group, f"chase round {self._number}")
         t0, started = time.perf_counter(), time.time()
         stmts, outs = self.chase.fire(rules, nodes)
-        flagged = {p: stmts[p].text(merged(stmts[p], self.relations, p, parts)) for p, parts in outs.items()}
+        flagged = {p: (stmts[p], merged(stmts[p], self.relations, p, parts)) for p, parts in outs.items()}
         new = self.commit(flagged) if flagged else {}
         for _, parts in nodes:  # (fired: the checkpoints of the uncovered rows hold what the merge read)
             for rel in parts:
@@ -342,6 +351,7 @@ class Rounds(seminaive.Backend):
         t0, started = time.perf_counter(), time.time()
         stmts: dict = {}
         outs: dict = {}
+        ctes = Ctes()  # one list for the round's statements (a held input written once: collect)
         rows = []  # the body rows of the existential rules that share a head: (node, place in the round, (name, SQL))
         for k, (rp, v) in enumerate(variants):
             rule = rp.rule
@@ -350,7 +360,7 @@ class Rounds(seminaive.Backend):
                 if got is not None:
                     rows.append(((id(rule), v), rule, k, got))
                 continue
-            q = stmts.setdefault(rule.head_pred, Stmt())
+            q = stmts.setdefault(rule.head_pred, Stmt(ctes))
             step = self.rules.step(q, rule, None if v is None else v.position, self._views(rp, v, deltas))
             if step is not None:
                 outs.setdefault(rule.head_pred, []).append(step)
@@ -368,12 +378,12 @@ class Rounds(seminaive.Backend):
             rows = []
             t_probe = time.perf_counter() - t1  # an action: not plan building
             for p, rel in probed.items():
-                q = stmts[p] = Stmt()
+                q = stmts[p] = Stmt(ctes)
                 outs[p] = [q.add(f"SELECT * FROM {self.catalog.read(rel)} AS u", rel.cols)]
         flagged = {}
         for p, parts in outs.items():
             q = stmts[p]
-            flagged[p] = q.text(merged(q, self.relations, p, parts, touched=p in probed))
+            flagged[p] = (q, merged(q, self.relations, p, parts, touched=p in probed))
         t_plan = time.perf_counter() - t0 - t_probe
         new_deltas = self.commit(flagged, [got for *_, got in rows]) if flagged or self._pending or rows else {}
         self._keep(rows)

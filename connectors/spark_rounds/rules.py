@@ -78,7 +78,7 @@ class RuleSql:
         cols = [varcols[v] for v in first]
         sel = [f"{c} AS {varcols[v]}" for v, c in first.items()] + ["s", "e"]
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
-        name = q.add(f"SELECT {', '.join(sel)} FROM {self.catalog.read(rel)} AS t{where}", cols + ["s", "e"])
+        name = q.add(f"SELECT {', '.join(sel)} FROM {self.relations.read(q, rel)} AS t{where}", cols + ["s", "e"])
         # a relation (or its delta, its old facts: some of its maximal
         # intervals) is coalesced, and so are its tuples a filter keeps,
         # whatever columns a constant or a repeated variable drops

@@ -16,6 +16,7 @@ lowering shared with the columns: engine/interval_shift.py).
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from itertools import count
 
@@ -87,17 +88,20 @@ class Stmt:
     step built on it multiplies that: read each step once where one read
     can do (aggregate.py's fold).  A step that must be read twice is
     written once, as a CTE (:meth:`shared`), so that Spark analyses it
-    once.  ``coalesced``: the steps known coalesced, which
-    :func:`coalesce_sql` returns as they are."""
+    once; a round's statements may share their CTEs (``ctes``).
+    ``coalesced``: the steps known coalesced, which :func:`coalesce_sql`
+    returns as they are."""
 
-    def __init__(self):
+    def __init__(self, ctes: "Ctes | None" = None):
         self.cols: dict = {}
         self.sizes: dict = {}  # an assigned column: its value's SQL length once inlined (arithmetic.py)
         # the steps whose rows are coalesced over all their columns (no two
         # rows of one tuple overlap or touch): coalescing one again is skipped
         self.coalesced: set = set()
-        self.ctes: list = []  # (name, step) of the steps written once (shared), in order
-        self.names: dict = {}  # step -> its CTE's name
+        # the steps written once (shared): the statement's own, or the
+        # round's, shared by its statements (one CTE list for a round's
+        # union of held relations: rounds.Rounds.collect)
+        self.ctes = ctes if ctes is not None else Ctes()
 
     def keeps(self, src: str, step: str) -> str:
         """``step``, coalesced when ``src`` is: it drops whole tuples of
@@ -118,14 +122,35 @@ class Stmt:
         CTE once and puts it in place of each name (the optimizer inlines
         a deterministic one), where each inlined copy of the text was
         analysed again, pass after pass of the analyser."""
-        name = self.names.get(step)
+        name = self.ctes.names.get(step)
         if name is None:
-            name = self.names[step] = f"_w{next(_CTES)}"
-            self.ctes.append((name, step))
-            self.cols[name] = self.cols[step]
-            if step in self.coalesced:
-                self.coalesced.add(name)
+            name = self.ctes.names[step] = f"_w{next(_CTES)}"
+            self.ctes.defs.append((name, step))
+        self.cols[name] = self.cols[step]
+        if step in self.coalesced:
+            self.coalesced.add(name)
         return name
+
+    def literal(self, sql: str, cols) -> str:
+        """A relation held on the driver (``sql``: its rows' literal,
+        coalesced) written once: every atom of the round's statements
+        reading it reads one CTE (a self join read its rows twice, and a
+        round's union of held relations once per relation: :meth:`shared`)."""
+        self.cols[sql] = list(cols)
+        self.coalesced.add(sql)
+        return self.shared(sql)
+
+    def parts(self, last: str) -> tuple:
+        """``(ctes, body)``: the statement of :meth:`text` without its
+        ``WITH``, and the CTEs ``[(name, step)]`` it reads, in order
+        (each reads only those before it)."""
+        body = f"SELECT {', '.join(f'{c} AS {c}' for c in self.cols[last])} FROM {last}"
+        read, texts = [], [body]
+        for name, step in reversed(self.ctes.defs):
+            if any(re.search(rf"\b{name}\b", x) for x in texts):
+                read.append((name, step))
+                texts.append(step)
+        return read[::-1], body
 
     def text(self, last: str) -> str:
         """The statement: the last step, every column aliased.  A checkpoint
@@ -134,8 +159,86 @@ class Stmt:
         named it so while the checkpoint's own columns have none: Spark
         then failed to follow the partitioning to the renamed columns of a
         second read of that checkpoint, and shuffled the relation again."""
-        ctes = f"WITH {', '.join(f'{n} AS {step}' for n, step in self.ctes)}\n" if self.ctes else ""
-        return f"{ctes}SELECT {', '.join(f'{c} AS {c}' for c in self.cols[last])} FROM {last}"
+        ctes, body = self.parts(last)
+        ctes, (body,) = read_once_inlined(ctes, [body])
+        return with_ctes(ctes, body)
+
+
+class Ctes:
+    """The common table expressions of one statement, or of a round's
+    statements together (:meth:`Stmt.shared`): ``defs`` ``[(name, step)]``
+    in order, ``names`` step -> name."""
+
+    def __init__(self):
+        self.defs: list = []
+        self.names: dict = {}
+
+
+def read_once_inlined(ctes: list, bodies: list) -> tuple:
+    """``(ctes, bodies)`` with each CTE that is read once written in its
+    place, as it was before the statements shared their CTEs (rows held on
+    the driver that one atom reads: a CTE costs the analyser more than
+    the subquery, and the optimizer inlines it anyway)."""
+    defs = dict(ctes)
+    for name in list(defs):
+        pattern = re.compile(rf"\b{name}\b")
+        texts = [*bodies, *(defs[n] for n in defs if n != name)]
+        if sum(len(pattern.findall(x)) for x in texts) != 1:
+            continue
+        step = defs.pop(name)
+        bodies = [pattern.sub(lambda _: step, x) for x in bodies]
+        defs = {n: pattern.sub(lambda _: step, x) for n, x in defs.items()}
+    return list(defs.items()), bodies
+
+
+def with_ctes(ctes, body: str) -> str:
+    """``body`` under ``WITH`` the CTEs ``ctes`` (``[(name, step)]``: none, ``body``)."""
+    return f"WITH {', '.join(f'{n} AS {step}' for n, step in ctes)}\n{body}" if ctes else body
+
+
+def written_once(stmts: list, least: int = 100) -> tuple:
+    """The statements ``stmts`` (``[(Stmt, last step)]``) as one union's
+    parts: ``(ctes, bodies)``, every step written more than once among them
+    (a body's chain under several aggregates of one head, a rule's atoms
+    under every relation it derives into) written once, as a CTE, its
+    copies replaced by its name, largest first (a step at least ``least``
+    characters long).  Only for statements with no checkpoint to read
+    (Spark forgets a checkpoint's partitioning through a CTE that reads
+    another: :class:`Stmt`): a round held on the driver."""
+    ctes, bodies = {}, []
+    for q, last in stmts:
+        read, body = q.parts(last)
+        ctes.update(read)
+        bodies.append(body)
+    steps = sorted({s for q, _ in stmts for s in q.cols if s.startswith("(SELECT ") and len(s) >= least}, key=len, reverse=True)
+    texts = [*bodies, *ctes.values()]
+    known = {step: name for name, step in ctes.items()}  # (a CTE's own step: its copies read it)
+    for step in steps:
+        if sum(x.count(step) for x in texts) < 2:
+            continue
+        name = known.get(step)
+        if name is None:
+            name = f"_w{next(_CTES)}"
+            ctes[name] = step
+            texts.append(step)
+        n = len(bodies)
+        texts = [x if k >= n and x == step else x.replace(step, name) for k, x in enumerate(texts)]
+    bodies, defs = texts[:len(bodies)], dict(zip(ctes, texts[len(bodies):]))
+    # in order: each after those it reads
+    ordered: dict = {}
+
+    def place(name):
+        if name not in ordered:
+            ordered[name] = None
+            for other in defs:
+                if other != name and re.search(rf"\b{other}\b", defs[name]):
+                    place(other)
+            ordered.pop(name)
+            ordered[name] = defs[name]
+
+    for name in defs:
+        place(name)
+    return read_once_inlined(list(ordered.items()), bodies)
 
 
 def union(q: Stmt, parts: list, cols: list) -> str:

@@ -188,7 +188,7 @@ def test_empty_cells_on_the_keyed_path_as_the_embedded_reader(spark, tmp_path, t
 
 
 @given(case=cases())
-@settings(max_examples=examples(40), deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 def test_random_csv_files_of_term_text_as_the_embedded_reader(spark, tmp_path_factory, case):
     """Random CSV files (term text, quoted cells, numbers of every shape,
     dates, empty cells) through ``spark csv``: the embedded reader's model

@@ -241,11 +241,13 @@ def csv_rows(table, columns, pred: str, calendar=None, kinds=None) -> list:
     numbers becomes one exact type (:func:`auto_values`); a column mixing
     numbers and names keeps each cell's own kind, set into the rows here
     (typing it as text would make ``4.0`` a string in Spark and a number
-    embedded: different answers)."""
+    embedded: different answers).  ``columns`` None: a table not read
+    from CSV (the program's facts, a DataFrame), its null times unbounded."""
     from chronolog.engine.arrow import table_to_rows
     from chronolog.language.nulls import reading_file
 
-    _refuse_empty_times(table, calendar)
+    if columns is not None:  # (a CSV input's: a null time of a table is an unbounded end)
+        _refuse_empty_times(table, calendar)
     terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
     by_name = {terms[p]: k for p, k in (kinds or {}).items() if p < len(terms)}
     with reading_file():  # (one source's _:n1 cells: one labelled null, as the CSV reader reads a file)
@@ -590,7 +592,7 @@ def make_task(job: dict, report, reason):
                         facts.setdefault(pred, []).append(fc)
                     else:
                         facts.setdefault(pred, []).append(
-                            csv_rows(t, set(terms) if pred in job["csv"] else set(), pred, job["calendar"], job["csv"].get(pred))
+                            csv_rows(t, set(terms) if pred in job["csv"] else None, pred, job["calendar"], job["csv"].get(pred))
                         )
             model = reason(job["program"], task_facts(facts), horizon=job["horizon"], engine=engine, max_rounds=job.get("max_rounds"))
             out, kinds = [], {}

@@ -206,7 +206,7 @@ def number_sql(x: str, types, why: str) -> str:
     if scale == 0:
         ok = f"{{t}} RLIKE {_re('^-?[0-9]+' + chr(92) + 'z')}"
     else:
-        places = f"(CASE WHEN {{t}} LIKE '%.%' THEN length(substring_index({{t}}, '.', -1)) ELSE 0 END)"
+        places = "(CASE WHEN {t} LIKE '%.%' THEN length(substring_index({t}, '.', -1)) ELSE 0 END)"
         ok = f"{{t}} RLIKE {_re('^-?[0-9]+(' + chr(92) + '.[0-9]+)?' + chr(92) + 'z')} AND {places} <= {scale}"
 
     def body(t):

@@ -217,7 +217,7 @@ class Rounds(seminaive.Backend):
         if got is None:
             self.relations.on_driver = False
             return None
-        return [self.relations.held(p, table) for (p, _), table in zip(flagged, got)]
+        return [self.relations.held(p, table) for p, table in zip(names, got)]
 
     def commit(self, flagged: dict, rows=()) -> dict:
         """Materialize this round's merged relations (``{pred: (Stmt, last

@@ -68,6 +68,7 @@ from chronolog.planner.ir import Assign, Condition
 from .arithmetic import expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, body_classes
+from . import float_sums
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
@@ -240,8 +241,44 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     Spark orders strings by their UTF-8 bytes, which is the code point
     order of Python's ``<``, and floats as Python does, with no NaN and
     ``-0.0`` written ``0.0``); a sum or a mean of floats is the engine's
-    own fold of the segment's values (udfs.EngineFold: exact, then rounded
-    once), in ``spark``'s UDF; so is a product of floats."""
+    value exact and rounded once, in SQL where its group's integers fit
+    (float_sums.py), else the engine's own fold of the segment's values
+    (udfs.EngineFold), in ``spark``'s UDF, as a product of floats is."""
+    exact = sorted({value for _, f, value in specs if f in ("sum", "avg") and value is not None and own.get(value) == FLOAT})
+    if not exact:
+        vals = _values(q, body, group, specs, scale, num, own, spark)
+    else:
+        # the groups whose floats sum exactly in SQL, the others (rare: a
+        # span of exponents past the decimal, a sum near the range's ends)
+        # by the engine's fold, on their own
+        marked = q.shared(float_sums.marked(q, body, group, exact))
+        bcols = q.cols[body]
+        kept = [c for c in bcols if c not in exact]
+        extra = [x for c in exact for x in (f"fg_{c}", f"fp_{c}", f"fn_{c}")]
+        good = q.add(f"SELECT {', '.join([*kept, *(f'fa_{c} AS {c}' for c in exact), *extra])} FROM {marked} WHERE {float_sums.OK}",
+                     [*kept, *exact, *extra])
+        scaled = {c: (f"fg_{c}", f"fp_{c}", f"fn_{c}") for c in exact}
+        gcols = [f"fg_{c}" for c in exact]  # (one value per group: the partition keeps it)
+        outs = [name for name, _, _ in specs]
+        sums = _values(q, good, [*group, *gcols], specs, scale, num, {k: v for k, v in own.items() if k not in exact}, spark, scaled)
+        sums = q.add(f"SELECT {', '.join([*group, 's', 'e', *outs])} FROM {sums}", [*group, "s", "e", *outs])
+        rest = q.add(f"SELECT {', '.join(bcols)} FROM {marked} WHERE NOT {float_sums.OK}", bcols)
+        vals = union(q, [sums, _values(q, rest, group, specs, scale, num, own, spark)], [*group, "s", "e", *outs])
+    # touching segments with equal values coalesce (engine/coalescing.py)
+    acols = [name for name, _, _ in specs]
+    out = runs_sql(q, vals, continues_equal(group, acols), group, ("s",), ["min(s) AS s", "max(e) AS e"], carried=acols)
+    q.coalesced.add(out)  # (per group and values)
+    return out
+
+
+def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, spark, scaled=None) -> str:
+    """:func:`_fold`'s values on each segment, before touching ones merge:
+    a step with ``group``, ``s``, ``e`` and the outputs.  ``scaled``: the
+    value columns of float sums and means given as float_sums.marked's
+    integers, each with its group's exponent, +inf and -inf columns
+    (``group`` holds the exponents)."""
+    scaled = scaled or {}
+
     wide = f"decimal(38, {scale})"  # sums with no wrap: 38 digits
     values = {name: value for name, _, value in specs}
     gsel = "".join(f"{g} AS {g}, " for g in group)
@@ -249,11 +286,13 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     floated = {value for _, f, value in specs if f in ("sum", "avg", "prod") and own.get(value) == FLOAT}  # (own: a dict here)
     extremes = bool(floated) or any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
     sets = {value for _, f, value in specs if f == "munion"}
-    vcols = sorted({c for c in values.values() if c is not None})
+    vcols = sorted({c for c in values.values() if c is not None} | {x for _, p, m in scaled.values() for x in (p, m)})
+    integers = {*scaled, *(x for _, p, m in scaled.values() for x in (p, m))}  # (float_sums' integers: no decimals)
+    widest = lambda c: "decimal(38, 0)" if c in integers else wide  # noqa: E731
     if not extremes:
         # the segments (engine/segments.py, shared with the columns), each
         # value summed along them in the run's widest decimal (no wrap)
-        wide_values = q.add(f"SELECT {gsel}s, e{''.join(f', CAST({c} AS {wide}) AS {c}' for c in vcols)} FROM {body}",
+        wide_values = q.add(f"SELECT {gsel}s, e{''.join(f', CAST({c} AS {widest(c)}) AS {c}' for c in vcols)} FROM {body}",
                             [*group, "s", "e", *vcols])
         segs = frame_sql(segments(group, vcols), q, wide_values, int64, None)
         funcs = {c: {"sum": f"t.{c}"} for c in vcols}
@@ -275,7 +314,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
         # the segments (engine/segments.py, shared with the columns), numbered
         # as the ranks number their points
         idx = frame_sql(segments(group, numbered=True), q, body, int64, None)
-        read = "".join(f", b.{c} AS {c}" if c in own else f", CAST(b.{c} AS {wide}) AS {c}" for c in vcols)
+        read = "".join(f", b.{c} AS {c}" if c in own else f", CAST(b.{c} AS {widest(c)}) AS {c}" for c in vcols)
         spread = q.add(
             f"SELECT {', '.join(f'b.{g} AS {g}' for g in group)}{', ' if group else ''}"
             f"explode(sequence(b.a, b.z - 1)) AS i{read} FROM {ranks} AS b",
@@ -311,6 +350,10 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     lo, hi = (-(2**63), 2**63 - 1)
     sel = []
     for name, f, value in specs:
+        if value in scaled:
+            _, p, m = scaled[value]
+            sel.append(f"{float_sums.value(f, funcs[value]['sum'], 't.n', f't.{scaled[value][0]}', funcs[p]['sum'], funcs[m]['sum'])} AS {name}")
+            continue
         if value in floated:
             sel.append(f"{fold_sql(spark, f, funcs[value]['l'], 'double')} AS {name}")
             continue
@@ -341,13 +384,8 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
             continue
         x = f"coalesce({x}, {stop_sql('a sum beyond the decimal type')})"
         sel.append(f"CAST({x} AS {out_type}) AS {name}")
-    vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t",
+    return q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t",
                  [*group, "s", "e", *(name for name, _, _ in specs)])
-    # touching segments with equal values coalesce (engine/coalescing.py)
-    acols = [name for name, _, _ in specs]
-    out = runs_sql(q, vals, continues_equal(group, acols), group, ("s",), ["min(s) AS s", "max(e) AS e"], carried=acols)
-    q.coalesced.add(out)  # (per group and values)
-    return out
 
 
 def _product_factors(q: Stmt, src: str, cols: list) -> str:

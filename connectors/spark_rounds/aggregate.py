@@ -34,7 +34,9 @@ booleans #F before #T (Spark's false before true), and of floats as
 Python does (count of anything).  A sum or a mean of floats
 is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
 the same whatever the order), Spark rounds each addition in an order of its
-own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each segment collects its floats
+own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each float is an integer of its
+group summed exactly along the segments, then rounded once (float_sums.py),
+and where a group's floats do not fit, each segment collects its floats
 and the engine's own fold computes the value (udfs.EngineFold, an Arrow
 UDF once per segment), as it does a set of floats' text, and a product
 of floats (the engine multiplies them exactly and rounds once, whatever
@@ -245,25 +247,22 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     (float_sums.py), else the engine's own fold of the segment's values
     (udfs.EngineFold), in ``spark``'s UDF, as a product of floats is."""
     exact = sorted({value for _, f, value in specs if f in ("sum", "avg") and value is not None and own.get(value) == FLOAT})
-    if not exact:
+    marked = q.shared(float_sums.marked(q, body, group, exact)) if exact else None
+    # a group whose floats do not fit (rare: a span of exponents past the
+    # decimal, a sum near the range's ends) sends the fold to the engine's
+    # UDF, found by a job of its own: a second part of the statement for
+    # those groups computed the bindings again (Spark reused no exchange)
+    if not exact or spark.sql(q.text(q.add(f"SELECT {float_sums.OK} FROM {marked} WHERE NOT {float_sums.OK}", [float_sums.OK]))).take(1):
         vals = _values(q, body, group, specs, scale, num, own, spark)
     else:
-        # the groups whose floats sum exactly in SQL, the others (rare: a
-        # span of exponents past the decimal, a sum near the range's ends)
-        # by the engine's fold, on their own
-        marked = q.shared(float_sums.marked(q, body, group, exact))
-        bcols = q.cols[body]
-        kept = [c for c in bcols if c not in exact]
+        kept = [c for c in q.cols[body] if c not in exact]
         extra = [x for c in exact for x in (f"fg_{c}", f"fp_{c}", f"fn_{c}")]
-        good = q.add(f"SELECT {', '.join([*kept, *(f'fa_{c} AS {c}' for c in exact), *extra])} FROM {marked} WHERE {float_sums.OK}",
-                     [*kept, *exact, *extra])
+        good = q.add(f"SELECT {', '.join([*kept, *(f'fa_{c} AS {c}' for c in exact), *extra])} FROM {marked}", [*kept, *exact, *extra])
         scaled = {c: (f"fg_{c}", f"fp_{c}", f"fn_{c}") for c in exact}
         gcols = [f"fg_{c}" for c in exact]  # (one value per group: the partition keeps it)
         outs = [name for name, _, _ in specs]
         sums = _values(q, good, [*group, *gcols], specs, scale, num, {k: v for k, v in own.items() if k not in exact}, spark, scaled)
-        sums = q.add(f"SELECT {', '.join([*group, 's', 'e', *outs])} FROM {sums}", [*group, "s", "e", *outs])
-        rest = q.add(f"SELECT {', '.join(bcols)} FROM {marked} WHERE NOT {float_sums.OK}", bcols)
-        vals = union(q, [sums, _values(q, rest, group, specs, scale, num, own, spark)], [*group, "s", "e", *outs])
+        vals = q.add(f"SELECT {', '.join([*group, 's', 'e', *outs])} FROM {sums}", [*group, "s", "e", *outs])
     # touching segments with equal values coalesce (engine/coalescing.py)
     acols = [name for name, _, _ in specs]
     out = runs_sql(q, vals, continues_equal(group, acols), group, ("s",), ["min(s) AS s", "max(e) AS e"], carried=acols)

@@ -18,10 +18,11 @@ apart: +inf beside -inf is the engine's error (the run stops, one task
 reports it), else the infinity is the value.  ``-0.0`` and ``0.0`` sum to
 ``0.0`` (the rounds' one zero).
 
-Exact only where the integers fit: a group whose values span more than
-``125 - 53 - log2(count)`` bits of exponent, or whose sums may leave the
-normal range of doubles (below 2^-1021 or near 2^1023), goes to the
-engine's own fold in a UDF (udfs.EngineFold), its segments apart.
+Exact only where the integers fit: where a group's values span more than
+``125 - 53 - log2(count)`` bits of exponent, or its sums may leave the
+normal range of doubles (below 2^-1021 or near 2^1023), which a job finds
+first, the aggregation takes the engine's own fold in a UDF
+(udfs.EngineFold) for every group (aggregate.py).
 tests/test_spark_rounds_float_sums.py checks the values bit for bit against
 the engine's on random floats of wide and narrow ranges.
 """
@@ -81,7 +82,7 @@ def marked(q, body: str, group: list, cols) -> str:
     bcols = q.cols[body]
     split_ = split(q, body, cols)
     over = f"OVER (PARTITION BY {', '.join(group)})" if group else "OVER ()"
-    stats = ["count(*) " + over + " AS fcount"]
+    stats = [f"count(*) {over} AS fcount"]
     for c in cols:
         stats += [f"coalesce(min(fe_{c}) {over}, 0) AS fg_{c}", f"coalesce(max(fe_{c}) {over}, 0) AS fh_{c}"]
     names = [x.rsplit(" AS ", 1)[1] for x in stats]

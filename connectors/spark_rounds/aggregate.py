@@ -258,10 +258,10 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
         kept = [c for c in q.cols[body] if c not in exact]
         extra = [x for c in exact for x in (f"fg_{c}", f"fp_{c}", f"fn_{c}")]
         good = q.add(f"SELECT {', '.join([*kept, *(f'fa_{c} AS {c}' for c in exact), *extra])} FROM {marked}", [*kept, *exact, *extra])
-        scaled = {c: (f"fg_{c}", f"fp_{c}", f"fn_{c}") for c in exact}
+        integer_sums = {c: (f"fg_{c}", f"fp_{c}", f"fn_{c}") for c in exact}
         gcols = [f"fg_{c}" for c in exact]  # (one value per group: the partition keeps it)
         outs = [name for name, _, _ in specs]
-        sums = _values(q, good, [*group, *gcols], specs, scale, num, {k: v for k, v in own.items() if k not in exact}, spark, scaled)
+        sums = _values(q, good, [*group, *gcols], specs, scale, num, {k: v for k, v in own.items() if k not in exact}, spark, integer_sums)
         vals = q.add(f"SELECT {', '.join([*group, 's', 'e', *outs])} FROM {sums}", [*group, "s", "e", *outs])
     # touching segments with equal values coalesce (engine/coalescing.py)
     acols = [name for name, _, _ in specs]
@@ -270,13 +270,13 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     return out
 
 
-def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, spark, scaled=None) -> str:
+def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, spark, integer_sums=None) -> str:
     """:func:`_fold`'s values on each segment, before touching ones merge:
-    a step with ``group``, ``s``, ``e`` and the outputs.  ``scaled``: the
+    a step with ``group``, ``s``, ``e`` and the outputs.  ``integer_sums``: the
     value columns of float sums and means given as float_sums.marked's
     integers, each with its group's exponent, +inf and -inf columns
     (``group`` holds the exponents)."""
-    scaled = scaled or {}
+    integer_sums = integer_sums or {}
 
     wide = f"decimal(38, {scale})"  # sums with no wrap: 38 digits
     values = {name: value for name, _, value in specs}
@@ -285,8 +285,8 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
     floated = {value for _, f, value in specs if f in ("sum", "avg", "prod") and own.get(value) == FLOAT}  # (own: a dict here)
     extremes = bool(floated) or any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
     sets = {value for _, f, value in specs if f == "munion"}
-    vcols = sorted({c for c in values.values() if c is not None} | {x for _, p, m in scaled.values() for x in (p, m)})
-    integers = {*scaled, *(x for _, p, m in scaled.values() for x in (p, m))}  # (float_sums' integers: no decimals)
+    vcols = sorted({c for c in values.values() if c is not None} | {x for _, p, m in integer_sums.values() for x in (p, m)})
+    integers = {*integer_sums, *(x for _, p, m in integer_sums.values() for x in (p, m))}  # (float_sums' integers: no decimals)
     widest = lambda c: "decimal(38, 0)" if c in integers else wide  # noqa: E731
     if not extremes:
         # the segments (engine/segments.py, shared with the columns), each
@@ -349,9 +349,9 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
     lo, hi = (-(2**63), 2**63 - 1)
     sel = []
     for name, f, value in specs:
-        if value in scaled:
-            _, p, m = scaled[value]
-            sel.append(f"{float_sums.value(f, funcs[value]['sum'], 't.n', f't.{scaled[value][0]}', funcs[p]['sum'], funcs[m]['sum'])} AS {name}")
+        if value in integer_sums:
+            _, p, m = integer_sums[value]
+            sel.append(f"{float_sums.value(f, funcs[value]['sum'], 't.n', f't.{integer_sums[value][0]}', funcs[p]['sum'], funcs[m]['sum'])} AS {name}")
             continue
         if value in floated:
             sel.append(f"{fold_sql(spark, f, funcs[value]['l'], 'double')} AS {name}")

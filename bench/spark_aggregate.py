@@ -28,6 +28,9 @@ max and arithmetic: what went to one task before the twelfth round.
 ``--program float_sums``: sums, means, products and sets (munion) of that column,
 the engine's exact fold per time segment in a UDF (what went to one task
 before: run it with ``--sides "one task" relational``).
+``--program float_means``: the mean and the sum of that column per company
+over a sliding window (``<->[0,10]``), as a sensor's readings are averaged:
+the exact fold of each segment's floats in SQL (aggregate.py).
 ``--program control``: company control (examples/ownership/temporal.vada)
 over the graphs of bench/spark_ownership.py.
 Each side reads the file anew; every output is counted in Spark (the whole
@@ -37,7 +40,8 @@ path a program the rounds cannot run took before), ``relational`` (the
 rounds, ``one_task_bytes=-1``), ``one task`` (the whole program in one
 Spark task, whatever its size), ``auto`` (the path ``reason`` chooses).
 Prints one JSON line per size and side: wall seconds, the driver
-process's CPU seconds, rows out, rounds (relational), with ``--memory`` the
+process's CPU seconds, those of the driver, the JVM and the Python workers
+together (``cpu_all``), the load average, rows out, rounds (relational), with ``--memory`` the
 driver's Python peak (tracemalloc: Python objects, not Arrow buffers),
 and whether the models agree.
 """
@@ -130,9 +134,16 @@ stakes(C, U) :- owns(I, C, P), U = munion(P).
 product(C, M) :- owns(I, C, P), P < 3, M = prod(P).
 @output("total"). @output("mean"). @output("stakes"). @output("product").
 """
+# the mean and the sum of a double column over a sliding window (aggregate.py's exact float sums in SQL)
+FLOAT_MEANS = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+level(C, A) :- <->[0,10] owns(I, C, P), A = avg(P).
+load(C, S) :- <->[0,10] owns(I, C, P), S = sum(P).
+@output("level"). @output("load").
+"""
 PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS, "floats": FLOATS,
-            "float_sums": FLOAT_SUMS}
-FLOAT_DATA = {"floats", "float_sums"}  # the programs that read p as a double
+            "float_sums": FLOAT_SUMS, "float_means": FLOAT_MEANS}
+FLOAT_DATA = {"floats", "float_sums", "float_means"}  # the programs that read p as a double
 
 
 def facts(n: int, seed: int = 7, floats: bool = False):
@@ -171,18 +182,21 @@ def run(spark, path, side: str, program: str, memory: bool = False):
         import tracemalloc
 
         tracemalloc.start()
-    t0, c0 = time.perf_counter(), time.process_time()
+    from spark_sensors import cpu_delta, tree_cpu  # (bench/spark_sensors.py: this process, the JVM, the Python workers)
+
+    t0, c0, tree0 = time.perf_counter(), time.process_time(), tree_cpu(os.getpid())
     stats = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = cs.reason(spark, program_text(program), inputs=inputs_of(spark, path, program), stats=stats, **SIDES[side])
     rows = {p: df.count() for p, df in out.items()}
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    all_cpu = cpu_delta(tree0, tree_cpu(os.getpid()))[0]
     peak = None
     if memory:
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
-    return out, rows, stats.get("path"), wall, cpu, len(stats.get("rounds", ())), peak
+    return out, rows, stats.get("path"), wall, (cpu, all_cpu), len(stats.get("rounds", ())), peak
 
 
 def program_text(program: str) -> str:
@@ -246,7 +260,8 @@ def main():
         for side in args.sides:
             out, rows, path_taken, wall, cpu, rounds, peak = run(spark, path, side, args.program, args.memory)
             answers[side] = {p: set(map(str, table_to_rows(df.toArrow(), p))) for p, df in out.items()}
-            line = {"facts": n, "side": side, "path": path_taken, "wall": round(wall, 2), "cpu": round(cpu, 2), "rows": rows, "rounds": rounds}
+            line = {"facts": n, "side": side, "path": path_taken, "wall": round(wall, 2), "cpu": round(cpu[0], 2),
+                    "cpu_all": round(cpu[1], 2), "load": os.getloadavg()[0], "rows": rows, "rounds": rounds}
             if peak is not None:
                 line["driver_py_peak_mb"] = round(peak, 1)
             print(json.dumps(line), flush=True)

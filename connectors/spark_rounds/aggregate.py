@@ -39,7 +39,9 @@ mean or a product of term text reads each cell as the run's number
 (text_order.number_sql), where no float is among the run's term text.  A sum or a mean of floats
 is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
 the same whatever the order), Spark rounds each addition in an order of its
-own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each segment collects its floats
+own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each float is an integer of its
+group summed exactly along the segments, then rounded once (float_sums.py),
+and where a group's floats do not fit, each segment collects its floats
 and the engine's own fold computes the value (udfs.EngineFold, an Arrow
 UDF once per segment), as it does a set of floats' text, and a product
 of floats (the engine multiplies them exactly and rounds once, whatever
@@ -72,6 +74,7 @@ from chronolog.planner.ir import Assign, Condition
 from .arithmetic import expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, body_classes
+from . import float_sums
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
@@ -256,8 +259,39 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     Spark orders strings by their UTF-8 bytes, which is the code point
     order of Python's ``<``, and floats as Python does, with no NaN and
     ``-0.0`` written ``0.0``); a sum or a mean of floats is the engine's
-    own fold of the segment's values (udfs.EngineFold: exact, then rounded
-    once), in ``spark``'s UDF; so is a product of floats."""
+    value exact and rounded once, in SQL where its group's integers fit
+    (float_sums.py), else the engine's own fold of the segment's values
+    (udfs.EngineFold), in ``spark``'s UDF, as a product of floats is."""
+    exact = sorted({value for _, f, value in specs if f in ("sum", "avg") and value is not None and own.get(value) == FLOAT})
+    marked = q.shared(float_sums.marked(q, body, group, exact)) if exact else None
+    # a group whose floats do not fit (rare: a span of exponents past the
+    # decimal, a sum near the range's ends) sends the fold to the engine's
+    # UDF, found by a job of its own: a second part of the statement for
+    # those groups computed the bindings again (Spark reused no exchange)
+    if not exact or spark.sql(q.text(q.add(f"SELECT {float_sums.OK} FROM {marked} WHERE NOT {float_sums.OK}", [float_sums.OK]))).take(1):
+        vals = _values(q, body, group, specs, scale, num, own, spark)
+    else:
+        kept = [c for c in q.cols[body] if c not in exact]
+        extra = [x for c in exact for x in (f"fg_{c}", f"fp_{c}", f"fn_{c}")]
+        good = q.add(f"SELECT {', '.join([*kept, *(f'fa_{c} AS {c}' for c in exact), *extra])} FROM {marked}", [*kept, *exact, *extra])
+        integer_sums = {c: (f"fg_{c}", f"fp_{c}", f"fn_{c}") for c in exact}
+        gcols = [f"fg_{c}" for c in exact]  # (one value per group: the partition keeps it)
+        outs = [name for name, _, _ in specs]
+        sums = _values(q, good, [*group, *gcols], specs, scale, num, {k: v for k, v in own.items() if k not in exact}, spark, integer_sums)
+        # (coalesced per group and its least exponent, one per group: so per group)
+        vals = q.add(f"SELECT {', '.join([*group, 's', 'e', *outs])} FROM {sums}", [*group, "s", "e", *outs])
+        q.coalesced.add(vals)
+    return vals
+
+
+def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, spark, integer_sums=None) -> str:
+    """:func:`_fold`'s values on each segment, before touching ones merge:
+    a step with ``group``, ``s``, ``e`` and the outputs.  ``integer_sums``: the
+    value columns of float sums and means given as float_sums.marked's
+    integers, each with its group's exponent, +inf and -inf columns
+    (``group`` holds the exponents)."""
+    integer_sums = integer_sums or {}
+
     wide = f"decimal(38, {scale})"  # sums with no wrap: 38 digits
     values = {name: value for name, _, value in specs}
     gsel = "".join(f"{g} AS {g}, " for g in group)
@@ -265,12 +299,14 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     floated = {value for _, f, value in specs if f in ("sum", "avg", "prod") and own.get(value) == FLOAT}  # (own: a dict here)
     extremes = bool(floated) or any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
     sets = {value for _, f, value in specs if f == "munion"}
-    vcols = sorted({c for c in values.values() if c is not None})
+    vcols = sorted({c for c in values.values() if c is not None} | {x for _, p, m in integer_sums.values() for x in (p, m)})
+    integers = {*integer_sums, *(x for _, p, m in integer_sums.values() for x in (p, m))}  # (float_sums' integers: no decimals)
+    widest = lambda c: "decimal(38, 0)" if c in integers else wide  # noqa: E731
     sums = not extremes
     if sums:
         # the segments (engine/segments.py, shared with the columns), each
         # value summed along them in the run's widest decimal (no wrap)
-        wide_values = q.add(f"SELECT {gsel}s, e{''.join(f', CAST({c} AS {wide}) AS {c}' for c in vcols)} FROM {body}",
+        wide_values = q.add(f"SELECT {gsel}s, e{''.join(f', CAST({c} AS {widest(c)}) AS {c}' for c in vcols)} FROM {body}",
                             [*group, "s", "e", *vcols])
         segs = frame_sql(segments(group, vcols, numbered=True), q, wide_values, int64, None)
         funcs = {c: {"sum": f"t.{c}"} for c in vcols}
@@ -289,7 +325,7 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
         bcols = q.cols[body]
         ends = q.add(f"SELECT *, explode(array(s, e)) AS p FROM {body}", [*bcols, "p"])
         ranked = q.shared(q.add(f"SELECT *, dense_rank() OVER ({part}ORDER BY p) AS i FROM {ends}", [*bcols, "p", "i"]))
-        read = "".join(f", {c} AS {c}" if c in own else f", CAST({c} AS {wide}) AS {c}" for c in vcols)
+        read = "".join(f", {c} AS {c}" if c in own else f", CAST({c} AS {widest(c)}) AS {c}" for c in vcols)
         spread = q.add(f"SELECT {gsel}explode(sequence(min(i), max(i) - 1)) AS i, CAST(NULL AS BIGINT) AS p, 1 AS _b{read} "
                        f"FROM {ranked} GROUP BY {', '.join(bcols)}", [*group, "i", "p", "_b", *vcols])
         aggs, stats = [], []
@@ -330,6 +366,10 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     lo, hi = (-(2**63), 2**63 - 1)
     sel = []
     for name, f, value in specs:
+        if value in integer_sums:
+            _, p, m = integer_sums[value]
+            sel.append(f"{float_sums.value(f, funcs[value]['sum'], 't.n', f't.{integer_sums[value][0]}', funcs[p]['sum'], funcs[m]['sum'])} AS {name}")
+            continue
         if value in floated:
             sel.append(f"{fold_sql(spark, f, funcs[value]['l'], 'double')} AS {name}")
             continue

@@ -5,8 +5,8 @@ last bit), ``round`` of a float to digits (Spark rounds the float's
 shortest text, the engine its binary value), ``exact`` of a float, a
 float in ``concat`` (Java prints ``1.0E10``) and ``upper``/``lower`` of
 strings beyond the letters whose mapping Spark shares with Python; and the
-engine's sum, mean, product and set of a time segment's floats (aggregate.py,
-:class:`EngineFold`).
+engine's product and set of a time segment's floats, and its sum and mean
+where float_sums.py's exact SQL does not fit (aggregate.py, :class:`EngineFold`).
 
 A UDF calls the row engine's compiled call (engine/rows/expressions.py,
 over language/builtins.py), so its value is the engine's by construction.

@@ -1,0 +1,120 @@
+"""Sums and means of floats in Spark SQL, exact and rounded once, as the
+engine computes them (engine/rows/aggregate.py: ``math.fsum``, the exact sum
+over the count), with no Python UDF (aggregate.py's fold).
+
+Spark adds doubles rounding every step in an order of its own; here each
+finite float is split into ``m·2^e`` (``m`` an integer below 2^53, ``e``
+from its binary exponent, found by ``log2`` and corrected by comparing with
+powers of two; scaling by a power of two is exact), and within a group of
+the aggregate every value becomes the integer ``m·2^(e - g)``, ``g`` the
+least ``e`` of the group's nonzero values: integers sum exactly in
+``decimal(38, 0)`` along the segments as any exact sum does.  A segment's
+value is its integer sum ``S`` (over the count ``n`` for a mean) times
+``2^g``: ``S·2^k div n`` for a ``k`` that leaves 56 to 61 bits, with the
+remainder's sticky bit (round to odd), cast to a double (one rounding to
+nearest, which round to odd before makes the correct one), times
+``2^(g - k)`` (exact in the normal range).  Infinities are counted
+apart: +inf beside -inf is the engine's error (the run stops, one task
+reports it), else the infinity is the value.  ``-0.0`` and ``0.0`` sum to
+``0.0`` (the rounds' one zero).
+
+Exact only where the integers fit: where a group's values span more than
+``125 - 53 - log2(count)`` bits of exponent, or its sums may leave the
+normal range of doubles (below 2^-1021 or near 2^1023), which a job finds
+first, the aggregation takes the engine's own fold in a UDF
+(udfs.EngineFold) for every group (aggregate.py).
+tests/test_spark_rounds_float_sums.py checks the values bit for bit against
+the engine's on random floats of wide and narrow ranges.
+"""
+
+from __future__ import annotations
+
+from .arithmetic import stop_sql
+
+INF = "CAST('Infinity' AS DOUBLE)"
+DEC = "DECIMAL(38, 0)"
+OK = "_fok"  # the column: the row's group sums exactly here
+
+
+def exponent(c: str) -> str:
+    """SQL: ``e`` of the double column ``c``, a nonzero finite value
+    ``m·2^e`` (``|m| < 2^53``, ``e >= -1074``), from ``fe0_c``, the floor
+    of ``log2`` (off by one near a power of two: corrected)."""
+    e0 = f"fe0_{c}"
+    big = f"({e0} - CASE WHEN pow(2, {e0}) > abs({c}) THEN 1 ELSE 0 END + CASE WHEN pow(2, {e0} + 1) <= abs({c}) THEN 1 ELSE 0 END)"
+    return f"CASE WHEN {e0} IS NULL THEN NULL ELSE greatest({big} - 52, -1074) END"
+
+
+def times_two_to(x: str, k: str) -> str:
+    """SQL: the double ``x`` times 2^``k`` in two halves (2^1074 is no double): exact where the result is normal."""
+    return f"{x} * pow(2, ({k}) div 2) * pow(2, ({k}) - ({k}) div 2)"
+
+
+def two_to(k: str) -> str:
+    """SQL: 2^``k`` as a ``decimal(38, 0)``, ``0 <= k <= 124``."""
+    return f"CAST(shiftleft(1L, least({k}, 62)) AS {DEC}) * CAST(shiftleft(1L, ({k}) - least({k}, 62)) AS {DEC})"
+
+
+def split(q, body: str, cols) -> str:
+    """``body`` with, per float column ``c`` of ``cols``: ``fe_c`` and
+    ``fm_c`` (``c = fm_c·2^fe_c``; null for a zero or an infinity) and
+    ``fp_c``/``fn_c`` (1 for +inf/-inf, else 0)."""
+    bcols = q.cols[body]
+    logs = [f"CASE WHEN {c} = 0 OR abs({c}) = {INF} THEN NULL ELSE CAST(floor(log2(abs({c}))) AS INT) END AS fe0_{c}" for c in cols]
+    step = q.add(f"SELECT *, {', '.join(logs)} FROM {body}", [*bcols, *(f"fe0_{c}" for c in cols)])
+    es = [f"{exponent(c)} AS fe_{c}" for c in cols]
+    step = q.add(f"SELECT {', '.join(bcols)}, {', '.join(es)} FROM {step}", [*bcols, *(f"fe_{c}" for c in cols)])
+    more = []
+    for c in cols:
+        more += [f"CAST({times_two_to(c, f'-fe_{c}')} AS BIGINT) AS fm_{c}",
+                 f"CASE WHEN {c} = {INF} THEN 1 ELSE 0 END AS fp_{c}", f"CASE WHEN {c} = -{INF} THEN 1 ELSE 0 END AS fn_{c}"]
+    return q.add(f"SELECT *, {', '.join(more)} FROM {step}", [*q.cols[step], *(x.rsplit(' AS ', 1)[1] for x in more)])
+
+
+def marked(q, body: str, group: list, cols) -> str:
+    """``body`` (the coalesced bindings, columns ``group``, ``s``, ``e``,
+    ...) with, per float column ``c`` of ``cols``: ``fg_c`` the least
+    exponent of the group's nonzero finite values (0 where there is
+    none), ``fa_c`` the value as the integer ``m·2^(e - fg_c)`` in
+    ``decimal(38, 0)`` (0 for a zero or an infinity, and in a group that
+    does not sum exactly), ``fp_c``, ``fn_c``; and :data:`OK`, whether
+    every such column of the group sums exactly here (:func:`value`)."""
+    bcols = q.cols[body]
+    split_ = split(q, body, cols)
+    over = f"OVER (PARTITION BY {', '.join(group)})" if group else "OVER ()"
+    stats = [f"count(*) {over} AS fcount"]
+    for c in cols:
+        stats += [f"coalesce(min(fe_{c}) {over}, 0) AS fg_{c}", f"coalesce(max(fe_{c}) {over}, 0) AS fh_{c}"]
+    names = [x.rsplit(" AS ", 1)[1] for x in stats]
+    step = q.add(f"SELECT *, {', '.join(stats)} FROM {split_}", [*q.cols[split_], *names])
+    bits = "CAST(ceil(log2(fcount)) AS INT)"  # (count >= 1)
+    # every partial sum below 2^125 (10^38 > 2^126); the smallest nonzero
+    # sum or mean (2^g / count) and the largest (count·2^(53 + h)) normal
+    fits = " AND ".join(f"fh_{c} - fg_{c} + 53 + {bits} <= 125 AND fg_{c} - {bits} >= -1021 AND fh_{c} + 53 + {bits} <= 1022"
+                        for c in cols)
+    step = q.add(f"SELECT *, {fits} AS {OK} FROM {step}", [*q.cols[step], OK])
+    out = [*bcols, OK]
+    sel = [*bcols, OK]
+    for c in cols:
+        sel += [f"CASE WHEN {OK} AND fe_{c} IS NOT NULL THEN CAST(fm_{c} AS {DEC}) * {two_to(f'fe_{c} - fg_{c}')} "
+                f"ELSE CAST(0 AS {DEC}) END AS fa_{c}", f"fg_{c}", f"fp_{c}", f"fn_{c}"]
+        out += [f"fa_{c}", f"fg_{c}", f"fp_{c}", f"fn_{c}"]
+    return q.add(f"SELECT {', '.join(sel)} FROM {step}", out)
+
+
+def value(func: str, s: str, n: str, g: str, pos: str, neg: str) -> str:
+    """SQL: the double of a segment's sum (``func`` sum) or mean (avg) of
+    floats: ``s`` the sum of the integers ``m·2^(e - g)`` (``decimal(38,
+    0)``), ``n`` the count, ``g`` the group's exponent, ``pos``/``neg``
+    the +inf/-inf among them; the exact value rounded once."""
+    d = n if func == "avg" else "1"
+    a = f"abs({s})"
+    k = f"(57 + CAST(ceil(log2({d})) AS INT) - CAST(floor(log2(CAST({a} AS DOUBLE))) AS INT))"
+    num = f"({a} * {two_to(f'greatest({k}, 0)')})"
+    den = f"(CAST({d} AS {DEC}) * {two_to(f'greatest(-{k}, 0)')})"
+    q = f"CAST({num} div {den} AS BIGINT)"  # (2^55 to 2^61: a bigint)
+    odd = f"CASE WHEN {num} % {den} = 0 THEN {q} ELSE {q} | 1 END"  # (round to odd: the remainder's sticky bit)
+    v = times_two_to(f"CAST({odd} AS DOUBLE)", f"{g} - {k}")
+    what = f"{func}() of +inf and -inf is not a number"
+    return (f"CASE WHEN {pos} > 0 AND {neg} > 0 THEN {stop_sql(what)} WHEN {pos} > 0 THEN {INF} WHEN {neg} > 0 THEN -{INF} "
+            f"WHEN {s} = 0 THEN CAST(0 AS DOUBLE) WHEN {s} < 0 THEN -({v}) ELSE {v} END")

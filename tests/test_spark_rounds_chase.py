@@ -184,10 +184,6 @@ def test_existential_rules_of_one_head_over_checkpoints_fire_in_the_engines_orde
     of the head derives a little against large relations), and the chase
     fires them at each fixpoint in the engine's order; a rule and a join
     read the nulls after."""
-    import pyarrow as pa
-
-    from chronolog import spark as cs
-
     n = 400
     frames = {
         "q": spark.range(n).selectExpr("id AS x", "id % 5 AS start", "id % 5 + 4 AS `end`"),
@@ -202,9 +198,21 @@ def test_existential_rules_of_one_head_over_checkpoints_fire_in_the_engines_orde
     frames["b"] = frames["b"].union(spark.range(1004, 1005).selectExpr("id AS x", "CAST(0 AS BIGINT) AS start", "CAST(1 AS BIGINT) AS `end`"))
     program = ("h(X, Y) :- a(X).\nh(X, Y) :- b(X).\na(Z) :- h(X, Y), link(X, Z).\na(Z) :- q(Z).\n"
                "h(X, known) :- a(X), mark(X).\nnamed(X, Y) :- h(X, Y), b(X).\npair(X, Z) :- h(X, Y), h(Z, Y), X != Z.\n")
+    want = frames_in_rounds(spark, program, frames, ("h", "named", "pair"))
+    assert len(nulls(want)) > n and want["named"] and want["pair"]
+
+
+def frames_in_rounds(spark, program: str, frames: dict, preds) -> dict:
+    """``program`` over the DataFrames ``frames`` in the rounds (no
+    fallback), its ``preds`` the engine's up to a renaming of nulls: the
+    engine's facts of them."""
+    import pyarrow as pa
+
+    from chronolog import spark as cs
+
     facts = {p: table_to_rows(pa.Table.from_pandas(df.toPandas(), preserve_index=False), p) for p, df in frames.items()}
     m = chronolog.reason(program, facts)
-    want = {p: m.facts(p) for p in ("h", "named", "pair")}
+    want = {p: m.facts(p) for p in preds}
     stats: dict = {}
     with warnings.catch_warnings():
         warnings.simplefilter("error", cs.OneTaskFallback)
@@ -212,8 +220,8 @@ def test_existential_rules_of_one_head_over_checkpoints_fire_in_the_engines_orde
     assert stats["path"] == "relational", stats
     with reading_file():
         got = {p: table_to_rows(out[p].toArrow(), p) for p in want}
-    assert len(nulls(want)) > n and want["named"] and want["pair"]
     assert_same_up_to_nulls(got, want)
+    return want
 
 
 def test_the_renaming_is_one_to_one_and_keeps_everything_else():
@@ -238,10 +246,6 @@ def test_inputs_past_what_the_driver_holds_chase_through_checkpoints(spark):
     driver holds: relations and witnesses checkpointed, a given fact of the
     head with a string where nulls go (keyed at the load), the chase
     recursive through a plain rule, the nulls joined and compared after."""
-    import pyarrow as pa
-
-    from chronolog import spark as cs
-
     n = 600
     company = spark.range(n).selectExpr("id AS c", "id % 5 AS start", "id % 5 + 3 AS `end`")
     sub = spark.range(0, n, 3).selectExpr("id AS x", "id + 1 AS c", "CAST(0 AS BIGINT) AS start", "CAST(2 AS BIGINT) AS `end`")
@@ -249,18 +253,8 @@ def test_inputs_past_what_the_driver_holds_chase_through_checkpoints(spark):
     program = ("owner(P, C) :- company(C).\nowner(P, C) :- owner(P, X), sub(X, C).\n"
                "shared(C, D) :- owner(P, C), owner(P, D), C != D.\nnamed(C) :- owner(P, C), P == \"alice\".\n")
     frames = {"company": company, "sub": sub, "owner": known}
-    facts = {p: table_to_rows(pa.Table.from_pandas(df.toPandas(), preserve_index=False), p) for p, df in frames.items()}
-    m = chronolog.reason(program, facts)
-    want = {p: m.facts(p) for p in ("owner", "shared", "named")}
-    stats: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", cs.OneTaskFallback)
-        out = cs.reason(spark, program, inputs=frames, distributed=True, outputs=list(want), stats=stats)
-    assert stats["path"] == "relational", stats
-    with reading_file():
-        got = {p: table_to_rows(out[p].toArrow(), p) for p in want}
+    want = frames_in_rounds(spark, program, frames, ("owner", "shared", "named"))
     assert len(nulls(want)) > 300 and want["shared"] and want["named"]
-    assert_same_up_to_nulls(got, want)
 
 
 def test_nulls_on_a_calendar_go_to_one_task_naming_the_rule(spark):

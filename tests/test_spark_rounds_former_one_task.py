@@ -223,14 +223,7 @@ def test_recursion_through_time_without_a_horizon_stays_in_one_task(spark, round
 @spark_test
 def test_existential_rules_run_in_the_rounds(spark, rounds):
     program = NO_KEY + 'boss(Y, K) :- m(K, V).\n@output("boss").'
-    m = floats(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])
-    model = chronolog.reason(program, {"m": table_to_rows(m, "m")})
-    stats = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", cs().OneTaskFallback)
-        out = cs().reason(spark, program, inputs={"m": m}, distributed=True, stats=stats)
-    assert stats["path"] == "relational", stats
-    assert_same_up_to_nulls({"boss": table_to_rows(out["boss"].toArrow(), "boss")}, {"boss": model.facts("boss")})
+    existential_in_rounds(spark, program, floats(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)]), ("boss",))
 
 
 @spark_test
@@ -260,36 +253,31 @@ def test_random_means_run_in_the_rounds_exactly_when_the_run_holds_them(spark, r
     assert got["mean"] == typed(table_to_rows(model.to_arrow("mean"), "mean"))
 
 
+def existential_in_rounds(spark, program: str, m, preds=("boss", "team")) -> None:
+    """``program`` over the table ``m`` in the rounds (no fallback): its
+    ``preds`` the engine's up to a renaming of nulls."""
+    from chronolog.language.nulls import reading_file
+
+    model = chronolog.reason(program, {"m": table_to_rows(m, "m")})
+    stats = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cs().OneTaskFallback)
+        out = cs().reason(spark, program, inputs={"m": m}, distributed=True, stats=stats)
+    assert stats["path"] == "relational", stats
+    with reading_file():  # (one scope: the run's nulls in both outputs)
+        got = {p: table_to_rows(out[p].toArrow(), p) for p in preds}
+    assert_same_up_to_nulls(got, {p: model.facts(p) for p in preds})
+
+
+# ``boss(K, K)`` satisfies the head first where ``V > 2``: the
+# Datalog-first restricted chase makes no null there; ``team`` reads the
+# nulls back
 EXISTENTIAL = NO_KEY + """
 boss(Y, K) :- m(K, V).
 boss(K, K) :- m(K, V), V > 2.
 team(K, Y) :- boss(Y, K), m(K, V).
 @output("boss"). @output("team").
 """
-
-
-@spark_test
-@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from([1.0, 2.5, 3.0]), st.integers(0, 6), st.integers(0, 3)),
-                min_size=1, max_size=6))
-def test_random_existential_rules_run_in_the_rounds_as_the_engine(spark, rounds, rows):
-    """Existential rules in the rounds: the engine's model up to a renaming
-    of nulls (``boss(K, K)`` satisfies the head first where ``V > 2``: the
-    Datalog-first restricted chase makes no null there; ``team`` reads the
-    nulls back)."""
-    from chronolog.language.nulls import reading_file
-
-    m = floats([k for k, _, _, _ in rows], [v for _, v, _, _ in rows], [(s, s + n) for _, _, s, n in rows])
-    model = chronolog.reason(EXISTENTIAL, {"m": table_to_rows(m, "m")})
-    stats = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", cs().OneTaskFallback)
-        out = cs().reason(spark, EXISTENTIAL, inputs={"m": m}, distributed=True, stats=stats)
-    assert stats["path"] == "relational", stats
-    with reading_file():  # (one scope: the run's nulls in both outputs)
-        got = {p: table_to_rows(out[p].toArrow(), p) for p in ("boss", "team")}
-    assert_same_up_to_nulls(got, {p: model.facts(p) for p in ("boss", "team")})
-
 
 # two existential rules of one head in a recursion through it: seen's rows
 # come a round after m's, and again after each firing; the second rule's
@@ -305,24 +293,15 @@ team(K, Y) :- boss(Y, K), m(K, V).
 
 
 @spark_test
+@pytest.mark.parametrize("program", [EXISTENTIAL, TWO_EXISTENTIAL], ids=["existential", "two of one head"])
 @settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from([1.0, 2.5, 3.0]), st.integers(0, 6), st.integers(0, 3)),
                 min_size=1, max_size=6))
-def test_random_existential_rules_of_one_head_run_in_the_rounds_as_the_engine(spark, rounds, rows):
-    """Two existential rules of one head in a recursion, fired in the
-    engine's order: its model up to a renaming of nulls."""
-    from chronolog.language.nulls import reading_file
-
+def test_random_existential_rules_run_in_the_rounds_as_the_engine(spark, rounds, program, rows):
+    """Existential rules in the rounds (two of one head fired in the
+    engine's order): the engine's model up to a renaming of nulls."""
     m = floats([k for k, _, _, _ in rows], [v for _, v, _, _ in rows], [(s, s + n) for _, _, s, n in rows])
-    model = chronolog.reason(TWO_EXISTENTIAL, {"m": table_to_rows(m, "m")})
-    stats = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", cs().OneTaskFallback)
-        out = cs().reason(spark, TWO_EXISTENTIAL, inputs={"m": m}, distributed=True, stats=stats)
-    assert stats["path"] == "relational", stats
-    with reading_file():
-        got = {p: table_to_rows(out[p].toArrow(), p) for p in ("boss", "team")}
-    assert_same_up_to_nulls(got, {p: model.facts(p) for p in ("boss", "team")})
+    existential_in_rounds(spark, program, m)
 
 
 # ------------------------------------------------------------------ what `chronolog plan` says

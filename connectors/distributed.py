@@ -187,6 +187,7 @@ def auto_values(table, columns, kinds=None, calendar=None):
     Arrow type holds them as the same values, so they stay text in the
     table and their converted cells come apart (see :func:`csv_rows`)."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     from chronolog.language import ast
 
@@ -198,6 +199,7 @@ def auto_values(table, columns, kinds=None, calendar=None):
         if name in ("start_closed", "end_closed") and pa.types.is_string(col.type):
             col = pa.array([None if v is None else bool(v) for v in _cells(col, "bool", where, name)], pa.bool_())
         elif name in columns and pa.types.is_string(col.type):
+            col = pc.fill_null(col, "")  # (an empty cell, quoted or bare: null to Spark's reader, "" to the CSV reader)
             vals = _cells(col, (kinds or {}).get(name, "auto"), where, name, calendar)
             kind = value_kind(vals)
             typ = arrow_type(kind)
@@ -219,16 +221,33 @@ def csv_kinds(program, pred: str) -> dict:
     return {pos: kind for pos, (_, kind) in mappings(program, pred).items() if kind != "auto"}
 
 
+def _refuse_empty_times(table, calendar) -> None:
+    """An empty time cell (null from Spark's reader, where a table's null
+    is an unbounded end): the CSV reader's error, ``'' is not a number``
+    (or a date), as ``csv_files.convert`` words it."""
+    import pyarrow as pa
+
+    from chronolog.connectors.csv_files import convert
+    from chronolog.language import ast
+
+    for name in ("start", "end"):
+        if name in table.schema.names and pa.types.is_string(table.column(name).type) and table.column(name).null_count:
+            convert("", "time", ast.Pos("<spark csv>", 0, 0), name, calendar)
+
+
 def csv_rows(table, columns, pred: str, calendar=None, kinds=None) -> list:
     """The rows ``(terms, interval)`` of a table Spark read from CSV as text,
     each cell the value chronolog's own CSV reader gives it: a column of
     numbers becomes one exact type (:func:`auto_values`); a column mixing
     numbers and names keeps each cell's own kind, set into the rows here
     (typing it as text would make ``4.0`` a string in Spark and a number
-    embedded: different answers)."""
+    embedded: different answers).  ``columns`` None: a table not read
+    from CSV (the program's facts, a DataFrame), its null times unbounded."""
     from chronolog.engine.arrow import table_to_rows
     from chronolog.language.nulls import reading_file
 
+    if columns is not None:  # (a CSV input's: a null time of a table is an unbounded end)
+        _refuse_empty_times(table, calendar)
     terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
     by_name = {terms[p]: k for p, k in (kinds or {}).items() if p < len(terms)}
     with reading_file():  # (one source's _:n1 cells: one labelled null, as the CSV reader reads a file)
@@ -573,7 +592,7 @@ def make_task(job: dict, report, reason):
                         facts.setdefault(pred, []).append(fc)
                     else:
                         facts.setdefault(pred, []).append(
-                            csv_rows(t, set(terms) if pred in job["csv"] else set(), pred, job["calendar"], job["csv"].get(pred))
+                            csv_rows(t, set(terms) if pred in job["csv"] else None, pred, job["calendar"], job["csv"].get(pred))
                         )
             model = reason(job["program"], task_facts(facts), horizon=job["horizon"], engine=engine, max_rounds=job.get("max_rounds"))
             out, kinds = [], {}

@@ -340,6 +340,17 @@ def _repeating_apart(columns, rows) -> None:
         fc.slow.repeating = {}
 
 
+def placed_times(program, facts, closed=None):
+    """``facts`` with their tables' times placed (chronolog.frames.place_times)
+    where the program's ``@timeMapping`` or ``closed`` asks for it; else as
+    they are, frames left unimported (a small run's start: tests/test_start_up.py)."""
+    if closed is None and not any(a.name == "timeMapping" for a in program.annotations):
+        return facts
+    from chronolog.frames import place_times
+
+    return place_times(program, facts, closed)
+
+
 def check_tables(program, facts) -> None:
     """Tables given as ``{pred: table}`` whose columns the program's
     ``@mapping`` names in another order: arguments are read in the
@@ -823,10 +834,8 @@ class Reasoner:
 
         with allocators.settled():  # (a command: the program's objects live to its end, out of the collector's walks)
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
-        from chronolog.frames import place_times
-
         self._closed = closed
-        facts = place_times(prog, facts, closed)  # (@timeMapping and closed= of tables: their times by name)
+        facts = placed_times(prog, facts, closed)  # (@timeMapping and closed= of tables: their times by name)
         check_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
         # per fact) when the columnar executor may read them
@@ -1095,10 +1104,8 @@ class Reasoner:
 
         if isinstance(retract, Iterator):
             retract = list(retract)  # (read once here, and again to name a fact that met nothing)
-        from chronolog.frames import place_times
-
         # (@timeMapping and the session's closed= of tables, once: their times by name from here on)
-        retract, add = (place_times(self.plan.program, x, getattr(self, "_closed", None)) for x in (retract, add))
+        retract, add = (placed_times(self.plan.program, x, getattr(self, "_closed", None)) for x in (retract, add))
         for facts in (retract, add):  # (tables read by column order, as reason() checks them)
             check_tables(self.plan.program, facts)
         gone = self._read_retraction(retract, call) if retract is not None else {}

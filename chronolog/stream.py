@@ -27,7 +27,7 @@ import math
 from itertools import chain, islice
 from typing import NamedTuple, Optional
 
-from chronolog.api import check_tables, load_facts, load_program
+from chronolog.api import check_tables, load_facts, load_program, placed_times
 from chronolog.language.booleans import public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
 from chronolog.language.errors import DataError, LateCorrection, Note, ProgramError, counted, failure_text
@@ -398,9 +398,7 @@ class Stream:
         self._show(came)
 
     def _rows_of(self, facts):
-        from chronolog.frames import place_times
-
-        facts = place_times(self.plan.program, facts)  # (@timeMapping of a table: its times by name)
+        facts = placed_times(self.plan.program, facts)  # (@timeMapping of a table: its times by name)
         check_tables(self.plan.program, facts)  # (a table's columns in the @mapping order, as reason checks them)
         return load_facts(facts, self.dialect, self.calendar)
 

@@ -447,9 +447,8 @@ def place_times(program, facts, closed=None):
     or ``closed`` (``"left"``, ... or a dict of them by predicate) gives the
     closedness of a table without closedness columns
     (connectors/table_times.py); a single frame of every predicate (a
-    ``pred`` column) takes ``closed`` alone.  Other facts as they are."""
-    if closed is None and not any(a.name == "timeMapping" for a in program.annotations):
-        return facts
+    ``pred`` column) takes ``closed`` alone.  Other facts as they are.
+    Called where the program or ``closed`` asks for it (api.placed_times)."""
     from chronolog.connectors import table_times
 
     table_times.check_closed(closed)

@@ -82,6 +82,19 @@ def spark():
             # one JVM for every Spark test a worker runs (about half of 585): at 2g
             # one worker's ran out (GC overhead limit) in a full run
             "spark.driver.memory": "3g",
+            # What one JVM keeps across ~600 Spark tests, found by the JVM's
+            # old-object samples (JFR, paths to GC roots) in a full run whose
+            # worker ran out of heap: the status store's record of every SQL
+            # execution (its plan text, 50-130 kB for a round's statements),
+            # job, stage and task, 1000 of each by default (the UI is off;
+            # the rounds read a round's own jobs); and each broadcast hash relation a live
+            # DataFrame still plans holds a page of spark.buffer.pageSize,
+            # sized from the heap (32 MB at 3g) however few its rows are.
+            "spark.sql.ui.retainedExecutions": "50",
+            "spark.ui.retainedJobs": "100",
+            "spark.ui.retainedStages": "100",
+            "spark.ui.retainedTasks": "1000",
+            "spark.buffer.pageSize": "1m",
             "spark.sql.shuffle.partitions": "2",
             "spark.default.parallelism": "2",
             "spark.driver.extraJavaOptions": JVM_OPTIONS + " -XX:TieredStopAtLevel=1",

@@ -139,6 +139,11 @@ RULES = [
     "o(M) :- p(X, V), M = min(X).",
     "o(X) :- p(X, V), q(W), X > W.",
     "o(Y) :- p(X, V), X > 1/4, X < 4, Y = X * 4.",
+    # negation and aggregation together, against the typed column
+    "o(X) :- p(X, V), not q(X).",
+    "o(V, M) :- p(X, V), not q(V), M = max(X).",
+    "o(X, N) :- p(X, V), not q(V), N = count(V).",
+    "o(N) :- p(X, V), not q(X), X != {c}, N = count(X).",
 ]
 CONSTS = ["1/3", "0", "-1", "0.5", "a", '"B"', "2"]
 

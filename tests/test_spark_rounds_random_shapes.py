@@ -87,7 +87,8 @@ def _interval(draw):
 # ---------------------------------------------------------------- the chase
 
 CONSTS = ["a", "b", "c", "d"]
-# existential rules (Y, Z not in the body), one per head predicate (two of one go to one task, by design)
+# existential rules (Y, Z not in the body); two or more of one head predicate fire one after
+# another in the engine's order (SAME_HEAD below: o, own and tag from a second body)
 EXISTENTIAL = [
     "o(Y, C) :- c(C).",
     "own(Y, C) :- reach(C, D).",
@@ -96,6 +97,12 @@ EXISTENTIAL = [
     "tag(Y, C, fixed) :- top(C).",
     "span(Y, C, S) :- c(C)@[S, E].",
     "ward(Y, C) :- win(C), not top(C).",
+]
+SAME_HEAD = [
+    "o(Y, C) :- link(C, D).",
+    "o(Y, C) :- win(C), not top(C).",
+    "own(Y, C) :- c(C).",
+    "tag(Y, C, fixed) :- reach(C, D).",
 ]
 PLAIN = [
     "o(P, C) :- f(P, C).",
@@ -118,6 +125,9 @@ PLAIN = [
     "hold(Y, C) :- [-][0,1] o(Y, C).",
     "sn(Y, C) :- c(C) <S>[0,2] o(Y, C).",
     "started(Y, S) :- span(Y, C, S), o(Y, C).",
+    "link(D, C) :- own(Y, C), link(C, D).",  # (a recursion through the chase: own's and reach's bodies grow)
+    "c(D) :- o(Y, C), link(C, D).",
+    "nown(C, N) :- own(Y, C), not top(C), N = count(Y).",
 ]
 # recursion through time under a horizon, feeding the existential rules' bodies
 REPEATING = "@temporal(0, 12).\nc(C) :- <->[4,4] c(C).\n"
@@ -125,7 +135,7 @@ REPEATING = "@temporal(0, 12).\nc(C) :- <->[4,4] c(C).\n"
 
 @st.composite
 def chase_programs(draw):
-    rules = draw(st.lists(st.sampled_from(EXISTENTIAL), min_size=1, max_size=3, unique=True))
+    rules = draw(st.lists(st.sampled_from(EXISTENTIAL + SAME_HEAD), min_size=1, max_size=4, unique=True))
     rules += draw(st.lists(st.sampled_from(PLAIN), min_size=1, max_size=6, unique=True))
     facts = []
     for pred, arity in (("c", 1), ("f", 2), ("link", 2)):
@@ -188,6 +198,11 @@ TWO_KINDS = [
     "low(L, M) :- t(K, X), s(L, _), M = min(X).",
     "big(X) :- a(K, X), X > 0.",
     "total(S) :- a(K, X), S = sum(X).",
+    # negation and aggregation together, over and grouped by arguments of two kinds
+    "cn(N) :- v(X), not p(X), N = count(X).",
+    "per(X, N) :- v(X), not hit(X), s(L, Y), N = count(Y).",
+    "sumby(X, S) :- p(X), not v(X), a(K, Y), S = sum(Y).",
+    "hi(X, M) :- v(X), t(K, Y), not gone(X), M = max(Y).",
 ]
 
 
@@ -252,6 +267,11 @@ FLOAT_RULES = [
     "all(V) :- g(V).",
     "eq(K, L) :- m(K, V), d(L, W), V == W.",
     "ne(K) :- m(K, V), g(W), V != W.",
+    # aggregation and negation over the joined column of floats and exact numbers
+    "cv(V, N) :- m(K, V), not g(V), N = count().",
+    "kn(V, N) :- m(K, V), n(L, V), N = count(L).",
+    "hm(M) :- all(V), not xg(V), M = max(V).",
+    "lo(K, M) :- m(K, V), n(L, W), M = min(W), not g(V).",
 ]
 
 

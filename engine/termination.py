@@ -115,8 +115,9 @@ def evaluate(plan, rows: dict, strategy: str = "blocking", repeating=None, horiz
 
         out.store.relation(TOP).add((), EVERYWHERE)
     plan = _materialise_unbounded(plan)
+    given = sum(len(r) for r in rows.values())  # (auto's measure, as the hybrid evaluator counts a run's facts)
     for stratum in plan.strata:
-        _run_stratum(plan, stratum, out, strategy, engine)
+        _run_stratum(plan, stratum, out, strategy, engine, given)
     if plan.constraints:
         _check_constraints(plan, out)
     return out
@@ -144,7 +145,7 @@ def _given_repeating(plan, repeating):
     return plan, inputs
 
 
-def _run_stratum(plan, stratum, out, strategy, engine="rows") -> None:
+def _run_stratum(plan, stratum, out, strategy, engine="rows", given=0) -> None:
     own = set(stratum.preds)
     sub = dataclasses.replace(plan, rules=list(stratum.rules), strata=[stratum], constraints=[])
     core = {}
@@ -185,7 +186,7 @@ def _run_stratum(plan, stratum, out, strategy, engine="rows") -> None:
         elif d.kind == "backward":
             mirrored = dataclasses.replace(sub, rules=[mirror_rule(r) for r in sub.rules])
             mirrored.strata = stratify(mirrored.rules)
-            one = functools.partial(_forward_one, on=_attempts_on(mirrored, core, engine))
+            one = functools.partial(_forward_one, on=_attempts_on(mirrored, given, engine))
             store, rep, info = _forward(mirrored, _mirror_core(core), _mirror_reps(reps), own, strategy, out,
                                         one=one, quiet=_mirror_quiet(quiet))
             store, rep = _mirror_answer(store, rep)
@@ -194,7 +195,7 @@ def _run_stratum(plan, stratum, out, strategy, engine="rows") -> None:
             if info.get("repeats_from") is not None:
                 info["repeats_from"] = -info["repeats_from"]
         else:
-            one = functools.partial(_forward_one, on=_attempts_on(sub, core, engine))
+            one = functools.partial(_forward_one, on=_attempts_on(sub, given, engine))
             store, rep, info = _forward(sub, core, reps, own, strategy, out, one=one, quiet=quiet)
             info["direction"] = "forward"
     _keep_quiet(out, info.pop("quiet", None) or {}, own)
@@ -505,13 +506,14 @@ def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_s
     )
 
 
-def _attempts_on(plan, core, engine) -> str:
+def _attempts_on(plan, given, engine) -> str:
     """Where the bounded attempts of the forward stratum of ``plan`` run:
     "columns" when the columnar executor takes the stratum (a recurrence,
     planner/recurrence.py: the only recursion through time it sweeps) and
-    ``engine`` asks for columns, or is auto and the stratum's inputs
-    (``core``, all its keys) reach the recurrences' threshold
-    (planner/input_size.py); else "rows".  Each attempt is then one
+    ``engine`` asks for columns, or is auto and the run's ``given`` facts
+    reach the recurrences' threshold (planner/input_size.py, as a run with
+    a horizon counts them: all keys, though the stratum is computed in
+    batches of them); else "rows".  Each attempt is then one
     columnar run to the bound, and the repetition is searched in its facts
     as in the rows'."""
     if engine == "rows":
@@ -524,7 +526,6 @@ def _attempts_on(plan, core, engine) -> str:
         return "columns"
     from chronolog.planner.input_size import by_size
 
-    given = sum(len(ivs) for atoms in core.values() for ivs in atoms.values())
     return "columns" if by_size(given, 0, 0, recurrences=True) else "rows"
 
 

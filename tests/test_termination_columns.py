@@ -122,8 +122,8 @@ CYCLE = "p(X) :- s(X).\np(X) :- <->[1,1] p(X)."
 @pytest.mark.parametrize("program, backward, read", [(FORWARD, False, 2), (BACKWARD, True, 2), (CYCLE, False, 1)],
                          ids=["forward", "backward", "cycle"])
 def test_auto_runs_a_recurrence_without_a_horizon_on_columns_from_the_threshold(program, backward, read, monkeypatch):
-    """Auto takes the columns for the bounded attempts when the stratum's
-    inputs reach the recurrences' threshold (all keys counted, though they
+    """Auto takes the columns for the bounded attempts when the run's given
+    facts reach the recurrences' threshold (all keys counted, though they
     are computed in batches), rows under it; the models are the rows'.  (The
     threshold lowered to 400 facts, as planner/input_size.by_size reads it.)"""
     from chronolog.planner import input_size

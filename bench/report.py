@@ -394,6 +394,21 @@ def _periodic(out, rows):
                    f"{min(ratios):.0f}-{max(ratios):.0f}x faster", ok=all(r.get("disagreements", 0) == 0 for r in rows))
 
 
+@bench(name="repeating_columns", args="bench/repeating_columns.py --keys 20000 --repeat 2", json=True,
+       peer="the same attempts on rows (engine=\"rows\"), same run, alternating",
+       what="models that repeat forever on 20k keys: a recurrence's bounded attempts on columns (auto) against rows")
+def _repeating_columns(out, rows):
+    cpu = {r["program"]: (median(r["columns_cpu"]), median(r["rows_cpu"])) for r in rows}
+
+    def each(side):
+        return ", ".join(f"{p} {_s(v[side])}" for p, v in cpu.items())
+
+    load = max(r["load"] for r in rows)
+    return Figures(f"median CPU {each(0)} (load up to {load:.0f})", f"median CPU {each(1)}",
+                   ", ".join(_x(r, c) for c, r in cpu.values()) + " faster (CPU)",
+                   ok=all(r["same"] and r["ran"] == ["columns"] for r in rows))
+
+
 @bench(name="periodic_scaling", args="bench/periodic_scaling.py",
        peer="none (growth with the period, the data, interacting periods)",
        what="the cost of reaching a model that repeats forever")

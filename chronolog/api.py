@@ -1031,8 +1031,9 @@ class Reasoner:
         from chronolog.engine.termination import evaluate
 
         with round_limit(self.max_rounds):
-            out = evaluate(self.plan, self._rows, self.strategy, self._repeating_given, self._open_horizon)
-        stats = dict(out.stats, components=out.components, executors={s.index: "rows" for s in self.plan.strata})
+            out = evaluate(self.plan, self._rows, self.strategy, self._repeating_given, self._open_horizon, self.engine)
+        ran = {s.index: "columns" if s.preds & out.on_columns else "rows" for s in self.plan.strata}
+        stats = dict(out.stats, components=out.components, executors=ran)
         model = Model(out.store, self.plan, self._open_horizon, stats, None, repeating=out.repeating)
         model.dialect = self.dialect
         if model.is_finite:  # (it stops: the plain rounds reach it too, and a proof re-runs them, recording)

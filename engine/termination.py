@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import itertools
 import math
 from fractions import Fraction
@@ -67,21 +68,26 @@ class Outcome:
     # itself instead of stepping through the instances (:func:`_quiet_gaps`)
     quiet: dict = field(default_factory=dict)
     stats: dict = field(default_factory=lambda: {"rounds": 0, "derivations": 0})
+    # the predicates whose bounded attempts ran on the columnar executor
+    # (:func:`_attempts_on`); every other stratum ran on rows
+    on_columns: set = field(default_factory=set)
 
 
-def evaluate(plan, rows: dict, strategy: str = "blocking", repeating=None, horizon=None) -> Outcome:
+def evaluate(plan, rows: dict, strategy: str = "blocking", repeating=None, horizon=None, engine: str = "auto") -> Outcome:
     """The least model of ``plan`` over ``rows`` (``{pred: [(terms, iv)]}``)
     and given facts that repeat forever (``repeating``: ``{pred: {terms:
     [Repeating]}}``), stratum by stratum: each one reads the exact (possibly
     repeating) facts of the strata before it.  ``horizon``: an interval
     derived facts are confined to, open where a recursion moves time (a
-    join with it in the program: planner/confine.py)."""
+    join with it in the program: planner/confine.py).  ``engine`` (auto,
+    rows, columns): where the bounded attempts of a forward (or mirrored
+    backward) recursion run, :func:`_attempts_on`."""
     if horizon is not None:
         from chronolog.planner.confine import confined, is_confinement
 
         plan, fact = confined(plan, horizon)
         try:
-            out = evaluate(plan, {**rows, **fact}, strategy, repeating)
+            out = evaluate(plan, {**rows, **fact}, strategy, repeating, engine=engine)
         except HorizonNeeded as e:
             from chronolog.language.timeline import format_interval
 
@@ -109,8 +115,9 @@ def evaluate(plan, rows: dict, strategy: str = "blocking", repeating=None, horiz
 
         out.store.relation(TOP).add((), EVERYWHERE)
     plan = _materialise_unbounded(plan)
+    given = sum(len(r) for r in rows.values())  # (auto's measure, as the hybrid evaluator counts a run's facts)
     for stratum in plan.strata:
-        _run_stratum(plan, stratum, out, strategy)
+        _run_stratum(plan, stratum, out, strategy, engine, given)
     if plan.constraints:
         _check_constraints(plan, out)
     return out
@@ -138,7 +145,7 @@ def _given_repeating(plan, repeating):
     return plan, inputs
 
 
-def _run_stratum(plan, stratum, out, strategy) -> None:
+def _run_stratum(plan, stratum, out, strategy, engine="rows", given=0) -> None:
     own = set(stratum.preds)
     sub = dataclasses.replace(plan, rules=list(stratum.rules), strata=[stratum], constraints=[])
     core = {}
@@ -179,18 +186,21 @@ def _run_stratum(plan, stratum, out, strategy) -> None:
         elif d.kind == "backward":
             mirrored = dataclasses.replace(sub, rules=[mirror_rule(r) for r in sub.rules])
             mirrored.strata = stratify(mirrored.rules)
+            one = functools.partial(_forward_one, on=_attempts_on(mirrored, given, engine))
             store, rep, info = _forward(mirrored, _mirror_core(core), _mirror_reps(reps), own, strategy, out,
-                                        quiet=_mirror_quiet(quiet))
+                                        one=one, quiet=_mirror_quiet(quiet))
             store, rep = _mirror_answer(store, rep)
             info["direction"] = "backward"
             info["quiet"] = _mirror_quiet(info.get("quiet") or {})
             if info.get("repeats_from") is not None:
                 info["repeats_from"] = -info["repeats_from"]
         else:
-            store, rep, info = _forward(sub, core, reps, own, strategy, out, quiet=quiet)
+            one = functools.partial(_forward_one, on=_attempts_on(sub, given, engine))
+            store, rep, info = _forward(sub, core, reps, own, strategy, out, one=one, quiet=quiet)
             info["direction"] = "forward"
     _keep_quiet(out, info.pop("quiet", None) or {}, own)
     info["predicates"] = sorted(p for p in own if not p.startswith("$"))
+    info["executor"] = "columns" if own & out.on_columns else "rows"
     if info["predicates"]:
         out.components.append(info)
     _keep(out, store, rep, own)
@@ -424,15 +434,17 @@ def _key_groups(plan, core, reps):
     return groups
 
 
-def _forward_one(plan, core, reps, own, strategy, out, quiet=None):
+def _forward_one(plan, core, reps, own, strategy, out, quiet=None, on="rows"):
+    """One batch of keys of a forward stratum: its model up to where it
+    repeats, its bounded attempts on the executor ``on`` (:func:`_attempts_on`)."""
     reach = program_reach(plan.rules)
     if not _joint_period(reps, -1) and _can_jump(plan, own):
-        jumped = _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet or {})
+        jumped = _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet or {}, on=on)
         if jumped is not None:
             return jumped
     t_data = max(_ends(core, reps), default=0)
     left = _LeftSteadyState(plan, core, reps, reach) if _joint_period(reps, -1) else None
-    found = _search(plan, core, reps, t_data, -INF, reach, strategy, out, left=left)
+    found = _search(plan, core, reps, t_data, -INF, reach, strategy, out, left=left, on=on)
     store, rep, hi, attempt = found
     if left is not None:  # the past first, then the future, each folded only on its side of tau
         store, rep_left = left.cut(store, own)
@@ -452,13 +464,14 @@ def _forward_one(plan, core, reps, own, strategy, out, quiet=None):
     return answer, repeating, info
 
 
-def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_span=None):
+def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_span=None, on="rows"):
     """Compute the model from ``lo`` (``-inf``, or a time before which
     ``core`` holds the exact state) to a bound ``hi`` past ``t_data`` (the
     last input event) that doubles until the model repeats after
     ``t_data``: ``(store, repetition, hi, attempts)``.  With ``max_span``
     the search gives up (returns None) rather than go further than that
-    past ``t_data``; without it, it raises a positioned error."""
+    past ``t_data``; without it, it raises a positioned error.  ``on``:
+    the executor of each attempt (rows, or columns: :func:`_attempts_on`)."""
     joint = _joint_period(reps, 1)
     span = 4 * (reach + 1) + (3 * joint if joint else 0)
     first = min((r.iv[0] for by in reps.values() for rs in by.values() for r in rs), default=0)
@@ -473,8 +486,7 @@ def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_s
             store = _store_of(core)
             _add_unrolled(store, reps, (first, hi + reach + 1, True, True))
             window = make(-INF, hi, False, True) if lo == -INF else make(lo, hi, True, True)
-            ev = Evaluator(plan, store, window, strategy)
-            ev.run()
+            store, ev = _attempt(plan, store, window, strategy, on, out)
         _add_stats(out, ev)
         rep = find_repetition(store, t_data, hi, reach, multiple_of=joint)
         if rep is not None:
@@ -492,6 +504,50 @@ def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_s
         + "\nkeeps changing (it may create new values at every step)",
         src.pos if src is not None else None,
     )
+
+
+def _attempts_on(plan, given, engine) -> str:
+    """Where the bounded attempts of the forward stratum of ``plan`` run:
+    "columns" when the columnar executor takes the stratum (a recurrence,
+    planner/recurrence.py: the only recursion through time it sweeps) and
+    ``engine`` asks for columns, or is auto and the run's ``given`` facts
+    reach the recurrences' threshold (planner/input_size.py, as a run with
+    a horizon counts them: all keys, though the stratum is computed in
+    batches of them); else "rows".  Each attempt is then one
+    columnar run to the bound, and the repetition is searched in its facts
+    as in the rows'."""
+    if engine == "rows":
+        return "rows"
+    from chronolog.planner.backend_choice import has_recurrence
+
+    if not has_recurrence(plan):
+        return "rows"
+    if engine == "columns":
+        return "columns"
+    from chronolog.planner.input_size import by_size
+
+    return "columns" if by_size(given, 0, 0, recurrences=True) else "rows"
+
+
+def _attempt(plan, store, window, strategy, on, out):
+    """One bounded attempt: ``plan`` evaluated over ``store`` within
+    ``window`` on the executor ``on``; ``(store, evaluator)``, the store
+    holding the model (a column relation's rows made when read).  A stratum
+    the columns refuse, or meet what they cannot do exactly in, runs on rows
+    there (the hybrid evaluator's own fallback); ``out.on_columns`` gets the
+    predicates of those that ran on columns."""
+    if on != "columns":
+        ev = Evaluator(plan, store, window, strategy)
+        ev.run()
+        return store, ev
+    from .columns.evaluator import HybridEvaluator
+
+    ev = HybridEvaluator(plan, store, window, strategy, engine="columns")
+    ev.run()
+    for st in plan.strata:
+        if ev.executors.get(st.index) == "columns":
+            out.on_columns.update(st.preds)
+    return ev.store, ev
 
 
 # ---------------------------------------------------------- jumping gaps
@@ -521,7 +577,7 @@ def read_from_afar(plan) -> frozenset:
     return frozenset(pred for r in plan.rules for pred, _, back in rule_reach(r) if back in (INF, -INF))
 
 
-def _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet):
+def _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet, on="rows"):
     """The forward model computed stretch by stretch, jumping over the
     quiet gaps between clusters of input data; None when there is no gap
     worth jumping.
@@ -576,7 +632,7 @@ def _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet):
             for t, ivs in atoms.items():
                 rel[t] = coalesce(list(rel.get(t, [])) + ivs)
         found = _search(plan, seg, seg_reps, e, lo, reach, strategy, out,
-                        max_span=None if n == INF else Fraction(n - e) / 2)  # (exact: n - e may pass the float range)
+                        max_span=None if n == INF else Fraction(n - e) / 2, on=on)  # (exact: n - e may pass the float range)
         if found is None:
             j += 1  # no repetition yet: this gap is part of the stretch
             continue

@@ -167,6 +167,14 @@ class Placement:
         that repeats forever taken into account."""
         backend, why = self._embedded_of(index)
         if self.repeats:
+            # (a horizon open where the recursion moves time confines its rules: rows)
+            whole = self.horizon is None or (self.horizon[0] == -POS_INF and self.horizon[1] == POS_INF)
+            if self.engine != ROWS and whole and repeating_recurrence(self.plan.physical.stratum(index).stratum):
+                found = f"{self.repeats}: the model is found where it repeats, each bounded attempt of this recurrence"
+                if self.engine == COLUMNS:
+                    return COLUMNS, f"{found} a columnar run ({RECURRENCE})"
+                return BY_SIZE, (f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows "
+                                 f"({found} on that executor)")
             if backend == ROWS:
                 return backend, why
             placed = why if backend == BY_SIZE else f"{backend} ({why})"
@@ -267,6 +275,30 @@ def has_recurrence(plan) -> bool:
     (it lowers the threshold of the whole run: :data:`.input_size.AUTO_MIN_RECURRENCE_FACTS`);
     told from its IR strata, none lowered to learn it."""
     return any(_ir_recurrence(ir) for ir in plan.strata)
+
+
+def repeating_recurrence(ir) -> bool:
+    """Whether, in a model found where it repeats (engine/termination.py),
+    the bounded attempts of stratum ``ir`` may run on columns: a recurrence,
+    or a backward one whose mirror is (computed forward), that groups no
+    time (a grouping goes to the two-way search, on rows)."""
+    if ir is None or not ir.shifting_rules:
+        return False
+    from .fragment import group_period
+    from .recurrence import recurrence
+
+    try:
+        if group_period(ir.rules) is not None:
+            return False
+    except ValueError:  # (a grouping no model repeats with: refused when run)
+        return False
+    if recurrence(ir) is not None:
+        return True
+    from .mirror import mirror_rule
+    from .stratify import stratify
+
+    mirrored = [s for s in stratify([mirror_rule(r) for r in ir.rules]) if s.preds == ir.preds]
+    return len(mirrored) == 1 and recurrence(mirrored[0]) is not None
 
 
 def _is_recurrence(st: ph.StratumPlan) -> bool:

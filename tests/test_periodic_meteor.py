@@ -139,7 +139,7 @@ GOLDEN = [
 
 
 @pytest.mark.parametrize("program, facts, expected", GOLDEN)
-def test_golden_infinite_models_without_horizon(program, facts, expected):
+def test_golden_infinite_models_without_horizon(program, facts, expected, executor):
     model = chronolog_model(program, facts)
     got = {q: model.holds(q) for q in expected}
     assert got == expected
@@ -185,7 +185,7 @@ SEEDS = range(20)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_seeded_periodic_programs_agree_with_meteor(seed):
+def test_seeded_periodic_programs_agree_with_meteor(seed, executor):
     prog = random_program(seed)
     try:
         compare(prog)

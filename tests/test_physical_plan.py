@@ -347,8 +347,9 @@ def test_the_columnar_executor_runs_each_stratum_where_the_placement_puts_it(mon
 def test_plan_with_a_horizon_says_where_the_run_with_it_runs(tmp_path):
     """``chronolog plan --horizon`` places the strata as a run with that
     horizon runs them (it replaces the program's ``@temporal``, as ``run
-    --horizon`` does): a recursion through time is found where it repeats
-    on rows with none, and runs on columns within one, as the run reports;
+    --horizon`` does): a recursion through time (a recurrence) is found
+    where it repeats with none, each bounded attempt on columns from the
+    recurrences' threshold, and runs on columns within one, as the run reports;
     the Spark line takes the horizon too (rounds, not one task)."""
     from click.testing import CliRunner
 
@@ -358,7 +359,7 @@ def test_plan_with_a_horizon_says_where_the_run_with_it_runs(tmp_path):
     path = tmp_path / "reach.vada"
     path.write_text(src)
     edges = [((f"n{i}", f"n{i + 1}"), (i % 50, i % 50 + 3)) for i in range(12_000)]
-    for horizon, ran in ((None, "rows"), ("0,100", "columns")):
+    for horizon, ran in ((None, "columns"), ("0,100", "columns")):
         args = ["plan", str(path)] + (["--horizon", horizon] if horizon else [])
         out = CliRunner().invoke(cli, args)
         assert out.exit_code == 0, out.output

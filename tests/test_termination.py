@@ -319,7 +319,8 @@ def _equals_wide_horizon_run(prog):
 
 @settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(periodic_programs())
-def test_periodic_programs_equal_horizon_run(prog):
+def test_periodic_programs_equal_horizon_run(executor, prog):
+    """(On both executors: the columns run the attempts of the recurrences among them.)"""
     _equals_wide_horizon_run(prog)
 
 
@@ -426,7 +427,7 @@ def many_keys(draw):
 
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(many_keys())
-def test_key_groups_give_the_same_model(prog):
+def test_key_groups_give_the_same_model(executor, prog):
     """With many keys a partitionable recursion is computed in batches of
     keys, each to its own bound: the model is the one computed all at once."""
     from chronolog.engine import termination

@@ -1,0 +1,154 @@
+"""Models that repeat forever, their bounded attempts on the columnar executor.
+
+Without a horizon a forward recursion through time is computed up to a
+bound that doubles until the model repeats (engine/termination.py); where
+the stratum is a recurrence (planner/recurrence.py) and the columns are
+asked for (``engine="columns"``, or auto from the recurrences' threshold of
+planner/input_size.py) each attempt is a columnar run.  The answers are the
+rows' (differential) and the pointwise evaluator's (tests/oracle/), and the
+stats say which executor ran.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from budget import examples
+
+import chronolog
+from oracle.pointwise import evaluate_text
+from strategies import fmt_num
+from test_property_engine import _norm, _render
+
+WINDOW = (-12, 30)
+MARGIN = 12
+
+
+@st.composite
+def recurrences(draw):
+    """A recursion through time one way (a recurrence when its windows look
+    strictly into the past or the future), seeded by a given predicate,
+    sometimes guarded by a given driver or a negated given predicate,
+    sometimes read by a higher stratum; facts of a few keys."""
+    forward = draw(st.booleans())
+    op = "<->" if forward else "<+>"
+    rules = ["p(X) :- s(X)."]
+    for _ in range(draw(st.integers(1, 2))):
+        a = draw(st.sampled_from([1, 2, Fraction(1, 2), Fraction(3, 2)]))
+        b = a if draw(st.integers(0, 2)) else a + draw(st.sampled_from([Fraction(1, 2), 1]))
+        body = [f"{op}[{fmt_num(a)},{fmt_num(b)}] p(X)"]
+        if draw(st.booleans()):
+            body.append("q(X)")
+        if draw(st.integers(0, 3)) == 0:
+            body.append("not n(X)")
+        rules.append("p(X) :- " + ", ".join(body) + ".")
+    if draw(st.booleans()):
+        rules.append("r(X) :- p(X), <->[0,1] q(X).")
+    facts = []
+    point = st.sampled_from([0, 1, 2, 3, 5, 8, Fraction(1, 2), Fraction(7, 2)])
+    for i in range(draw(st.integers(1, 3))):
+        for pred, width in (("s", [0, Fraction(1, 4), 1]), ("q", [2, 6, 10]), ("n", [0, 1])):
+            if pred == "s" or draw(st.booleans()):
+                lo = draw(point) if pred == "s" else draw(point) - 2
+                hi = lo + draw(st.sampled_from(width))
+                facts.append(f"{pred}(k{i})@[{fmt_num(lo)},{fmt_num(hi)}].")
+    return "\n".join(rules), "\n".join(facts)
+
+
+def _within(model, pred, window):
+    return _norm(model.facts_within(pred, window))
+
+
+def _stratum_of(model, pred):
+    return next(s.index for s in model.plan.strata if pred in s.preds)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(recurrences())
+def test_recurrences_without_a_horizon_agree_on_both_executors_and_with_the_pointwise_oracle(prog):
+    from chronolog.planner.backend_choice import has_recurrence
+
+    program, facts = prog
+    rows = chronolog.reason(program, facts, engine="rows")
+    columns = chronolog.reason(program, facts, engine="columns")
+    oracle = evaluate_text(program, facts, (WINDOW[0] - MARGIN, WINDOW[1] + MARGIN))
+    for pred in sorted({"p", "r"} & set(rows.plan.arities)):
+        want = _norm(_clip(oracle.facts(pred), WINDOW))
+        for name, model in (("rows", rows), ("columns", columns)):
+            got = _within(model, pred, WINDOW)
+            assert got == want, f"{program}\n{facts}\n{name} {pred}: expected {_render(want)}\n got {_render(got)}"
+        far = f"{pred}(k0)@[1000000,1000000]"
+        assert columns.holds(far) == rows.holds(far), (program, facts, far)
+        assert columns.repeating(pred) == rows.repeating(pred), (program, facts, pred)
+    # the recurrence ran on columns, and nothing else did (a backward one's
+    # shape is its mirror's, whose attempts run forward)
+    mirrored = chronolog.reason(program.replace("<+>", "<->"), engine="rows").plan
+    expected = "columns" if has_recurrence(mirrored) else "rows"
+    assert columns.stats["executors"][_stratum_of(columns, "p")] == expected, program
+    assert set(rows.stats["executors"].values()) == {"rows"}
+
+
+def _clip(items, window):
+    from chronolog.language.timeline import intersect, make
+
+    w = make(window[0], window[1], True, True)
+    return [(t, x) for t, iv in items if (x := intersect(iv, w)) is not None]
+
+
+def _keys(n, backward=False):
+    """``n`` keys, each seeded once in [0, 1000) and driven by q for 5 to 60
+    time units after (before, ``backward``) its seed."""
+    import random
+
+    rng = random.Random(5)
+    facts = {"s": [], "q": []}
+    for i in range(n):
+        a = rng.randrange(1000)
+        span = rng.randrange(5, 60)
+        facts["s"].append(((f"k{i}",), (a, a + Fraction(1, 2))))
+        facts["q"].append(((f"k{i}",), (a - span, a + 1) if backward else (a, a + span)))
+    return facts
+
+
+FORWARD = "p(X) :- s(X).\np(X) :- <->[1,1] p(X), q(X)."
+BACKWARD = "p(X) :- s(X).\np(X) :- <+>[1,1] p(X), q(X)."
+CYCLE = "p(X) :- s(X).\np(X) :- <->[1,1] p(X)."
+
+
+@pytest.mark.parametrize("program, backward, read", [(FORWARD, False, 2), (BACKWARD, True, 2), (CYCLE, False, 1)],
+                         ids=["forward", "backward", "cycle"])
+def test_auto_runs_a_recurrence_without_a_horizon_on_columns_from_the_threshold(program, backward, read, monkeypatch):
+    """Auto takes the columns for the bounded attempts when the run's given
+    facts reach the recurrences' threshold (all keys counted, though they
+    are computed in batches), rows under it; the models are the rows'.  (The
+    threshold lowered to 400 facts, as planner/input_size.by_size reads it.)"""
+    from chronolog.planner import input_size
+
+    monkeypatch.setattr(input_size, "AUTO_MIN_RECURRENCE_FACTS", 400)
+    keys = 400 // read  # the facts the stratum reads (``read`` a key): the threshold exactly
+    big = chronolog.reason(program, _keys(keys, backward))
+    comps = big.stats["components"]
+    assert [c["executor"] for c in comps] == ["columns"], comps
+    assert big.stats["executors"][_stratum_of(big, "p")] == "columns"
+    assert comps[0]["direction"] == ("backward" if backward else "forward")
+    rows = chronolog.reason(program, _keys(keys, backward), engine="rows")
+    assert [c["executor"] for c in rows.stats["components"]] == ["rows"]
+    assert big.facts("p") == rows.facts("p")
+    assert big.repeating("p") == rows.repeating("p")
+    small = chronolog.reason(program, _keys(keys // 4, backward))
+    assert [c["executor"] for c in small.stats["components"]] == ["rows"]
+
+
+@pytest.mark.parametrize("program", [
+    "p(X) :- s(X).\np(X) :- <->[0,1] p(X), q(X).",  # a window from 0: not a recurrence
+    "p(X) :- s(X).\np(X) :- [-][1,1] p(X), q(X).",  # a box: not a recurrence
+])
+def test_a_recursion_through_time_the_columns_do_not_sweep_stays_on_rows(program):
+    m = chronolog.reason(program, _keys(40), engine="columns")
+    assert [c["executor"] for c in m.stats["components"]] == ["rows"]
+    assert set(m.stats["executors"].values()) == {"rows"}
+    assert m.facts("p") == chronolog.reason(program, _keys(40), engine="rows").facts("p")

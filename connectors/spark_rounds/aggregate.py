@@ -22,8 +22,7 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
   quadratic), then a group by segment; prod and mprod likewise, then an
   exact product per segment (``_product_sql``);
 * a segment with no binding gives nothing; touching segments with equal
-  values coalesce (consecutive numbers among a group's segments of equal
-  values: one window).
+  values coalesce (engine/coalescing.continues_equal, the columns' test).
 
 Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
 sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's

@@ -339,9 +339,6 @@ def _window_numpy(a, cols, memo):
         if ("starts", partition) not in memo:
             memo[("starts", partition)] = np.flatnonzero(first)
         return memo[("starts", partition)]
-    if func == "row_number":
-        run = np.arange(1, len(x) + 1)
-        return run - np.repeat(run[starts()] - 1, np.diff(np.append(starts(), len(x))))
     if func == "sum_through":
         run = np.cumsum(x)
         return run - np.repeat((run - x)[starts()], np.diff(np.append(starts(), len(x))))
@@ -491,8 +488,7 @@ def _case_sql(x: str, name: str, safe: str, literal, engine) -> str:
 
 
 _FRAMES = {"max_before": ("max", " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"),
-           "sum_through": ("sum", " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"), "lag": ("lag", ""), "lead": ("lead", ""),
-           "row_number": ("row_number", "")}
+           "sum_through": ("sum", " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"), "lag": ("lag", ""), "lead": ("lead", "")}
 
 
 def _window_sql(a, literal, stop) -> str:
@@ -500,8 +496,7 @@ def _window_sql(a, literal, stop) -> str:
     func, x, partition, order, default = a
     name, frame = _FRAMES[func]
     part = f"PARTITION BY {', '.join(partition)} " if partition else ""
-    arg = "" if func == "row_number" else to_sql(x, literal, stop)
-    value = f"{name}({arg}) OVER ({part}ORDER BY {', '.join(order)}{frame})"
+    value = f"{name}({to_sql(x, literal, stop)}) OVER ({part}ORDER BY {', '.join(order)}{frame})"
     return value if default is None else f"coalesce({value}, {to_sql(default, literal, stop)})"
 
 

@@ -26,14 +26,11 @@ from .exprs import Frame, SOURCE, col, group, lit, select, unpivot, where, windo
 S, E, COUNT = "s", "e", "n"
 
 
-def segments(partition, values=(), numbered=False) -> Frame:
+def segments(partition, values=()) -> Frame:
     """The segments of the rows (columns ``partition``, ``s``, ``e`` and
     ``values``, integers to sum) per ``partition``: the partition's
-    columns, ``s``, ``e``, ``n`` and
-    each value's sum over the bindings holding on the segment; with
-    ``numbered`` ``i``, the point's number in its partition from 1 (the
-    dense rank of the point among the events: the rounds spread a binding
-    over the segments its events' ranks bound)."""
+    columns, ``s``, ``e``, ``n`` and each value's sum over the bindings
+    holding on the segment."""
     plus = {"p": col("s"), "dn": lit(1), **{f"d_{v}": col(v) for v in values}}
     minus = {"p": col("e"), "dn": lit(-1), **{f"d_{v}": -col(v) for v in values}}
     events = unpivot(SOURCE, partition, [plus, minus])
@@ -41,8 +38,7 @@ def segments(partition, values=(), numbered=False) -> Frame:
     order = ("p",)
     running = {v: window("sum_through", col(f"d_{v}"), partition, order) for v in values}
     segs = select(points, {**{c: col(c) for c in partition}, S: col("p"), E: window("lead", col("p"), partition, order),
-                           COUNT: window("sum_through", col("dn"), partition, order), **running,
-                           **({"i": window("row_number", col("p"), partition, order)} if numbered else {})})
+                           COUNT: window("sum_through", col("dn"), partition, order), **running})
     return where(segs, col(COUNT).compare(">", 0))
 
 

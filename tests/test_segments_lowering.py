@@ -84,8 +84,7 @@ def test_group_in_numpy_is_a_group_by(rows):
 @settings(max_examples=examples(15), deadline=None)
 def test_segments_in_spark_sql_are_numpys(spark, cases):
     """The rounds' translation (exprs.frame_sql, as aggregate.py sends it)
-    of the same frame, numbered as the rounds number points, against the
-    numpy translation and from scratch."""
+    of the same frame against the numpy translation and from scratch."""
     from chronolog.connectors.spark_rounds.sql import Stmt, int64
 
     for rows, n_keys in cases:
@@ -95,11 +94,11 @@ def test_segments_in_spark_sql_are_numpys(spark, cases):
         spark.createDataFrame(rows, ", ".join(f"{c} bigint" for c in names)).createOrReplaceTempView("t")
         q = Stmt()
         src = q.add("SELECT * FROM t", names)
-        step = exprs.frame_sql(segments(keys, ["v"], numbered=True), q, src, int64, None)
-        got = spark.sql(f"SELECT {', '.join([*keys, 's', 'e', 'n', 'v', 'i'])} FROM {step}").collect()
-        assert sorted(tuple(r)[:-1] for r in got) == from_scratch(rows, n_keys)
-        numpy = exprs.frame_numpy(segments(keys, ["v"], numbered=True), arrays(rows, names), {})
-        assert sorted(tuple(r) for r in got) == sorted(zip(*(numpy[c].tolist() for c in [*keys, "s", "e", "n", "v", "i"])))
+        step = exprs.frame_sql(segments(keys, ["v"]), q, src, int64, None)
+        got = spark.sql(f"SELECT {', '.join([*keys, 's', 'e', 'n', 'v'])} FROM {step}").collect()
+        assert sorted(tuple(r) for r in got) == from_scratch(rows, n_keys)
+        numpy = exprs.frame_numpy(segments(keys, ["v"]), arrays(rows, names), {})
+        assert sorted(tuple(r) for r in got) == sorted(zip(*(numpy[c].tolist() for c in [*keys, "s", "e", "n", "v"])))
 
 
 AGGREGATES = """

@@ -107,3 +107,28 @@ def test_each_float_splits_into_its_mantissa_and_exponent(spark, values):
             assert r["fm_c"] is None and r["fe_c"] is None, r
         else:
             assert abs(r["fm_c"]) < 2**53 and r["fe_c"] >= -1074 and Fraction(r["fm_c"]) * Fraction(2) ** r["fe_c"] == Fraction(v), r
+
+
+
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.one_of(wide, scaled, st.sampled_from(SPECIAL)).filter(math.isfinite), min_size=1, max_size=40))
+def test_a_float_of_term_text_is_its_exact_binary_value(spark, values):
+    """text_order.double_parts (the order of term text) on the same split:
+    each finite double as ``n/d`` of its 53-bit mantissa and a power of
+    two, its exact value (Python's Fraction), where both fit 38 digits
+    (else the comparison reading them stops the run: one of them null)."""
+    from chronolog.connectors.spark_rounds.text_order import double_parts
+
+    spark.createDataFrame([(v,) for v in values], "c double").createOrReplaceTempView("text_order_floats")
+    got = spark.sql(f"SELECT c, {double_parts('c')} AS x FROM text_order_floats").collect()
+    assert sorted(r["c"] for r in got) == sorted(values)
+    for r in got:
+        v, x = r["c"], r["x"]
+        m, e = math.frexp(v)
+        k = max(e - 53, -1074)  # (a subnormal's mantissa has fewer bits)
+        m = int(v * 2.0 ** -k) if k > -1000 else int(Fraction(v) * 2 ** -k)
+        fits = v == 0 or (abs(m) * 2**k < 10**38 if k >= 0 else -k <= 124)
+        both = x["n"] is not None and x["d"] is not None
+        assert both == fits, (v, x)
+        if both:
+            assert Fraction(int(x["n"]), int(x["d"])) == Fraction(v), (v, x)

@@ -22,8 +22,7 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
   quadratic), then a group by segment; prod and mprod likewise, then an
   exact product per segment (``_product_sql``);
 * a segment with no binding gives nothing; touching segments with equal
-  values coalesce (consecutive numbers among a group's segments of equal
-  values: one window).
+  values coalesce (engine/coalescing.continues_equal, the columns' test).
 
 Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
 sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
@@ -63,6 +62,7 @@ which gives the same facts as recomputing them all.
 
 from __future__ import annotations
 
+from chronolog.engine.coalescing import continues_equal
 from chronolog.engine.exprs import frame_sql
 from chronolog.engine.segments import segments
 from chronolog.language import ast
@@ -79,7 +79,7 @@ from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
 from .udfs import fold_sql
-from .sql import Stmt, coalesce_sql, int64, term_columns, union
+from .sql import Stmt, coalesce_sql, int64, runs_sql, term_columns, union
 from .text_order import extreme_sql, number_sql
 
 def lowered(rule) -> tuple:
@@ -308,7 +308,7 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
         # value summed along them in the run's widest decimal (no wrap)
         wide_values = q.add(f"SELECT {gsel}s, e{''.join(f', CAST({c} AS {widest(c)}) AS {c}' for c in vcols)} FROM {body}",
                             [*group, "s", "e", *vcols])
-        segs = frame_sql(segments(group, vcols, numbered=True), q, wide_values, int64, None)
+        segs = frame_sql(segments(group, vcols), q, wide_values, int64, None)
         funcs = {c: {"sum": f"t.{c}"} for c in vcols}
     else:
         # each binding spread over the segments it covers, numbered per group:
@@ -402,18 +402,10 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
         sel.append(f"CAST({x} AS {out_type}) AS {name}")
     acols = [name for name, _, _ in specs]
     # (the segments with a binding: the last point's, and a gap's, have none)
-    vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.i AS i', 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t"
-                 f"{'' if sums else ' WHERE t.n > 0'}", [*group, "i", "s", "e", *acols])
-    # touching segments with equal values coalesce: the segments of a group
-    # are numbered in time order (``i``), consecutive numbers touch, so a
-    # run of equal values is a run of consecutive numbers among the
-    # segments with those values (their number less their rank among them
-    # is the run's); one window, where engine/coalescing.py's test of each
-    # segment against the one before is two and a running sum
-    keys = [*group, *acols]
-    runs = q.add(f"SELECT *, i - row_number() OVER (PARTITION BY {', '.join(keys)} ORDER BY i) AS _grp FROM {vals}", [*q.cols[vals], "_grp"])
-    out = q.add(f"SELECT {', '.join(group)}{', ' if group else ''}min(s) AS s, max(e) AS e, {', '.join(acols)} "
-                f"FROM {runs} GROUP BY {', '.join([*keys, '_grp'])}", [*group, "s", "e", *acols])
+    vals = q.add(f"SELECT {', '.join([*(f't.{g} AS {g}' for g in group), 't.s AS s', 't.e AS e', *sel])} FROM {segs} AS t"
+                 f"{'' if sums else ' WHERE t.n > 0'}", [*group, "s", "e", *acols])
+    # touching segments with equal values coalesce (engine/coalescing.continues_equal, the columns' too)
+    out = runs_sql(q, vals, continues_equal(group, acols), group, ("s",), ["min(s) AS s", "max(e) AS e"], carried=acols)
     q.coalesced.add(out)  # (per group and values)
     return out
 

@@ -36,13 +36,18 @@ DEC = "DECIMAL(38, 0)"
 OK = "_fok"  # the column: the row's group sums exactly here
 
 
-def exponent(c: str) -> str:
-    """SQL: ``e`` of the double column ``c``, a nonzero finite value
-    ``m·2^e`` (``|m| < 2^53``, ``e >= -1074``), from ``fe0_c``, the floor
-    of ``log2`` (off by one near a power of two: corrected)."""
-    e0 = f"fe0_{c}"
-    big = f"({e0} - CASE WHEN pow(2, {e0}) > abs({c}) THEN 1 ELSE 0 END + CASE WHEN pow(2, {e0} + 1) <= abs({c}) THEN 1 ELSE 0 END)"
-    return f"CASE WHEN {e0} IS NULL THEN NULL ELSE greatest({big} - 52, -1074) END"
+def exponent(x: str, e0: str) -> str:
+    """SQL: ``e`` of the double ``x``, a nonzero finite value ``m·2^e``
+    (``|m| < 2^53``, ``e >= -1074``), from ``e0``, the floor of ``log2``
+    (off by one near a power of two: corrected); text_order.py's floats
+    too."""
+    big = f"({e0} - CASE WHEN pow(2, {e0}) > abs({x}) THEN 1 ELSE 0 END + CASE WHEN pow(2, {e0} + 1) <= abs({x}) THEN 1 ELSE 0 END)"
+    return f"greatest({big} - 52, -1074)"
+
+
+def mantissa(x: str, e: str) -> str:
+    """SQL: ``m`` of the double ``x`` (a bigint), ``e`` its :func:`exponent`."""
+    return f"CAST({times_two_to(x, f'-{e}')} AS BIGINT)"
 
 
 def times_two_to(x: str, k: str) -> str:
@@ -62,11 +67,11 @@ def split(q, body: str, cols) -> str:
     bcols = q.cols[body]
     logs = [f"CASE WHEN {c} = 0 OR abs({c}) = {INF} THEN NULL ELSE CAST(floor(log2(abs({c}))) AS INT) END AS fe0_{c}" for c in cols]
     step = q.add(f"SELECT *, {', '.join(logs)} FROM {body}", [*bcols, *(f"fe0_{c}" for c in cols)])
-    es = [f"{exponent(c)} AS fe_{c}" for c in cols]
+    es = [f"CASE WHEN fe0_{c} IS NULL THEN NULL ELSE {exponent(c, f'fe0_{c}')} END AS fe_{c}" for c in cols]
     step = q.add(f"SELECT {', '.join(bcols)}, {', '.join(es)} FROM {step}", [*bcols, *(f"fe_{c}" for c in cols)])
     more = []
     for c in cols:
-        more += [f"CAST({times_two_to(c, f'-fe_{c}')} AS BIGINT) AS fm_{c}",
+        more += [f"{mantissa(c, f'fe_{c}')} AS fm_{c}",
                  f"CASE WHEN {c} = {INF} THEN 1 ELSE 0 END AS fp_{c}", f"CASE WHEN {c} = -{INF} THEN 1 ELSE 0 END AS fn_{c}"]
     return q.add(f"SELECT *, {', '.join(more)} FROM {step}", [*q.cols[step], *(x.rsplit(' AS ', 1)[1] for x in more)])
 

@@ -49,9 +49,8 @@ from chronolog.planner.backend_choice import round_digits
 
 from .arithmetic import unscaled
 from .classes import BOOL, DATE, FLOAT, NUM, STR, TS
+from .float_sums import INF
 from .fragment import NotRelational
-
-INF = "CAST('Infinity' AS DOUBLE)"
 
 
 def double_literal(f: float) -> str:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from itertools import count
 
+from .float_sums import DEC, exponent, mantissa, two_to
 from .sql import hex_string
 
 _NAMES = count()  # lambda variables, unique within a statement
@@ -55,7 +56,6 @@ def _re(pattern: str) -> str:
 NUMBER = r"^-?[0-9]+(\.[0-9]+)?(/[0-9]+)?\z"
 BARE = r"^[a-z][A-Za-z0-9_]*\z"
 INSTANT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"
-DEC = "DECIMAL(38, 0)"
 
 
 def _struct(k: str, **fields) -> str:
@@ -69,39 +69,24 @@ def _struct(k: str, **fields) -> str:
 
 
 def power_of_two(j: str) -> str:
-    """``2^j`` as ``decimal(38, 0)`` for ``0 <= j <= 124`` (two 64-bit
-    shifts multiplied), else null."""
-    half = f"(({j}) div 2)"
-    lo = f"CAST(shiftleft(CAST(1 AS BIGINT), {half}) AS {DEC})"
-    hi = f"CAST(shiftleft(CAST(1 AS BIGINT), ({j}) - {half}) AS {DEC})"
-    return f"(CASE WHEN ({j}) BETWEEN 0 AND 124 THEN try_multiply({lo}, {hi}) END)"
+    """``2^j`` as ``decimal(38, 0)`` for ``0 <= j <= 124``, else null."""
+    return f"(CASE WHEN ({j}) BETWEEN 0 AND 124 THEN {two_to(j)} END)"
 
 
 def double_parts(d: str) -> str:
     """The struct of the float ``d`` (a finite double) as the exact number
-    of its binary value: ``m·2^k`` with ``m`` its 53-bit mantissa (a
-    multiplication by a power of two is exact, and so is ``pow(2, j)``),
+    of its binary value: ``m·2^k`` (float_sums.py's ``m`` and ``k``),
     numerator and denominator null past 38 digits."""
 
     def body(a):
-        e0 = f"CAST(floor(log2(abs({a}))) AS INT)"
-
-        def fixed(e0v):
-            m0 = f"(abs({a}) * pow(2D, 52 - {e0v}))"
-            e = f"({e0v} + CASE WHEN {m0} >= 9007199254740992D THEN 1 WHEN {m0} < 4503599627370496D THEN -1 ELSE 0 END)"
-
-            def parts(ev):
-                m = f"CAST(try_cast(abs({a}) * pow(2D, 52 - {ev}) AS BIGINT) AS {DEC})"
-                signed = f"(CASE WHEN {a} < 0 THEN -{m} ELSE {m} END)"
-                k = f"({ev} - 52)"
-                n = f"(CASE WHEN {ev} < -1022 THEN NULL WHEN {k} >= 0 THEN try_multiply({signed}, {power_of_two(k)}) ELSE {signed} END)"
-                den = f"(CASE WHEN {ev} < -1022 THEN NULL WHEN {k} >= 0 THEN CAST(1 AS {DEC}) ELSE {power_of_two(f'-{k}')} END)"
-                return _struct("n", n=n, d=den)
-
-            return _let(e, parts)
+        def parts(k):
+            m = f"CAST({mantissa(a, k)} AS {DEC})"
+            n = f"(CASE WHEN {k} >= 0 THEN try_multiply({m}, {power_of_two(k)}) ELSE {m} END)"
+            den = f"(CASE WHEN {k} >= 0 THEN CAST(1 AS {DEC}) ELSE {power_of_two(f'-{k}')} END)"
+            return _struct("n", n=n, d=den)
 
         zero = _struct("n", n=f"CAST(0 AS {DEC})", d=f"CAST(1 AS {DEC})")
-        return f"CASE WHEN {a} = 0 THEN {zero} ELSE {_let(e0, fixed)} END"
+        return f"CASE WHEN {a} = 0 THEN {zero} ELSE {_let(f'CAST(floor(log2(abs({a}))) AS INT)', lambda e0: _let(exponent(a, e0), parts))} END"
 
     return _let(d, body)
 

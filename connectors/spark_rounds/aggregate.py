@@ -75,6 +75,7 @@ from .arithmetic import expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, body_classes
 from . import float_sums
+from .fractions import key_text_sql as fraction_text
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
@@ -113,6 +114,29 @@ def _constants(e) -> list:
         return [e.value]
     args = (e.left, e.right) if isinstance(e, ast.BinOp) else e.args if isinstance(e, ast.Call) else ()
     return [v for a in args for v in _constants(a)]
+
+
+def text_means(rule) -> dict:
+    """``{variable: {(head predicate, argument)}}`` of the averages of
+    ``rule`` (an AggregateRule) that it only writes into its head: where
+    their arguments are term text (classes.infer_classes), the mean is
+    written as the key text of its exact value (fractions.py), which the
+    run's number type need not hold (``avg`` of 1 and 2 is 3/2).  An
+    average that a literal after the aggregate reads stays a number of the
+    run (it stops where it has no exact value there)."""
+    after = set()
+    for lit in rule.after:
+        if isinstance(lit, Condition):
+            after |= ast.variables_of(lit.comparison.left) | ast.variables_of(lit.comparison.right)
+        elif isinstance(lit, Assign):
+            after |= ast.variables_of(lit.expr) | {lit.var}
+    out = {}
+    for v, a in rule.aggregates:
+        if FOLDS[a.func] == "avg" and v not in after:
+            heads = {(rule.head_pred, i) for i, t in enumerate(rule.head_terms) if t == ast.Var(v)}
+            if heads:
+                out[v] = heads
+    return out
 
 
 def result_class(a, env: dict):
@@ -166,6 +190,8 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     copies = []  # the aggregated columns, copied
     sets = {}  # munion's output column -> its values' class
     own = {}  # column -> class, of the values min and max keep in their own type (strings, booleans, floats, instants)
+    head_cls = types.classes.get(rule.head_pred) or []
+    means = {v for v, heads in text_means(rule).items() if all(head_cls[i] == TEXT for _, i in heads)}
     for k, (v, a) in enumerate(aggregates):
         f = FOLDS[a.func]  # (language/builtins.py: the columns' too)
         value = None
@@ -189,6 +215,8 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
             copies.append(f"{read} AS {value}")
             if c != NUM or f == "munion":
                 own[value] = own[f"a{k}"] = c
+            elif v in means:  # its exact value's key text (fractions.py)
+                own[f"a{k}"] = TEXT
             if f == "munion":
                 own[f"a{k}"] = SET
                 sets[f"a{k}"] = c
@@ -381,6 +409,11 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
             x = funcs[value]["u"]
         else:
             x = funcs[value]["sum"]
+        if f == "avg" and own.get(name) == TEXT:  # the exact mean as its key text (fractions.py): sum/n
+            total = unscaled(f"coalesce({x}, {stop_sql('a sum beyond the decimal type')})", scale)
+            n = "CAST(t.n AS DECIMAL(38, 0))"
+            sel.append(f"{fraction_text(total, n if scale == 0 else f'try_multiply({n}, CAST({chr(39)}1E{scale}{chr(39)} AS DECIMAL(38, 0)))')} AS {name}")
+            continue
         if f == "avg":
             # exact when the run's type holds sum/n: its unscaled digits divide by n
             if scale == 0:

@@ -93,7 +93,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
                 if mixed_heads:
                     raise NotRelational("an argument of two kinds of terms (term text) in a program with a calendar")
             try:
-                classes = infer_classes(plan, given, texts)
+                classes = infer_classes(plan, given, texts, means=calendar is None)
                 break
             except TwoKinds as e:
                 if e.positions <= texts:  # pragma: no cover - a position of term text takes any class
@@ -126,7 +126,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         value_class(v)
         term_scale = max(term_scale, decimal_digits(v))
     if classes is None:  # (the refusal of term text no decoding took away)
-        classes = infer_classes(plan, given, texts)
+        classes = infer_classes(plan, given, texts, means=calendar is None)
     any_dec = term_scale > 0 or any(x is not None for x in scales)
     if any_dec:
         scale = max(term_scale, max((x for x in scales if x is not None), default=0))

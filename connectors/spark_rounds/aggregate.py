@@ -68,7 +68,7 @@ from chronolog.engine.segments import segments
 from chronolog.language import ast
 from chronolog.language.builtins import FOLDS
 from chronolog.planner import physical as ph
-from chronolog.planner.aggregates import valued
+from chronolog.planner.aggregates import head_only_means, valued
 from chronolog.planner.ir import Assign, Condition
 
 from .arithmetic import expr_class, scaled, stop_sql, unscaled
@@ -114,29 +114,6 @@ def _constants(e) -> list:
         return [e.value]
     args = (e.left, e.right) if isinstance(e, ast.BinOp) else e.args if isinstance(e, ast.Call) else ()
     return [v for a in args for v in _constants(a)]
-
-
-def text_means(rule) -> dict:
-    """``{variable: {(head predicate, argument)}}`` of the averages of
-    ``rule`` (an AggregateRule) that it only writes into its head: where
-    their arguments are term text (classes.infer_classes), the mean is
-    written as the key text of its exact value (fractions.py), which the
-    run's number type need not hold (``avg`` of 1 and 2 is 3/2).  An
-    average that a literal after the aggregate reads stays a number of the
-    run (it stops where it has no exact value there)."""
-    after = set()
-    for lit in rule.after:
-        if isinstance(lit, Condition):
-            after |= ast.variables_of(lit.comparison.left) | ast.variables_of(lit.comparison.right)
-        elif isinstance(lit, Assign):
-            after |= ast.variables_of(lit.expr) | {lit.var}
-    out = {}
-    for v, a in rule.aggregates:
-        if FOLDS[a.func] == "avg" and v not in after:
-            heads = {(rule.head_pred, i) for i, t in enumerate(rule.head_terms) if t == ast.Var(v)}
-            if heads:
-                out[v] = heads
-    return out
 
 
 def result_class(a, env: dict):
@@ -191,7 +168,7 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     sets = {}  # munion's output column -> its values' class
     own = {}  # column -> class, of the values min and max keep in their own type (strings, booleans, floats, instants)
     head_cls = types.classes.get(rule.head_pred) or []
-    means = {v for v, heads in text_means(rule).items() if all(head_cls[i] == TEXT for _, i in heads)}
+    means = {v for v, heads in head_only_means(rule).items() if all(head_cls[i] == TEXT for _, i in heads)}
     for k, (v, a) in enumerate(aggregates):
         f = FOLDS[a.func]  # (language/builtins.py: the columns' too)
         value = None

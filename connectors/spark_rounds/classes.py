@@ -259,7 +259,7 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
     a head's constant is term text too.  ``means``: an average of
     numbers that a rule only writes into its head's arguments makes them
     term text (:class:`TwoKinds`): its exact value, which the run's number
-    type need not hold (aggregate.text_means).
+    type need not hold (planner/aggregates.head_only_means).
 
     As a least fixpoint: a rule gives its head classes once every atom of
     its body may hold facts (given, or derived by a rule that did), and
@@ -330,9 +330,11 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
                             raise TwoKinds(_body_positions(r, t), f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms", r)
                         raise NotRelational(f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms{mixed(have, c)}", r)
             if isinstance(op, Aggregate):
-                from .aggregate import result_class, text_means
+                from chronolog.planner.aggregates import head_only_means
 
-                means_here = text_means(r) if means else {}
+                from .aggregate import result_class
+
+                means_here = head_only_means(r) if means else {}
                 for v, a in op.aggregates:  # a number, or min/max's strings (aggregate.py)
                     c = result_class(a, env)
                     if c is not None:

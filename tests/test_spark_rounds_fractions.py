@@ -73,3 +73,37 @@ def test_random_means_are_the_engines(spark, rows, decimals):
     """Any means of integers or decimals, with the rules that order and
     join them: the engine's exact numbers, in the rounds."""
     check(spark, MEANS, {"owns": owns([(i, c, p, s, s + n) for i, c, p, s, n in rows], decimals)})
+
+
+# ------------------------------------------------------------------ program facts of fractions
+
+FACTS = NO_KEY + """
+same(K, L) :- v(K, X), v(L, X), K != L.
+less(K, L) :- v(K, X), v(L, Y), X < Y.
+both(K, X) :- v(K, X), owns(I, K, X).
+@output("same"). @output("less"). @output("both").
+"""
+
+
+def test_program_facts_of_fractions_and_long_numbers_run_in_the_rounds(spark):
+    """``1/3`` has no finite decimal and a 40-digit number no place in
+    ``decimal(38, S)``: a program fact's argument holding one is term text,
+    each fact's key text (2/6 is 1/3), joined with an input's integers
+    keyed at the load, and ordered in the engine's order of numbers."""
+    big = "1234567890123456789012345678901234567890"
+    facts = ("v(a, 1/3)@[0,5]. v(b, 2)@[0,5]. v(c, 0.5)@[0,5]. v(e, 2/6)@[1,3]. "
+             f"v(d, {big})@[0,5]. w(d, {big})@[0,5].\n")
+    prog = facts + FACTS.replace("X < Y.", "K != d, L != d, X < Y.") + 'big(K) :- v(K, X), w(L, X).\n@output("big").\n'
+    rows = [("i", "a", 1, 0, 4), ("j", "b", 2, 0, 6), ("k", "c", 3, 0, 5)]
+    check(spark, prog, {"owns": owns(rows)})
+
+
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("abcd"), st.integers(-6, 6), st.integers(1, 7), st.integers(0, 4), st.integers(0, 3)),
+                min_size=1, max_size=6))
+def test_random_program_facts_of_fractions_are_the_engines(spark, facts):
+    """Program facts ``v(K, p/q)`` (1/3, 3/2, 2/6 = 1/3, -4/2 = -2):
+    joined, ordered and matched with an input's integers as the engine does."""
+    text = "".join(f"v({k}, {p}/{q})@[{s},{s + n}]. " for k, p, q, s, n in facts)
+    rows = [("i", "a", 1, 0, 4), ("j", "b", -2, 0, 6), ("k", "c", 0, 0, 5)]
+    check(spark, text + "\n" + FACTS, {"owns": owns(rows)})

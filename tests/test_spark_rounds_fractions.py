@@ -101,6 +101,7 @@ def test_program_facts_of_fractions_and_long_numbers_run_in_the_rounds(spark):
 @settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from("abcd"), st.integers(-6, 6), st.integers(1, 7), st.integers(0, 4), st.integers(0, 3)),
                 min_size=1, max_size=6))
+@example(facts=[("a", 1, 3, 0, 2), ("b", 2, 6, 1, 3), ("c", 3, 2, 0, 4)])  # 1/3 = 2/6, beside 1.5
 def test_random_program_facts_of_fractions_are_the_engines(spark, facts):
     """Program facts ``v(K, p/q)`` (1/3, 3/2, 2/6 = 1/3, -4/2 = -2):
     joined, ordered and matched with an input's integers as the engine does."""

@@ -28,8 +28,11 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
 Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
 sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
 number type, or an average with no exact value in it (``avg`` of 1 and 2
-in an integer run is 3/2), stops the run with a marked Spark error
-(arithmetic.stop_sql), and the caller falls back to one task (entry.py).
+in an integer run is 3/2) that a literal after the aggregate reads, stops
+the run with a marked Spark error (arithmetic.stop_sql), and the caller
+falls back to one task (entry.py); an average only written into the head
+is term text, its exact value's key text (fractions.py,
+planner/aggregates.head_only_means).
 An aggregated expression is an assignment of the body (:func:`lowered`);
 min and max of strings compare them by code point, as Python does, of
 booleans #F before #T (Spark's false before true), of floats as Python

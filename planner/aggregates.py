@@ -17,7 +17,7 @@ recursion adds bindings (for ``msum``/``mprod`` this needs values >= 0 and
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.language.builtins import STRATIFIED_AGGREGATES
+from chronolog.language.builtins import FOLDS, STRATIFIED_AGGREGATES
 from chronolog.language.errors import ProgramError
 
 from .ir import Assign, Condition, NegScan, PlanRule, Scan
@@ -50,6 +50,28 @@ class AggregateRule(PlanRule):
 
 
 
+
+
+def head_only_means(rule) -> dict:
+    """``{variable: {(head predicate, argument)}}`` of the averages of the
+    AggregateRule ``rule`` that it only writes into its head (no literal
+    after the aggregate reads them).  Spark's rounds write such a mean as
+    the key text of its exact value (connectors/spark_rounds/fractions.py),
+    which their one number type need not hold (``avg`` of 1 and 2 is 3/2);
+    any other mean is a number of the run there."""
+    after = set()
+    for lit in rule.after:
+        if isinstance(lit, Condition):
+            after |= ast.variables_of(lit.comparison.left) | ast.variables_of(lit.comparison.right)
+        elif isinstance(lit, Assign):
+            after |= ast.variables_of(lit.expr) | {lit.var}
+    out = {}
+    for v, a in rule.aggregates:
+        if FOLDS[a.func] == "avg" and v not in after:
+            heads = {(rule.head_pred, i) for i, t in enumerate(rule.head_terms) if t == ast.Var(v)}
+            if heads:
+                out[v] = heads
+    return out
 
 
 def valued(aggregates) -> tuple:

@@ -361,7 +361,8 @@ COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large de
                     "or equal numbers of two types (1 and 1.0) meet; and every stratum runs on rows if a given fact "
                     "repeats forever (every) and no horizon bounds the run")
 ROUNDS_FALLBACK = ("a column of term text (an input's whose terms mix kinds, an argument the program's facts or two rules' heads "
-                   "give two kinds of terms, floats joined with exact numbers, a rule's labelled nulls) is ordered or folded by "
+                   "give two kinds of terms or the facts a number past the run's (1/3, 39+ digits), floats joined with exact numbers, "
+                   "a rule's labelled nulls, an average only written into a head) is ordered or folded by "
                    "min/max where the engine orders no two of its terms (a number and a string, sets, nulls) or a number has 39+ "
                    "digits, computed on, summed, multiplied or averaged where it holds floats or a term other than a number of the "
                    "run's decimals (1/3, a string), or is given a float or a set a rule computes or a decimal of 16+ digits ending in 5, "
@@ -614,6 +615,29 @@ def through_time(rule, stratum) -> bool:
     return left.shift is not None or left.group is not None or (left.box is not None and not contains_point(left.box, 0))
 
 
+def _mean_fallbacks(st, op) -> list:
+    """What the data can still send from Spark's rounds to one task in the
+    averages of the aggregate ``op``: one only written into the head is
+    term text, the key text of its exact value (planner/aggregates.head_only_means),
+    any other is a number of the run."""
+    from .aggregates import AggregateRule, head_only_means
+
+    out = []
+    for rp in st.rules:
+        r = rp.rule
+        if not isinstance(r, AggregateRule) or rp.operator is not op:
+            continue
+        means = head_only_means(r)
+        if any(a.func == "avg" and v not in means for v, a in r.aggregates):
+            out.append("an avg of exact numbers that a literal after its aggregate reads (any, in a program with a calendar) has "
+                       "no exact value in the run's number type (one for the whole run, fixed before it: 64-bit integers or "
+                       "decimal(38, S); 1/3 has none)")
+        if means:
+            out.append("an avg written as term text (its exact value: 1/3, 1.5) needs more than 32 digits before the point or "
+                       "31 decimals, or has 16+ significant digits over a power of two (perhaps a float's value)")
+    return out
+
+
 def _spark_fallbacks(st, horizon=None) -> tuple:
     """What the data can still send from Spark's rounds to one task."""
     out = []
@@ -630,8 +654,7 @@ def _spark_fallbacks(st, horizon=None) -> tuple:
         if isinstance(op, ph.Aggregate):
             funcs = {a.func for _, a in op.aggregates}
             if funcs & {"avg"}:
-                out.append("an avg of exact numbers has no exact value in the run's number type (one for the whole run, "
-                           "fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)")
+                out += _mean_fallbacks(st, op)
             if funcs & {"sum", "msum", "avg", "prod", "mprod"}:
                 out.append("a sum or product leaves the run's number type, or floats meet +inf and -inf (a sum) "
                            "or an infinity and a zero (a product)")

@@ -121,7 +121,9 @@ def test_spark_paths_are_chosen_at_plan_time():
     assert keyed.spark.path == "per-key tasks"
     avg = placement("a(A) :- v(K, X), A = avg(X).")
     assert avg.spark.path == "rounds"
-    assert "an avg of exact numbers has no exact value in the run's number type (one for the whole run, fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)" in avg.strata[0].spark_fallbacks
+    assert "an avg written as term text (its exact value: 1/3, 1.5) needs more than 32 digits before the point or 31 decimals, or has 16+ significant digits over a power of two (perhaps a float's value)" in avg.strata[0].spark_fallbacks
+    read = placement("a(A) :- v(K, X), A = avg(X), A > 1.")
+    assert "an avg of exact numbers that a literal after its aggregate reads (any, in a program with a calendar) has no exact value in the run's number type (one for the whole run, fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)" in read.strata[0].spark_fallbacks
     chase = placement("o(Y, C) :- c(C, D), d(D).")
     assert chase.spark.path == "rounds"
     twice = placement("o(Y, C) :- c(C, D), d(D).\no(Y, C) :- d(C).")
@@ -150,7 +152,7 @@ def printed(src: str, engine: str = "auto") -> list:
 def test_the_plan_of_an_avg_says_rounds_and_when_one_task_takes_over():
     lines = printed("mean(A) :- reading(S, V), A = avg(V).")
     assert lines[2].startswith("spark --distributed: seminaive rounds of DataFrame joins per stratum")
-    assert "  on spark rounds, may fall back to one Spark task if an avg of exact numbers has no exact value in the run's number type (one for the whole run, fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)" in lines
+    assert "  on spark rounds, may fall back to one Spark task if an avg written as term text (its exact value: 1/3, 1.5) needs more than 32 digits before the point or 31 decimals, or has 16+ significant digits over a power of two (perhaps a float's value)" in lines
     assert "       └─ Aggregate A = avg(V) (no group) per time segment  → A:number" in lines
 
 
@@ -216,16 +218,16 @@ def test_the_columns_fold_only_what_the_plan_says_they_compute(monkeypatch, func
 @pytest.mark.spark
 @pytest.mark.usefixtures("rounds")  # the rounds, not one task by size (conftest.py)
 def test_the_avg_the_plan_marks_goes_to_one_task_when_it_has_no_exact_value(spark):
-    """The plan says rounds, and that an inexact avg may send them to one
-    task; on Spark the avg of 1 and 2 in an integer run (3/2) does so, and
-    gets the engine's exact answer."""
+    """The plan says rounds, and that an inexact avg read after its
+    aggregate may send them to one task; on Spark the avg of 1 and 2 in an
+    integer run (3/2) does so, and gets the engine's exact answer."""
     from chronolog import spark as cs
     from chronolog.engine.arrow import facts_to_arrow
 
-    prog = 'far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).\nmean(C, A) :- owns(I, C, P), A = avg(P).\n@output("mean").'
+    prog = 'far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).\nmean(C, A) :- owns(I, C, P), A = avg(P), A != 0.\n@output("mean").'
     lines = printed(prog)
     assert lines[1] == "outputs: mean" and lines[3].startswith("spark --distributed: seminaive rounds")
-    assert "  on spark rounds, may fall back to one Spark task if an avg of exact numbers has no exact value in the run's number type (one for the whole run, fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)" in lines
+    assert "  on spark rounds, may fall back to one Spark task if an avg of exact numbers that a literal after its aggregate reads (any, in a program with a calendar) has no exact value in the run's number type (one for the whole run, fixed before it: 64-bit integers or decimal(38, S); 1/3 has none)" in lines
     owns = facts_to_arrow([(("i", "a", 1), (0, 4, True, True)), (("j", "a", 2), (2, 6, True, True))], ["i", "c", "p"])
     stats: dict = {}
     with pytest.warns(cs.DriverFallback, match="an average with no exact value"):

@@ -165,14 +165,14 @@ def test_one_task_answers_program_facts_of_two_kinds(spark):
 BIG_FACTS = "big(K, V) :- m(K, W), p(L, V), V > 10.\np(a, 1234567890123456789012345678901234567890)@[0,3]. p(b, 7)@[0,3].\n@output(\"big\")."
 
 
-def test_program_facts_past_38_digits_are_refused(spark):
-    """A number of the program's facts that no decimal holds would travel
-    as text and be a name in the rounds (``V > 10`` refused for the wrong
-    reason, a plain copy typed as a string): refused by its value, and one
-    task gives the engine's answers."""
+def test_program_facts_past_38_digits_are_ordered_in_one_task(spark):
+    """A number of the program's facts that no decimal holds is term text,
+    its key text (never a name: a plain copy stays the number); ``V > 10``
+    orders it, which SQL cannot past 38 digits: the run stops naming that,
+    and one task gives the engine's answers."""
     m = table(["a", "b"], [1.0, 2.0], [(0, 3), (1, 4)])
     stats, _, falls = run(spark, BIG_FACTS, {"m": m}, ["big"])
-    why = "the number 1234567890123456789012345678901234567890 in argument 2 of p has more than 38 digits"
+    why = "numbers of term text past 38 digits"
     assert stats.get("path") == "one task" and falls and why in falls[0], falls
     # (a number past 38 digits leaves Spark as text, as Model.to_arrow gives it)
     want = chronolog.reason(BIG_FACTS, {"m": m}).to_arrow("big")

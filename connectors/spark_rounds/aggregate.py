@@ -27,8 +27,11 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
 Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
 sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
 number type, or an average with no exact value in it (``avg`` of 1 and 2
-in an integer run is 3/2), stops the run with a marked Spark error
-(arithmetic.stop_sql), and the caller falls back to one task (entry.py).
+in an integer run is 3/2) that a literal after the aggregate reads, stops
+the run with a marked Spark error (arithmetic.stop_sql), and the caller
+falls back to one task (entry.py); an average only written into the head
+is term text, its exact value's key text (fractions.py,
+planner/aggregates.head_only_means).
 An aggregated expression is an assignment of the body (:func:`lowered`);
 min and max of strings compare them by code point, as Python does, of
 booleans #F before #T (Spark's false before true), of floats as Python
@@ -68,13 +71,14 @@ from chronolog.engine.segments import segments
 from chronolog.language import ast
 from chronolog.language.builtins import FOLDS
 from chronolog.planner import physical as ph
-from chronolog.planner.aggregates import valued
+from chronolog.planner.aggregates import head_only_means, valued
 from chronolog.planner.ir import Assign, Condition
 
 from .arithmetic import expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, body_classes
 from . import float_sums
+from .fractions import key_text_sql as fraction_text
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
@@ -166,6 +170,8 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     copies = []  # the aggregated columns, copied
     sets = {}  # munion's output column -> its values' class
     own = {}  # column -> class, of the values min and max keep in their own type (strings, booleans, floats, instants)
+    head_cls = types.classes.get(rule.head_pred) or []
+    means = {v for v, heads in head_only_means(rule).items() if all(head_cls[i] == TEXT for _, i in heads)}
     for k, (v, a) in enumerate(aggregates):
         f = FOLDS[a.func]  # (language/builtins.py: the columns' too)
         value = None
@@ -189,6 +195,8 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
             copies.append(f"{read} AS {value}")
             if c != NUM or f == "munion":
                 own[value] = own[f"a{k}"] = c
+            elif v in means:  # its exact value's key text (fractions.py)
+                own[f"a{k}"] = TEXT
             if f == "munion":
                 own[f"a{k}"] = SET
                 sets[f"a{k}"] = c
@@ -381,6 +389,11 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
             x = funcs[value]["u"]
         else:
             x = funcs[value]["sum"]
+        if f == "avg" and own.get(name) == TEXT:  # the exact mean as its key text (fractions.py): sum/n
+            total = unscaled(f"coalesce({x}, {stop_sql('a sum beyond the decimal type')})", scale)
+            n = "CAST(t.n AS DECIMAL(38, 0))"
+            sel.append(f"{fraction_text(total, n if scale == 0 else f'try_multiply({n}, CAST({chr(39)}1E{scale}{chr(39)} AS DECIMAL(38, 0)))')} AS {name}")
+            continue
         if f == "avg":
             # exact when the run's type holds sum/n: its unscaled digits divide by n
             if scale == 0:

@@ -250,13 +250,16 @@ def text_constants(plan, texts: set) -> list:
     return out
 
 
-def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
+def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool = False) -> dict:
     """``{pred: [class per argument]}`` over the whole program: input classes
     flow through rule variables to the heads.  A column or a join variable
     with two classes (other than integers with decimals) would be compared by
     Spark's implicit casts where the engine compares exactly: refused.
     ``texts``: the positions of term text (:func:`text_positions`), where
-    a head's constant is term text too.
+    a head's constant is term text too.  ``means``: an average of
+    numbers that a rule only writes into its head's arguments makes them
+    term text (:class:`TwoKinds`): its exact value, which the run's number
+    type need not hold (planner/aggregates.head_only_means).
 
     As a least fixpoint: a rule gives its head classes once every atom of
     its body may hold facts (given, or derived by a rule that did), and
@@ -327,12 +330,17 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
                             raise TwoKinds(_body_positions(r, t), f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms", r)
                         raise NotRelational(f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms{mixed(have, c)}", r)
             if isinstance(op, Aggregate):
+                from chronolog.planner.aggregates import head_only_means
+
                 from .aggregate import result_class
 
+                means_here = head_only_means(r) if means else {}
                 for v, a in op.aggregates:  # a number, or min/max's strings (aggregate.py)
                     c = result_class(a, env)
                     if c is not None:
                         env[v] = c
+                    if c == NUM and v in means_here and not means_here[v] <= texts:  # (its exact value as term text)
+                        raise TwoKinds(means_here[v], f"{v} = {a.func}(...) is an average: any exact number, as term text", r)
                 _assigned(r.after, env)  # assignments on the aggregates' results
             for i, t in enumerate(r.head_terms):
                 if isinstance(t, ast.Const):  # (term text: written as its key text, terms.TermTypes.const)

@@ -93,7 +93,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
                 if mixed_heads:
                     raise NotRelational("an argument of two kinds of terms (term text) in a program with a calendar")
             try:
-                classes = infer_classes(plan, given, texts)
+                classes = infer_classes(plan, given, texts, means=calendar is None)
                 break
             except TwoKinds as e:
                 if e.positions <= texts:  # pragma: no cover - a position of term text takes any class
@@ -126,7 +126,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         value_class(v)
         term_scale = max(term_scale, decimal_digits(v))
     if classes is None:  # (the refusal of term text no decoding took away)
-        classes = infer_classes(plan, given, texts)
+        classes = infer_classes(plan, given, texts, means=calendar is None)
     any_dec = term_scale > 0 or any(x is not None for x in scales)
     if any_dec:
         scale = max(term_scale, max((x for x in scales if x is not None), default=0))
@@ -240,6 +240,19 @@ def decodable(spark, inputs: list) -> tuple:
             and not (kind[0] == "int" and kind[2]) and not (kind[0] == "dec" and kind[1] + kind[2] > 38)}, cells
 
 
+def _fact_class(v):
+    """The class of a program fact's term ``v`` (classes.value_class); an
+    exact number the run's numbers cannot hold (``1/3``, 39+ digits) is
+    term text (classes.TEXT): its argument is keyed (:func:`keyed_facts`),
+    the engine's exact number compared, ordered and joined by its key text."""
+    from chronolog.engine.term_types import value_kind
+
+    kind = value_kind([v])
+    if kind[0] == "rat" or (kind[0] == "int" and kind[1] > 38) or (kind[0] == "dec" and kind[1] + kind[2] > 38):
+        return TEXT
+    return value_class(v)
+
+
 def held_table(spark, df, pred: str, calendar):
     """An input held on the driver when it is small (:func:`inputs.input_facts`),
     else None: an Arrow table or a pandas frame, or a Spark DataFrame of
@@ -338,13 +351,13 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
         if len(cols) != len(f.terms):
             raise NotRelational(f"facts of {f.pred} with different numbers of terms")
         for i, v in enumerate(f.terms):
-            cols[i].add(value_class(v))
+            cols[i].add(_fact_class(v))
         program.setdefault(f.pred, []).append((f.terms, f.interval))
     for pred, rows in program.items():
         local.setdefault(pred, []).extend(rows)
         table = facts_to_arrow(rows, [f"c{i}" for i in range(len(rows[0][0]))], plan.program.calendar)
         for i, cls in enumerate(local_classes[pred]):
-            if cls == {NUM} and pa.types.is_string(table.column(i).type):  # (text would carry it as a name)
+            if cls == {NUM} and pa.types.is_string(table.column(i).type):  # (pragma: no cover - _fact_class keys them)
                 big = max((t[i] for t, _ in rows), key=lambda v: len(format_number(v)))
                 raise NotRelational(f"the number {format_number(big)} in argument {i + 1} of {pred} has more than 38 digits")
         if plan.program.calendar is not None:
@@ -352,7 +365,8 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
         # (a timestamp without a zone stays one, its wall clock UTC: Spark's own choice reads it in the session's zone)
         naive = any(pa.types.is_timestamp(t) and t.tz is None for t in table.schema.types)
         # an argument of two kinds (dates beside timestamps are instants): term text, each fact's key text (classes.TEXT)
-        keyed = [i for i, cls in enumerate(local_classes[pred]) if len(cls) > 1 and not cls <= {DATE, TS}]
+        # and an argument holding an exact number with no finite decimal or past 38 digits (1/3): its key text too
+        keyed = [i for i, cls in enumerate(local_classes[pred]) if (len(cls) > 1 and not cls <= {DATE, TS}) or TEXT in cls]
         if keyed:
             inputs.append((pred, keyed_facts(spark, table, rows, keyed, naive)))
             continue

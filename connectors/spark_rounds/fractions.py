@@ -1,0 +1,88 @@
+"""Exact fractions as the engine's key text of their number, in SQL.
+
+The engine's numbers are exact: ``avg`` of 1 and 2 is 3/2, of 0, 0 and 1
+is 1/3.  The run's number type (64-bit integers or ``decimal(38, S)``,
+terms.py) holds neither; a column of term text (classes.TEXT) holds any
+term as ``term_types.key_text`` writes it, and :func:`key_text_sql`
+writes the fraction ``p/q`` (two ``decimal(38, 0)``) so:
+
+* in lowest terms, by Euclid's algorithm (Spark has no ``gcd``): at most
+  five steps per decimal digit of the smaller number (Lamé), so 190 below
+  ``10^38``, as an ``aggregate`` over that many steps that stops changing
+  once the remainder is 0.  The same steps written as a chain of
+  projections (one step each, so that the expression does not grow
+  exponentially) made Spark's analyser and optimizer spend 10 s on each
+  statement; the higher-order function is planned in well under a second
+  and costs some microseconds a row where it runs (only on an
+  aggregate's segments);
+* a whole number as its digits; a denominator that divides ``10^31`` (no
+  prime but 2 and 5) as a decimal, its trailing zeros dropped
+  (``-0.5``, ``1.25``); any other as ``p/q``;
+* where SQL has no exact answer (a quotient of 33 digits or more, more
+  than 31 decimals: Spark's quotient of two ``decimal(38, 0)`` is a
+  ``decimal(38, 6)``) or key_text would write a float's text (a power of
+  two's denominator with more than 15 significant digits: it may be a
+  float's binary value, ``float(...)``) the run stops
+  (arithmetic.stop_sql) and one task gives the engine's answer.
+"""
+
+from __future__ import annotations
+
+from itertools import count
+
+from .arithmetic import stop_sql
+
+DEC = "DECIMAL(38, 0)"
+STEPS = 190  # Lamé: Euclid's steps on numbers below 10^38
+PLACES = 31  # decimals written: Spark's exact quotient of two decimal(38, 0) has at most 32 digits before the point
+_NAMES = count()  # lambda variables, unique within a statement
+
+
+def _let(value: str, body) -> str:
+    v = f"_f{next(_NAMES)}"
+    return f"transform(array({value}), {v} -> {body(v)})[0]"
+
+
+def gcd_sql(a: str, b: str) -> str:
+    """``gcd(a, b)`` of two ``decimal(38, 0)`` with ``a > 0`` and ``0 <= b``."""
+    s, i = f"_g{next(_NAMES)}", f"_i{next(_NAMES)}"
+    start = f"named_struct('a', CAST({a} AS {DEC}), 'b', CAST({b} AS {DEC}))"
+    step = f"CASE WHEN {s}.b = 0 THEN {s} ELSE named_struct('a', {s}.b, 'b', CAST({s}.a % {s}.b AS {DEC})) END"
+    return f"aggregate(sequence(1, {STEPS}), {start}, ({s}, {i}) -> {step}).a"
+
+
+def key_text_sql(p: str, q: str) -> str:
+    """SQL: the key text of the number ``p/q`` (``decimal(38, 0)`` SQL,
+    ``q > 0``), or the run stops where it has no exact one here."""
+    ten = f"CAST('1E{PLACES}' AS {DEC})"
+    big = stop_sql(f"a fraction whose quotient needs more than 32 digits or more than {PLACES} decimals")
+    maybe_float = stop_sql("a fraction of more than 15 significant digits with a power of two below it as term text "
+                           "(it may be a float's binary value, whose key text is the float's)")
+
+    def reduced(f):
+        P, Q = f"{f}.p", f"{f}.q"
+        R = f"pmod(abs({P}), {Q})"
+        whole = f"CAST(try_divide(abs({P}) - {R}, {Q}) AS {DEC})"
+        digits = f"regexp_replace(lpad(CAST(try_multiply({R}, CAST(try_divide({ten}, {Q}) AS {DEC})) AS STRING), {PLACES}, '0'), '0+$', '')"
+        sign = f"CASE WHEN {P} < 0 THEN '-' ELSE '' END"
+        decimal = f"concat({sign}, CAST({whole} AS STRING), '.', {digits})"
+        significant = f"length(TRIM(LEADING '0' FROM concat(CAST({whole} AS STRING), {digits})))"
+        return (f"CASE WHEN {P} IS NULL OR {Q} IS NULL THEN {big} "
+                f"WHEN {Q} = 1 THEN CAST({P} AS STRING) "
+                f"WHEN pmod({ten}, {Q}) = 0 THEN (CASE WHEN {whole} IS NULL THEN {big} "
+                f"WHEN pmod({Q}, 5) <> 0 AND {significant} > 15 THEN {maybe_float} ELSE {decimal} END) "
+                f"WHEN pmod({Q}, CAST({2 ** (PLACES + 1)} AS {DEC})) = 0 OR pmod({Q}, CAST('{5 ** (PLACES + 1)}' AS {DEC})) = 0 "
+                f"THEN {big} "  # (a decimal of more places, or another prime beside 2 or 5)
+                f"ELSE concat(CAST({P} AS STRING), '/', CAST({Q} AS STRING)) END")
+
+    def body(x):
+        g = gcd_sql(f"{x}.q", f"pmod(abs({x}.p), {x}.q)")
+
+        def lowest(gv):
+            parts = (f"named_struct('p', CAST(try_divide({x}.p, {gv}) AS {DEC}), "
+                     f"'q', CAST(try_divide({x}.q, {gv}) AS {DEC}))")
+            return _let(parts, reduced)
+
+        return _let(g, lowest)
+
+    return _let(f"named_struct('p', CAST({p} AS {DEC}), 'q', CAST({q} AS {DEC}))", body)

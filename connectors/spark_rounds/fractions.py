@@ -28,24 +28,20 @@ writes the fraction ``p/q`` (two ``decimal(38, 0)``) so:
 
 from __future__ import annotations
 
-from itertools import count
+from functools import partial
 
 from .arithmetic import stop_sql
+from .float_sums import DEC
+from .sql import lambda_name, let
 
-DEC = "DECIMAL(38, 0)"
 STEPS = 190  # Lamé: Euclid's steps on numbers below 10^38
 PLACES = 31  # decimals written: Spark's exact quotient of two decimal(38, 0) has at most 32 digits before the point
-_NAMES = count()  # lambda variables, unique within a statement
-
-
-def _let(value: str, body) -> str:
-    v = f"_f{next(_NAMES)}"
-    return f"transform(array({value}), {v} -> {body(v)})[0]"
+_let = partial(let, prefix="_f")
 
 
 def gcd_sql(a: str, b: str) -> str:
     """``gcd(a, b)`` of two ``decimal(38, 0)`` with ``a > 0`` and ``0 <= b``."""
-    s, i = f"_g{next(_NAMES)}", f"_i{next(_NAMES)}"
+    s, i = lambda_name("_g"), lambda_name("_i")
     start = f"named_struct('a', CAST({a} AS {DEC}), 'b', CAST({b} AS {DEC}))"
     step = f"CASE WHEN {s}.b = 0 THEN {s} ELSE named_struct('a', {s}.b, 'b', CAST({s}.a % {s}.b AS {DEC})) END"
     return f"aggregate(sequence(1, {STEPS}), {start}, ({s}, {i}) -> {step}).a"

@@ -25,6 +25,22 @@ from chronolog.language import ast
 _CTES = count(1)  # CTE names, unique within the process (a statement may be a subquery of another)
 
 
+_LAMBDA_NAMES = count()  # lambda variables, unique within the process and so within a statement
+
+
+def lambda_name(prefix: str) -> str:
+    """A fresh name for a lambda's variable (``prefix`` then a number)."""
+    return f"{prefix}{next(_LAMBDA_NAMES)}"
+
+
+def let(value: str, body, prefix: str = "_l") -> str:
+    """``body(v)`` of the SQL ``value`` written once (a lambda's variable
+    ``v``): Spark shares no subexpression of a CASE's branches, so a value
+    a body reads several times is bound rather than repeated."""
+    v = lambda_name(prefix)
+    return f"transform(array({value}), {v} -> {body(v)})[0]"
+
+
 def int64(x: int) -> str:
     """A 64-bit SQL literal."""
     return f"({int(x)}L)"

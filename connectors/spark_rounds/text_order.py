@@ -35,18 +35,12 @@ float as a float.
 
 from __future__ import annotations
 
-from itertools import count
+from functools import partial
 
 from .float_sums import DEC, exponent, mantissa, two_to
-from .sql import hex_string
+from .sql import hex_string, lambda_name, let
 
-_NAMES = count()  # lambda variables, unique within a statement
-
-
-def _let(value: str, body) -> str:
-    """``body(v)`` of the SQL ``value`` written once (a lambda's variable ``v``)."""
-    v = f"_t{next(_NAMES)}"
-    return f"transform(array({value}), {v} -> {body(v)})[0]"
+_let = partial(let, prefix="_t")
 
 
 def _re(pattern: str) -> str:
@@ -104,7 +98,7 @@ def _unquoted(x: str) -> str:
         return out
 
     body = f"substr({x}, 2, length({x}) - 2)"
-    v = f"_p{next(_NAMES)}"
+    v = lambda_name("_p")
     return f"array_join(transform(split({body}, {_re(chr(92) * 4)}, -1), {v} -> {piece(v)}), {hex_string(chr(92))})"
 
 
@@ -207,6 +201,6 @@ def extreme_sql(fold: str, values: str) -> str:
     the engine's order of terms (:func:`compare_sql`), as the engine folds
     them: each value against the least (greatest) so far."""
     op = "<" if fold == "min" else ">"
-    best, x = f"_b{next(_NAMES)}", f"_v{next(_NAMES)}"
+    best, x = lambda_name("_b"), lambda_name("_v")
     better = compare_sql(op, decoded(x), decoded(best), hex_string(f"{fold}() of term text"))
     return f"aggregate({values}, CAST(NULL AS STRING), ({best}, {x}) -> CASE WHEN {best} IS NULL THEN {x} WHEN {better} THEN {x} ELSE {best} END)"

@@ -42,6 +42,7 @@ __all__ = [
     "preload",
     "Model",
     "Reasoner",
+    "explain_plan",
     "Stream",
     "StreamFact",
     "Hypothetical",
@@ -59,6 +60,7 @@ __version__ = "0.1.0"
 # imported on first use: a command or a reason() call needs neither module
 # (tests/test_startup_imports.py keeps the modules a small run imports)
 _LAZY = {
+    "explain_plan": "chronolog.plan_api",
     "Stream": "chronolog.stream",
     "StreamFact": "chronolog.stream",
     "Hypothetical": "chronolog.hypothetical",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Iterable
 
 from chronolog.engine.rows.evaluator import Evaluator
@@ -1010,6 +1011,10 @@ class Reasoner:
                 columns=self._columns,
             )
         self.evaluator.progress = self._progress
+        # EXPLAIN ANALYZE's record (engine/analysis.py), when one is under way: a
+        # plain run does not import the module to ask (tests/test_start_up.py)
+        analysis = sys.modules.get("chronolog.engine.analysis")
+        self.evaluator.analysis = analysis.current() if analysis is not None else None
         self.evaluator.run()
         self.model = Model(self.evaluator.store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect

@@ -91,22 +91,17 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
 @click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default="auto", help="Say where each stratum runs with this executor choice.")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Say where each stratum runs with this evaluation horizon (as `run --horizon`).")
 @click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts the run would be given (repeatable): its arities are checked and its facts that repeat forever (every) placed as the run places them.")
-def plan(program, dialect, engine, horizon, facts):
+@click.option("--analyze", is_flag=True, help="Run PROGRAM on the facts and print, beside the plan, what each stratum and rule did: executor, rounds, time, fallbacks, rows, facts (EXPLAIN ANALYZE).")
+def plan(program, dialect, engine, horizon, facts, analyze):
     """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
-    from chronolog.api import load_facts, load_program, parse_horizon
-    from chronolog.plan_text import describe_plan
-    from chronolog.planner import plan as make_plan
-    from chronolog.planner import repeating_periods
+    from chronolog.plan_api import explain_plan
 
     try:
         check_program_file(program)
         d = _dialect_for(program, dialect)
         prog, given_facts = command_inputs(program, facts, d)
-        prog = load_program(prog, dialect=d)
         with as_option("horizon", "--horizon"):
-            hz = parse_horizon(horizon, prog.calendar)
-        rows = load_facts(given_facts, d, prog.calendar) if given_facts else None
-        click.echo(describe_plan(make_plan(prog, rows), engine, hz, repeating_periods(prog, rows)))
+            click.echo(explain_plan(prog, given_facts or None, analyze=analyze, dialect=d, horizon=horizon, engine=engine))
     except ChronologError as e:
         _fail(e)
 

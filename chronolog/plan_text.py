@@ -43,13 +43,17 @@ def describe_columns(placement) -> list:
     return [f"columns: a stratum may fall back to rows if {COLUMNS_FALLBACK}"]
 
 
-def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None) -> str:
+def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None, analysis=None) -> str:
     """What ``chronolog plan`` prints; ``horizon``: the run's (``--horizon``,
     parsed), which replaces the program's ``@temporal`` as a run's does;
     ``repeating``: the periods of the given facts that repeat forever
-    (planner.repeating_periods; None: the program's own)."""
+    (planner.repeating_periods; None: the program's own); ``analysis``: what
+    a run of the plan did (engine/analysis.py), printed beside what it planned
+    (``plan --analyze``, as EXPLAIN ANALYZE)."""
     placement = choose(plan, engine, horizon, repeating)
     out = []
+    if analysis is not None:
+        out.append(f"analyzed: {_ran_in_all(analysis)}")
     out.extend(describe_fragment(plan))
     hz = horizon if horizon is not None else plan.temporal
     if hz is not None:
@@ -75,6 +79,8 @@ def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None) -> s
         else:
             out.append(f"  runs on {choice.backend} ({choice.why})")
         out += [f"  may fall back to rows if {f}" for f in choice.fallbacks]
+        if analysis is not None:
+            out.extend(_stratum_ran(analysis, st))
         batch = batch_of.get(st.index)
         if batch is not None and choice.backend != ROWS:
             others = ", ".join(str(m) for m in batch.members if m != st.index)
@@ -97,8 +103,9 @@ def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None) -> s
             for r in ir.shifting_rules:
                 out.append(f"    {r.describe()}")
         schemas = {c.pred: c.schema for c in st.coalesce}
+        ran = analysis.strata.get(st.index) if analysis is not None else None
         for rp in st.rules:
-            out.extend(_rule(rp, schemas.get(rp.rule.head_pred, ())))
+            out.extend(_rule(rp, schemas.get(rp.rule.head_pred, ()), ran))
     if plan.physical.constraints:
         out.append("")
         # (on rows whichever executor ran the strata: engine/rows/evaluator.py, check_constraints)
@@ -109,12 +116,61 @@ def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None) -> s
     return "\n".join(out)
 
 
-def _rule(rp, schema) -> list:
+def _rule(rp, schema, ran=None) -> list:
     rule = rp.rule
     src = rule.source
     where = f"   [{src.pos}]" if src is not None and src.pos.line else ""
     out = [f"  rule {rule.describe()}{where}"]
+    produced = ran.rule(rp) if ran is not None else None
+    if produced is not None:
+        out.append(f"    produced {_rows(produced[0])}, {produced[1]:,} in the last round")
     out.extend(coalesce_tree(rule.head_pred, schema, rp.root))
     if rp.variants:
         out.append("    seminaive deltas: " + "; ".join(v.describe() for v in rp.variants))
+    return out
+
+
+# ---------------------------------------------------------------- analyze
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def _rows(n: int) -> str:
+    return f"{n:,} row{'' if n == 1 else 's'}"
+
+
+def _ran_in_all(analysis) -> str:
+    """The first line of ``plan --analyze``: the whole call, and the strata's share."""
+    on: dict = {}
+    for run in analysis.strata.values():
+        on[run.executor] = on.get(run.executor, 0) + 1
+    where = ", ".join(f"{n} on {ex}" for ex, n in sorted(on.items()))
+    strata = f"strata {where} in {_ms(sum(r.seconds for r in analysis.strata.values()))}" if on else (
+        "the model was found where it repeats, in bounded runs of each recursion through time: no stratum's rounds recorded")
+    return f"{_ms(analysis.seconds)} in all (reading, planning, running); {strata}"
+
+
+def _stratum_ran(analysis, st) -> list:
+    """What stratum ``st`` did: where it ran, its rounds and time, a
+    fallback, and its predicates' facts in the model."""
+    run = analysis.strata.get(st.index)
+    out = []
+    if run is not None:
+        if run.batch is not None and run.batch != st.index:
+            out.append(f"  ran on {run.executor}, as one rule with stratum {run.batch} (in its time)")
+        else:
+            rounds = "" if run.rounds is None else f"{run.rounds:,} round{'' if run.rounds == 1 else 's'}, "
+            with_ = " (the batch of its shape)" if run.batch is not None else ""
+            out.append(f"  ran on {run.executor}{with_}: {rounds}{_ms(run.seconds)}")
+        if run.fallback is not None:
+            out.append(f"  fell back from columns to rows: {run.fallback}")
+    for pred in st.preds:
+        counts = analysis.counts.get(pred)
+        if counts is not None:
+            facts, intervals, repeating = counts
+            more = f" ({repeating:,} repeat forever)" if repeating else ""
+            out.append(f"  holds {pred}: {facts:,} fact{'' if facts == 1 else 's'} on "
+                       f"{intervals:,} maximal interval{'' if intervals == 1 else 's'}{more}")
     return out

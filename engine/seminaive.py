@@ -10,7 +10,9 @@ plan's (``StratumPlan.delta_variants``, planner/physical.py).
 
 A backend (:class:`Backend`: rows, columns, Spark rounds) says how a round
 runs and what a delta is; the loop holds what is the same for all of them,
-and :func:`views` says what each atom of a variant reads.
+and :func:`views` says what each atom of a variant reads.  Under EXPLAIN
+ANALYZE (a backend's ``record``, engine/analysis.py) it also records the
+rows each rule produced per round, which the backend counts in ``produced``.
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ class Backend:
     # rule operators (planner/physical.py) the backend recomputes over the
     # full relations when any atom changed: one variant per rule and round
     recomputed: tuple = ()
+    # EXPLAIN ANALYZE's record of the stratum (engine/analysis.StratumRun), or
+    # None; while a recorded round runs, ``produced`` is the rows per rule
+    # (``{id(RulePlan): rows}``) that the backend counts, else None
+    record = None
+    produced = None
 
     def round(self, variants, deltas: dict) -> dict:  # pragma: no cover - every backend runs rounds
         """Run ``variants`` (``(RulePlan, DeltaVariant or None)``, None: over
@@ -67,10 +74,22 @@ def run(backend: Backend, planned, deltas: dict = None) -> int:
         variants, deltas = tuple((rp, None) for rp in planned.rules), {}
     else:
         variants = backend.variants(planned, deltas)
-    deltas = backend.settle(backend.round(variants, deltas))
+    deltas = _round(backend, variants, deltas)
     rounds = 1
     while deltas := planned.recursion(deltas):
         rounds += 1
         backend.before_round(rounds, deltas)
-        deltas = backend.settle(backend.round(backend.variants(planned, deltas), deltas))
+        deltas = _round(backend, backend.variants(planned, deltas), deltas)
     return rounds
+
+
+def _round(backend: Backend, variants, deltas: dict) -> dict:
+    record = backend.record
+    if record is None:
+        return backend.settle(backend.round(variants, deltas))
+    backend.produced = produced = {}
+    try:
+        return backend.settle(backend.round(variants, deltas))
+    finally:
+        backend.produced = None
+        record.add_round(produced)

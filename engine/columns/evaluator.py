@@ -142,6 +142,7 @@ class HybridEvaluator(Evaluator):
         done: set = set()  # the predicates derived so far
         for stratum in self.plan.strata:
             ran = "rows"
+            started, rounds_before = time.perf_counter(), self.stats["rounds"]
             if stratum.index in batched:
                 ran = "columns"
             elif self._run_batch(stratum, done):
@@ -153,19 +154,23 @@ class HybridEvaluator(Evaluator):
                 built_before = set(self._tables)
                 derived_before = self.stats["derivations"]
                 try:
-                    rounds_before = self.stats["rounds"]
                     self._run_columns(stratum)
                     ran = "columns"
                     if self.progress is not None:
                         self._report_columns(stratum, self.stats["rounds"] - rounds_before)
                 except Fallback as e:
-                    self.stats.setdefault("fallbacks", []).append(f"stratum {stratum.index}: {e.text(self.plan.program.calendar)}")
+                    why = e.text(self.plan.program.calendar)
+                    self.stats.setdefault("fallbacks", []).append(f"stratum {stratum.index}: {why}")
+                    if self.analysis is not None:
+                        self.analysis.fell_back(stratum.index, why)
                     for pred in set(self._tables) - built_before:  # (frames of given facts coded by the attempt)
                         self._tables.pop(pred, None)
             if ran == "rows":
                 self._forget(stratum.preds)
                 self.run_stratum(stratum)
             self.executors[stratum.index] = ran
+            if self.analysis is not None:
+                self._analysed(stratum, ran, batched, self.stats["rounds"] - rounds_before, time.perf_counter() - started)
             done.update(stratum.preds)
             self._release_given(released.get(stratum.index, []))
             if ran == "columns" and stratum.index not in batched:
@@ -178,6 +183,15 @@ class HybridEvaluator(Evaluator):
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
         self.run_cpu = time.process_time() - started
+
+    def _analysed(self, stratum, ran, batched, rounds, seconds) -> None:
+        """EXPLAIN ANALYZE's note of a stratum run (engine/analysis.py); the
+        members of a batch of one shape ran as one rule, in its first's time."""
+        self.analysis.ran(stratum.index, ran, rounds, seconds)
+        if stratum.index in batched:
+            run = self.analysis.stratum(stratum.index)
+            run.rounds = None
+            run.batch = next(i for i, b in self._batches().items() if stratum.index in b.members)
 
     def _release_given(self, preds) -> None:
         """Drop the columns of given predicates that no later stratum reads,
@@ -619,7 +633,10 @@ class HybridEvaluator(Evaluator):
             if stratum.shifting_rules:
                 rounds = self._run_recurrence(stratum)
             else:
-                rounds = seminaive.run(ColumnRounds(self, stratum), ph.stratum_plan(self.plan, stratum))
+                backend = ColumnRounds(self, stratum)
+                if self.analysis is not None:
+                    backend.record = self.analysis.stratum(stratum.index)
+                rounds = seminaive.run(backend, ph.stratum_plan(self.plan, stratum))
             for pred, growing in self._growing.items():
                 if growing is not None:
                     self._tables[pred] = growing.frame()
@@ -697,9 +714,10 @@ class HybridEvaluator(Evaluator):
         self.stats["derivations"] += derived
         return 1
 
-    def _merge_round(self, stratum, variants) -> dict:
+    def _merge_round(self, stratum, variants, counts=None) -> dict:
         """Runs ``variants`` (the rule's plan, its DeltaVariant or None), merges
-        what they derive into the stratum's relations; returns the new maximal intervals."""
+        what they derive into the stratum's relations; returns the new maximal
+        intervals.  ``counts``: EXPLAIN ANALYZE's rows per rule, counted into."""
         from .base import drain
         from .coalesce import merge_new
         from .lowering import rule_pipeline
@@ -709,6 +727,8 @@ class HybridEvaluator(Evaluator):
         outs: dict = {p: [] for p in stratum.preds}
         for rp, v in variants:
             df = drain(rule_pipeline(self, rp, v))
+            if counts is not None:
+                counts[id(rp)] = counts.get(id(rp), 0) + (df.height if df is not None else 0)
             if df is not None:
                 outs[rp.rule.head_pred].append(df)
                 self.stats["derivations"] += df.height
@@ -782,7 +802,7 @@ class ColumnRounds(seminaive.Backend):
 
     def round(self, variants, deltas: dict) -> dict:
         self.ev._delta = deltas
-        return self.ev._merge_round(self.stratum, variants)
+        return self.ev._merge_round(self.stratum, variants, self.produced)
 
 
 def _last_reads(plan) -> dict:

@@ -10,6 +10,8 @@ Constraints (``⊥`` heads) are checked once all strata are done.
 
 from __future__ import annotations
 
+from time import perf_counter
+
 from chronolog.engine.runaway import MAX_ROUNDS, check_round
 from chronolog.language import ast
 from chronolog.language.errors import InconsistencyError, ProgramError, counted
@@ -22,6 +24,7 @@ from .chase import fire_waiting
 from .merge import MergeNode
 from .pipeline import pipeline_for
 from .. import seminaive
+from ..node import Node
 from ..store import Store
 
 _EMPTY: dict = {}
@@ -50,6 +53,7 @@ class Evaluator:
         self.max_rounds = max_rounds if max_rounds is not None else MAX_ROUNDS.get()
         self.delta: dict = {}
         self.stats = {"rounds": 0, "derivations": 0}
+        self.analysis = None  # EXPLAIN ANALYZE's record of the run (engine/analysis.py), when asked
         self._pipeline_cache: dict = {}
         self.rederive_rules: dict = {}  # the re-derivation's pipelines, built once (maintenance.py)
         self.rederive_drivers: dict = {}  # and the scans that drive them, and their join orders
@@ -74,7 +78,10 @@ class Evaluator:
         if self.plan.uses_top:
             self.store.relation(TOP).add((), EVERYWHERE)
         for stratum in self.plan.strata:
+            started, rounds = perf_counter(), self.stats["rounds"]
             self.run_stratum(stratum)
+            if self.analysis is not None:
+                self.analysis.ran(stratum.index, "rows", self.stats["rounds"] - rounds, perf_counter() - started)
         self.check_constraints()
 
     def _report(self, stratum, rounds, merges, done) -> None:
@@ -130,6 +137,8 @@ class Evaluator:
             if not pending:
                 return {}
         backend = RowRounds(self, stratum)
+        if self.analysis is not None:
+            backend.record = self.analysis.stratum(stratum.index)
         rounds = seminaive.run(backend, ph.stratum_plan(self.plan, stratum), pending)
         merges = backend.merges
         self.delta = {}
@@ -206,8 +215,10 @@ class RowRounds(seminaive.Backend):
         ev.delta = deltas
         for m in merges.values():
             m.inputs = []
+        counts = self.produced
         for rp, v in variants:
-            merges[rp.rule.head_pred].inputs.append(ev._pipelines(rp.rule, v, rp.operator))
+            pipe = ev._pipelines(rp.rule, v, rp.operator)
+            merges[rp.rule.head_pred].inputs.append(pipe if counts is None else _Counted(pipe, counts, id(rp)))
         return ev._round(merges)
 
     def settle(self, deltas: dict) -> dict:
@@ -230,6 +241,22 @@ class RowRounds(seminaive.Backend):
                 "with --max-rounds N (max_rounds=N in Python)",
             )
         check_round(stratum, deltas, number, _rule_text, _rule_pos)
+
+
+class _Counted(Node):
+    """A rule's pipeline whose rows are counted into ``counts[key]``
+    (EXPLAIN ANALYZE's rows per rule: engine/seminaive.py)."""
+
+    def __init__(self, child, counts: dict, key):
+        self.child, self.children, self.counts, self.key = child, (child,), counts, key
+        counts.setdefault(key, 0)
+
+    def next(self) -> bool:
+        if not self.child.next():
+            return False
+        self._batch = batch = self.child.get()
+        self.counts[self.key] += len(batch)
+        return True
 
 
 def inconsistency(violations) -> InconsistencyError:

@@ -1,0 +1,54 @@
+"""``chronolog.explain_plan``: the physical plan as ``chronolog plan`` prints
+it, and with ``analyze=True`` annotated with what a run of it did, as
+EXPLAIN ANALYZE annotates a query's plan (recorded by engine/analysis.py,
+printed by chronolog/plan_text.py)."""
+
+from __future__ import annotations
+
+import os
+
+
+def explain_plan(program, facts=None, *, analyze: bool = False, dialect: str = "vadalog", horizon=None,
+                 engine: str | None = None, source: str | None = None, base_dir: os.PathLike | None = None,
+                 max_rounds: int | None = None, closed=None) -> str:
+    """The plan of ``program`` (arguments as ``chronolog.reason``'s): strata,
+    the executor of each and why, each rule's operator tree.  ``analyze``:
+    also run it on ``facts`` as ``reason`` does and say, per stratum, where
+    it ran, its rounds, its time, a fallback and why, and its predicates'
+    facts and maximal intervals in the model; per rule, the rows it produced
+    in all and in the stratum's last round."""
+    from chronolog.api import DIALECTS, load_facts, load_program, parse_horizon
+    from chronolog.arguments import check_choice
+    from chronolog.plan_text import describe_plan
+    from chronolog.planner import plan as make_plan
+    from chronolog.planner import repeating_periods
+    from chronolog.planner.input_size import engine_choice
+
+    check_choice("dialect", dialect, DIALECTS)
+    engine = engine_choice(engine)
+    if analyze:
+        return _analyzed(program, facts, dialect, horizon, engine, source, base_dir, max_rounds, closed)
+    prog = load_program(program, dialect=dialect, source=source)
+    hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
+    rows = load_facts(facts, dialect, prog.calendar) if facts is not None else None
+    return describe_plan(make_plan(prog, rows), engine, hz, repeating_periods(prog, rows))
+
+
+def _analyzed(program, facts, dialect, horizon, engine, source, base_dir, max_rounds, closed) -> str:
+    from time import perf_counter
+
+    from chronolog.api import _Answer, parse_horizon
+    from chronolog.arrow_import import without_pandas
+    from chronolog.engine.analysis import analysing
+    from chronolog.plan_text import describe_plan
+
+    started = perf_counter()
+    with analysing() as analysis, without_pandas():
+        answer = _Answer(program, facts, dialect=dialect, horizon=horizon, source=source, engine=engine,
+                         base_dir=base_dir, max_rounds=max_rounds, closed=closed)
+    analysis.seconds = perf_counter() - started
+    model = answer.model
+    analysis.count(model)
+    hz = parse_horizon(horizon, model.plan.program.calendar) if horizon is not None else None
+    periods = [rep.period for _, _, rep in answer._repetitions]
+    return describe_plan(model.plan, engine, hz, periods, analysis)

@@ -160,10 +160,12 @@ def _stratum_ran(analysis, st) -> list:
     if run is not None:
         if run.batch is not None and run.batch != st.index:
             out.append(f"  ran on {run.executor}, as one rule with stratum {run.batch} (in its time)")
+        elif run.batch is not None:
+            others = ", ".join(str(i) for i, r in analysis.strata.items() if r.batch == st.index and i != st.index)
+            out.append(f"  ran on {run.executor}, as one rule with strata {others}: {_ms(run.seconds)}")
         else:
             rounds = "" if run.rounds is None else f"{run.rounds:,} round{'' if run.rounds == 1 else 's'}, "
-            with_ = " (the batch of its shape)" if run.batch is not None else ""
-            out.append(f"  ran on {run.executor}{with_}: {rounds}{_ms(run.seconds)}")
+            out.append(f"  ran on {run.executor}: {rounds}{_ms(run.seconds)}")
         if run.fallback is not None:
             out.append(f"  fell back from columns to rows: {run.fallback}")
     for pred in st.preds:

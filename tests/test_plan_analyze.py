@@ -1,0 +1,188 @@
+"""``chronolog plan --analyze`` (``chronolog.explain_plan(..., analyze=True)``):
+the counts it prints are the run's.  Each case is checked against the model
+``chronolog.reason`` returns for the same input: the facts and maximal
+intervals of every derived predicate, the executor of each stratum, the
+rounds and derivations of ``model.stats`` (the sums of what each stratum and
+rule printed), on rows and on columns."""
+
+import re
+
+import pytest
+from budget import examples
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import chronolog
+from chronolog.cli import cli
+from chronolog.planner.normalize import is_fresh
+
+RECURSIVE = """reach(X,Y) :- edge(X,Y).
+reach(X,Z) :- reach(X,Y), edge(Y,Z).
+"""
+RECURSIVE_FACTS = "edge(a,b)@[0,10]\nedge(b,c)@[2,8]\nedge(c,d)@[5,12]\nedge(d,a)@[6,7]\n"
+
+NEGATION_AGGREGATE = """late(T) :- arrival(T, D), D > 5.
+onTime(T) :- train(T), not late(T).
+delayed(N) :- late(T), N = count(T).
+total(S) :- arrival(T, D), S = sum(D).
+"""
+NEGATION_AGGREGATE_FACTS = """train(t1)@[0,10]
+train(t2)@[0,10]
+train(t3)@[2,4]
+arrival(t1, 3)@[1,2]
+arrival(t2, 9)@[1,5]
+arrival(t3, 7)@[3,6]
+"""
+
+
+def parse(text: str) -> dict:
+    """Per stratum index: what ran (executor, rounds), its fallback, its
+    predicates' (facts, intervals, repeating), its rules' (rows, last round)."""
+    strata, cur = {}, None
+    for line in text.splitlines():
+        if m := re.match(r"stratum (\d+) ", line):
+            cur = strata[int(m[1])] = {"ran": None, "fallback": None, "holds": {}, "rules": []}
+        elif cur is None:
+            continue
+        elif m := re.match(r"  ran on (\w+): (\d+) rounds?, [\d.]+ ms$", line):
+            cur["ran"] = (m[1], int(m[2]))
+        elif m := re.match(r"  ran on (\w+), as one rule with strat(?:a [\d, ]+: [\d.]+ ms|um \d+ \(in its time\))$", line):
+            cur["ran"] = (m[1], None)  # (a batch of strata of one shape: no rounds of its own)
+        elif m := re.match(r"  fell back from columns to rows: (.*)$", line):
+            cur["fallback"] = m[1]
+        elif m := re.match(r"  holds (\S+): ([\d,]+) facts? on ([\d,]+) maximal intervals?(?: \(([\d,]+) repeat forever\))?$", line):
+            cur["holds"][m[1]] = tuple(int((g or "0").replace(",", "")) for g in m.group(2, 3, 4))
+        elif m := re.match(r"    produced ([\d,]+) rows?, ([\d,]+) in the last round$", line):
+            cur["rules"].append((int(m[1].replace(",", "")), int(m[2].replace(",", ""))))
+    return strata
+
+
+def model_counts(model) -> dict:
+    out = {}
+    for pred in model.plan.derived_predicates():
+        if is_fresh(pred):
+            continue
+        facts, rep = model.facts(pred), model.repeating(pred)
+        out[pred] = (len({t for t, _ in facts} | {t for t, _, _ in rep}), len(facts) + len(rep), len(rep))
+    return out
+
+
+def check_against_model(program, facts, engine, **kw) -> dict:
+    """The printed counts are the model's; returns the parsed strata."""
+    text = chronolog.explain_plan(program, facts, analyze=True, engine=engine, **kw)
+    model = chronolog.reason(program, facts, engine=engine, **kw)
+    strata = parse(text)
+    assert set(strata) == {s.index for s in model.plan.strata}
+    holds = {p: c for s in strata.values() for p, c in s["holds"].items()}
+    assert holds == model_counts(model)
+    assert {i: s["ran"][0] for i, s in strata.items()} == model.stats["executors"]
+    assert sum(s["ran"][1] or 0 for s in strata.values()) == model.stats["rounds"]
+    assert sum(rows for s in strata.values() for rows, _ in s["rules"]) == model.stats["derivations"]
+    for s in strata.values():
+        assert all(0 <= last <= rows for rows, last in s["rules"])
+    return strata
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_recursive(engine):
+    strata = check_against_model(RECURSIVE, RECURSIVE_FACTS, engine)
+    (s,) = strata.values()
+    assert s["ran"][0] == engine and s["ran"][1] >= 3  # a path of three edges: three rounds and the empty one
+    # the exit rule reads each edge once, in the first round only
+    assert s["rules"][0] == (4, 0)
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_negation_and_aggregate(engine):
+    strata = check_against_model(NEGATION_AGGREGATE, NEGATION_AGGREGATE_FACTS, engine)
+    for s in strata.values():  # no stratum is recursive: one round each, whose rows are the last round's
+        assert s["ran"][1] == 1
+        assert all(rows == last for rows, last in s["rules"])
+    by_pred = {p: s for s in strata.values() for p in s["holds"]}
+    assert by_pred["late"]["rules"] == [(2, 2)]  # t2 and t3 arrive late
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_no_facts(engine):
+    strata = check_against_model(RECURSIVE + NEGATION_AGGREGATE, None, engine)
+    assert all(c == (0, 0, 0) for s in strata.values() for c in s["holds"].values())
+    assert all(rows == 0 for s in strata.values() for rows, _ in s["rules"])
+
+
+def test_batch_of_one_shape():
+    program = "".join(f"a{i}(X) :- <->[0,1] b{i}(X).\n" for i in range(3))
+    facts = "b0(x)@1\nb1(y)@2\nb2(z)@[3,4]\nb2(w)@[6,7]\n"
+    text = chronolog.explain_plan(program, facts, analyze=True, engine="columns")
+    model = chronolog.reason(program, facts, engine="columns")
+    strata = parse(text)
+    assert {i: s["ran"][0] for i, s in strata.items()} == model.stats["executors"] == {0: "columns", 1: "columns", 2: "columns"}
+    assert {p: c for s in strata.values() for p, c in s["holds"].items()} == model_counts(model)
+    assert re.search(r"as one rule with strata \d, \d: ", text)
+
+
+def test_fallback_to_rows_says_why():
+    facts = "edge(a,b)@[0,10]\nedge(b,c)@[1/1000000009,1/1000000007]\n"
+    strata = check_against_model(RECURSIVE, facts, "columns")
+    model = chronolog.reason(RECURSIVE, facts, engine="columns")
+    assert strata[0]["ran"][0] == "rows"
+    assert model.stats["fallbacks"] == [f"stratum 0: {strata[0]['fallback']}"]
+    assert "denominator" in strata[0]["fallback"]
+
+
+def test_model_that_repeats():
+    program = "p(X) :- <->[3,3] p(X).\nq(X) :- p(X), not r(X)."
+    text = chronolog.explain_plan(program, "p(a)@0\np(b)@[1,2]", analyze=True)
+    model = chronolog.reason(program, "p(a)@0\np(b)@[1,2]")
+    assert not model.is_finite
+    holds = {p: c for s in parse(text).values() for p, c in s["holds"].items()}
+    assert holds == model_counts(model) and holds["p"][2] > 0
+    assert "found where it repeats" in text.splitlines()[0]
+
+
+def test_without_analyze_is_the_plan(tmp_path):
+    prog = tmp_path / "reach.vada"
+    prog.write_text(RECURSIVE)
+    text = chronolog.explain_plan(prog, RECURSIVE_FACTS)
+    r = CliRunner().invoke(cli, ["plan", str(prog)])
+    assert r.exit_code == 0 and text == r.output.rstrip("\n")
+    assert "ran on" not in text and "produced" not in text
+
+
+def test_nothing_recorded_when_off():
+    r = chronolog.Reasoner(RECURSIVE, RECURSIVE_FACTS, engine="columns")
+    assert r.evaluator.analysis is None
+
+
+def test_command_line(tmp_path):
+    prog, facts = tmp_path / "reach.vada", tmp_path / "reach.facts"
+    prog.write_text(RECURSIVE)
+    facts.write_text(RECURSIVE_FACTS)
+    for engine in ("rows", "columns"):
+        r = CliRunner().invoke(cli, ["plan", str(prog), "--facts", str(facts), "--analyze", "--engine", engine])
+        assert r.exit_code == 0, r.output
+        want = chronolog.explain_plan(prog, facts, analyze=True, engine=engine)
+        masked = (lambda s: re.sub(r"[\d.]+ ms", "_ ms", s))
+        assert masked(r.output.rstrip("\n")) == masked(want)
+        assert parse(r.output)[0]["ran"][0] == engine
+
+
+def test_command_line_bad_facts(tmp_path):
+    prog, facts = tmp_path / "reach.vada", tmp_path / "reach.facts"
+    prog.write_text(RECURSIVE)
+    facts.write_text("edge(a,b)@[0,10]\nedge(a,@[1,2]\n")
+    r = CliRunner().invoke(cli, ["plan", str(prog), "--facts", str(facts), "--analyze"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert f"{facts}:2:" in r.output
+
+
+EDGES = st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd"), st.integers(0, 8), st.integers(0, 4)),
+                 max_size=8)
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(edges=EDGES, engine=st.sampled_from(["rows", "columns"]))
+def test_random_graphs(edges, engine):
+    facts = "".join(f"edge({x},{y})@[{s},{s + d}]\nnode({x})@[0,6]\n" for x, y, s, d in edges)
+    check_against_model(RECURSIVE + "far(X) :- node(X), not reach(a,X).\nhops(N) :- reach(a,Y), N = count(Y).\n",
+                        facts or None, engine)

@@ -17,6 +17,8 @@ rows each rule produced per round, which the backend counts in ``produced``.
 
 from __future__ import annotations
 
+from functools import partial
+
 # what a body atom reads: its predicate's whole relation, or in a delta
 # variant the round's new facts or the facts from before them
 FULL, DELTA, OLD = "full", "delta", "old"
@@ -74,22 +76,23 @@ def run(backend: Backend, planned, deltas: dict = None) -> int:
         variants, deltas = tuple((rp, None) for rp in planned.rules), {}
     else:
         variants = backend.variants(planned, deltas)
-    deltas = _round(backend, variants, deltas)
+    # (recorded: each round's rows per rule; else the backend's own round, no call between)
+    step = backend.round if backend.record is None else partial(_recorded_round, backend)
+    deltas = backend.settle(step(variants, deltas))
     rounds = 1
     while deltas := planned.recursion(deltas):
         rounds += 1
         backend.before_round(rounds, deltas)
-        deltas = _round(backend, backend.variants(planned, deltas), deltas)
+        deltas = backend.settle(step(backend.variants(planned, deltas), deltas))
     return rounds
 
 
-def _round(backend: Backend, variants, deltas: dict) -> dict:
-    record = backend.record
-    if record is None:
-        return backend.settle(backend.round(variants, deltas))
+def _recorded_round(backend: Backend, variants, deltas: dict) -> dict:
+    """A round whose rows per rule the backend counts into ``produced``,
+    then given to its ``record`` (EXPLAIN ANALYZE)."""
     backend.produced = produced = {}
     try:
-        return backend.settle(backend.round(variants, deltas))
+        return backend.round(variants, deltas)
     finally:
         backend.produced = None
-        record.add_round(produced)
+        backend.record.add_round(produced)

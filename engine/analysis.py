@@ -13,23 +13,19 @@ that once per stratum or round.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+
+from chronolog.language.scoped import scoped
 
 # the Analysis the next run in this context records into (None: none)
 _ANALYSING: ContextVar = ContextVar("analysing", default=None)
 
 
-@contextmanager
 def analysing():
-    """Record the runs started inside (Reasoner._finish reads it once)."""
-    analysis = Analysis()
-    token = _ANALYSING.set(analysis)
-    try:
-        yield analysis
-    finally:
-        _ANALYSING.reset(token)
+    """A block whose runs record into the Analysis it gives (Reasoner._finish
+    asks :func:`current` once a run)."""
+    return scoped(_ANALYSING, Analysis())
 
 
 def current():

@@ -13,6 +13,7 @@ from contextvars import ContextVar
 from fractions import Fraction
 
 from chronolog.language.errors import ProgramError, counted
+from chronolog.language.scoped import scoped
 
 MAX_BITS = 1024  # about 10**308: far beyond any value a program reads in
 MAX_CHARS = 100_000
@@ -65,8 +66,5 @@ def round_limit(n):
     if n is None:
         yield
         return
-    token = MAX_ROUNDS.set(n)
-    try:
+    with scoped(MAX_ROUNDS, n):
         yield
-    finally:
-        MAX_ROUNDS.reset(token)

@@ -21,6 +21,7 @@ import contextlib
 import contextvars
 
 from .patterns import LazyPattern
+from .scoped import scoped
 
 _DIGITS = LazyPattern(r"(\d+)")
 
@@ -85,22 +86,13 @@ def reading_file():
     if _TABLE.get() is not None:
         yield _TABLE.get()
         return
-    table = NullTable()
-    token = _TABLE.set(table)
-    try:
+    with scoped(_TABLE, NullTable()) as table:
         yield table
-    finally:
-        _TABLE.reset(token)
 
 
-@contextlib.contextmanager
 def using_table(table: NullTable):
     """Read with ``table`` (a stream: one scope across many reads)."""
-    token = _TABLE.set(table)
-    try:
-        yield table
-    finally:
-        _TABLE.reset(token)
+    return scoped(_TABLE, table)
 
 
 def current_table():
@@ -162,14 +154,9 @@ class NullFactory:
 _FACTORY: contextvars.ContextVar = contextvars.ContextVar("chronolog_null_factory", default=None)
 
 
-@contextlib.contextmanager
 def run_scope(factory: NullFactory):
     """Every evaluator created inside shares ``factory`` (one run)."""
-    token = _FACTORY.set(factory)
-    try:
-        yield factory
-    finally:
-        _FACTORY.reset(token)
+    return scoped(_FACTORY, factory)
 
 
 def current_factory():

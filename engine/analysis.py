@@ -8,7 +8,8 @@ The one record of a run: the strata's loops (engine/rows/evaluator.py,
 engine/columns/evaluator.py) note each stratum, the seminaive loop
 (engine/seminaive.py) each round's rows per rule.  Nothing is recorded
 unless asked: an evaluator's ``analysis`` is None then, and each loop tests
-that once per stratum or round.
+that once a stratum (the seminaive loop's rounds then call the backend's
+own round, with nothing between).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ through a float (``2^53 + 1`` = ``2.0^53``): a join variable (a negated
 atom's too) holding floats and exact numbers makes the columns it links
 term text (:class:`TwoKinds`), compared by key text; a constant of one
 kind against a column of the other is compared exactly (rules.py,
-functions.float_vs_exact, terms.exact_equals_float).
+functions.float_vs_exact, terms.TermTypes.float_equals).
 
 A column of term text (constants of several kinds, sets, exact numbers
 past decimals: engine/term_types.text_marker) is its own class, TEXT: each

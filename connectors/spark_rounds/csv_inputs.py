@@ -271,8 +271,7 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
                 exprs.append(f"coalesce({x}, '') AS {name}")
             else:
                 kind = kinds.get(terms.index(c), "auto")
-                name_of = "csv_key_text_" + "".join(ch if ch.isalnum() else "_" for ch in kind)
-                udf = text_udf_sql(spark, name_of, CsvKeyText(kind), f"coalesce({x}, '')")
+                udf = text_udf_sql(spark, f"csv_key_text_{kind}", CsvKeyText(kind), f"coalesce({x}, '')")
                 exprs.append(f"{udf} AS {name}")
                 keyed.append(c)
         else:  # time

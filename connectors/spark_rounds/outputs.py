@@ -99,7 +99,7 @@ def held_schema(rel, grid, names: list):
 def held_answer(rel, grid, names: list, window, schema, large: bool):
     """The table Spark's ``toArrow()`` of ``pred``'s output DataFrame (of
     Spark ``schema``) gives, made on the driver from its relation held
-    there (``rel.table``, the round's collected rows), as :func:`output`'s
+    there (``rel.table``, the round's collected rows), as :func:`output_sql`'s
     statement computes it (window clipped, ends decoded, closedness); None
     where that relation is not held or lacks a term column."""
     import decimal
@@ -115,7 +115,7 @@ def held_answer(rel, grid, names: list, window, schema, large: bool):
     s, e = table.column("s").to_numpy(), table.column("e").to_numpy()
     keep = np.arange(len(s))
     if window is not None:
-        s, e = np.maximum(s, window[0]), np.minimum(e, window[1])
+        s, e = (to_numpy(x, {"s": s, "e": e}) for x in clipped(*window))  # (output_sql's clip)
         keep = np.flatnonzero(s < e)
         s, e = s[keep], e[keep]
     k = point_type(grid)[1]

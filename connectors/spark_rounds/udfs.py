@@ -269,8 +269,7 @@ def registered(spark, name: str, num_type=None, result: str = "double") -> str:
     typ = num_type if result == "num" else T.DoubleType() if result == "double" else T.StringType()
     scale = typ.scale if isinstance(typ, T.DecimalType) else None
     text = typ.simpleString()
-    sql_name = f"{UDF_PREFIX}{name}_{''.join(c if c.isalnum() else '_' for c in text)}"
-    return _register(spark, sql_name, EngineCall(name, text, scale), typ)
+    return _register(spark, f"{UDF_PREFIX}{name}_{text}", EngineCall(name, text, scale), typ)
 
 
 def fold_sql(spark, func: str, values: str, result: str) -> str:
@@ -283,11 +282,12 @@ def fold_sql(spark, func: str, values: str, result: str) -> str:
 
 
 def _register(spark, sql_name: str, fn, typ, column: bool = False) -> str:
-    """``sql_name``, registered in ``spark`` on first use as the UDF of
-    ``fn`` (of result type ``typ``), in Arrow batches: row by row, or
-    ``column`` by column (an Arrow UDF)."""
+    """``sql_name`` (but letters and digits made ``_``: ``decimal(38, 6)``),
+    registered in ``spark`` on first use as the UDF of ``fn`` (of result type
+    ``typ``), in Arrow batches: row by row, or ``column`` by column (an Arrow UDF)."""
     from pyspark.sql.functions import arrow_udf, udf
 
+    sql_name = "".join(c if c.isalnum() else "_" for c in sql_name)
     done = spark.__dict__.setdefault("_chronolog_udfs", set())
     if sql_name not in done:
         with warnings.catch_warnings():  # pyspark's notice on the pandas version, once per UDF

@@ -78,7 +78,7 @@ def coalesce_owned(arrays: list) -> None:
 
     *cols, s, e = arrays
     n = len(s)
-    if n <= 1 or _arrays_maximal(cols, s, e):
+    if n <= 1 or _steps_maximal(key_steps(cols), s, e):
         return
     del cols, s, e
     # (rows of the same atom and start join whatever their order: any order of ties does)
@@ -230,11 +230,6 @@ def int_key(k):
     return float_order_key(k)
 
 
-def _arrays_maximal(cols: list, s, e) -> bool:
-    """:func:`_maximal_already` on arrays."""
-    return _steps_maximal(key_steps(cols), s, e)
-
-
 def key_steps(cols: list):
     """Per array of ``cols``, ``(greater, equal)`` of each row against the
     one before (a generator: one key's at a time)."""
@@ -284,7 +279,8 @@ def _steps(df, keys):
 
 
 def _steps_maximal(steps, s, e) -> bool:
-    """:func:`_arrays_maximal` from the keys' steps."""
+    """Whether rows whose keys step as ``steps`` (:func:`key_steps`) hold
+    each atom's intervals in order and apart: maximal already."""
     greater, equal = ordered_steps(len(s), steps)
     return bool((greater | (equal & (s[1:] > e[:-1]) & (s[:-1] < e[:-1]))).all())
 
@@ -342,7 +338,7 @@ def _merge_new_arrays(frames, keys, n_old, exact=frozenset()):
     s = np.concatenate([f["s"].to_numpy() for f in frames])
     e = np.concatenate([f["e"].to_numpy() for f in frames])
     frames.clear()  # (the old relation and the parts: freed here when the caller passed its last references)
-    if len(s) <= 1 or _arrays_maximal(cols, s, e):  # (as they were: the parts' rows are new)
+    if len(s) <= 1 or _steps_maximal(key_steps(cols), s, e):  # (as they were: the parts' rows are new)
         merged = _rebuild(exact, keys, cols, s, e)
         return merged, merged.slice(n_old)
     s, e, fresh = merge_owned(cols, s, e, n_old)

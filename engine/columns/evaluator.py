@@ -484,7 +484,7 @@ class HybridEvaluator(Evaluator):
                 import pyarrow as pa  # (given Arrow tables: the caller has pyarrow)
 
                 if not all(pa.types.is_integer(table.column(c).type) for c in ("start", "end") if c in table.schema.names):
-                    pts.extend(x for _, iv in self._table_rows(pred) for x in iv[:2])
+                    pts.extend(x for _, iv in _table_rows(table, pred) for x in iv[:2])
             for fc in self.given_columns:
                 pts.extend(fc.time_values())
             for rel in list(self.store.materialised().values()):
@@ -557,9 +557,6 @@ class HybridEvaluator(Evaluator):
         it is (sorted_given.Overlay: probed by its codes, not copied)."""
         df = self._tables.get(pred)
         return df if _hidden(df) else self.table(pred)
-
-    def _table_rows(self, pred):
-        return _table_rows(self.given_tables[pred], pred)
 
     def holds_columns(self) -> bool:
         """Whether :meth:`output_columns` may give a relation: not after a

@@ -36,6 +36,7 @@ from ..interval_codes import NEG, POS
 from .encoding import LIMIT, Fallback
 from .relation import term_columns
 from .scan import var_column
+from .value_columns import python_list
 
 
 class _Rule:
@@ -164,13 +165,6 @@ def _driver_frame(step, ev):
     return drain(body_pipeline(ev, rule_operator(rule), rule))
 
 
-def _python(frame, col, ev) -> list:
-    """A frame column as the rows' Python values."""
-    from .value_columns import python_list
-
-    return python_list(frame[col], ev.terms)
-
-
 def _key_getter(positions):
     """The index key of an atom: the values at ``positions`` (one value
     alone, not a tuple of one; ``()`` for none)."""
@@ -195,7 +189,6 @@ def _index(frame, joined, extra, ev) -> dict:
 
     from .coalesce import sort_order
     from .exact_columns import key_arrays
-    from .value_columns import python_list
 
     names = [var_column(v) for v in joined]
     keyed = [a for c in names for a in key_arrays(frame[c])]
@@ -252,7 +245,7 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
     for frame, depth in seeds:
         if frame is None or not frame.height:
             continue
-        cols = [_python(frame, c, ev) for c in frame.columns if c not in ("s", "e")]
+        cols = [python_list(frame[c], ev.terms) for c in frame.columns if c not in ("s", "e")]  # (the rows' Python values)
         atoms = list(zip(*cols)) if cols else [()] * frame.height
         for atom, s, e in zip(atoms, frame["s"].to_list(), frame["e"].to_list()):
             heap.append((s, seq, e, atom, depth))

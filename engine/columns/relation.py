@@ -148,10 +148,7 @@ def time_units(values, scale, ints=None):
         elif v == NEG_INF or v == POS_INF:
             fin[i] = False
         elif type(v) is int or type(v) is Fraction:
-            u = unit(v)
-            if not -LIMIT < 2 * u < LIMIT:
-                raise Fallback("time point {point} is outside 64-bit codes", v)
-            out[i] = u
+            out[i] = unit(v)  # (TimeScale.unit refuses a point off the grid or outside 64-bit codes)
         else:  # never a float on the exact grid
             raise Fallback(f"time point {v!r} is not exact")
     return out, fin

@@ -41,7 +41,7 @@ from chronolog.language.mapping_types import NUMBER_TYPES, STRING_TYPES
 from chronolog.language.source_text import KERNEL_BYTES  # from this size on a bound CSV file is read by kernels
 
 from . import cell_types
-from .csv_files import _is_closed_col, _time_columns, convert
+from .csv_files import _is_closed_col, _time_columns, convert, header_is_data
 from .fact_csv_columns import CELL_LIMIT
 
 
@@ -390,6 +390,8 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     header = [h.strip() for h in cells] if use_headers else None
     if header is not None and not all(header) and time_mapping is None:
         return None  # a column without a name: the row reader says where
+    if header is not None and header_is_data(header, time_mapping, calendar):
+        return None  # a row of data read as the header: the row reader says so
     first_line = 2 if use_headers else 1
     where = ast.Pos(str(path), first_line, 1)
     start_pos, end_pos, sc, ec = _time_columns(header, ncols, time_mapping, where)

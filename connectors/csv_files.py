@@ -177,6 +177,7 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
                 _refuse_open_quote(lines[done:], path, done + 1)
             header = [h.strip() for h in header]
             refuse_unnamed_columns(header, ast.Pos(str(path), done + 1, 1), time_mapping)
+            refuse_data_header(header, ast.Pos(str(path), done + 1, 1), time_mapping, calendar)
         done = reader.line_num
         for row in rows:
             row_no, record, done = done + 1 + offset, lines[done : reader.line_num], reader.line_num
@@ -395,6 +396,32 @@ def refuse_unnamed_columns(header, where, time_mapping) -> None:
         ast.Pos(where.file, where.line, sum(len(h) + 1 for h in header[:i]) + 1),
         hint="name every column, or drop that one (pandas: to_csv(..., index=False); a comma at the end of each line makes an empty last column)",
     )
+
+
+def refuse_data_header(header, where, time_mapping, calendar=None) -> None:
+    """A header whose time columns hold time points is the first row of a
+    file without a header: read as the header (``useHeaders`` is true by
+    default), that fact was silently lost.  No header names a column 0."""
+    if header_is_data(header, time_mapping, calendar):
+        start, end, _, _ = _time_columns(header, len(header), time_mapping, where)
+        raise DataError(
+            f"the first line is read as the header, but its time columns hold {header[start]} and {header[end]}, a row of data",
+            where,
+            hint="for a file without a header write useHeaders=false in its @bind (\"csv useHeaders=false\"); else name the columns in its first line",
+        )
+
+
+def header_is_data(header, time_mapping, calendar=None) -> bool:
+    """Whether the cells of ``header`` where the times are read are time points."""
+    start, end, _, _ = _time_columns(header, len(header), time_mapping, None)
+    if min(start, end) < 0 or max(start, end) >= len(header):
+        return False
+    try:
+        for i, name in ((start, "start"), (end, "end")):
+            convert(header[i], "time", None, name, calendar)
+    except DataError:
+        return False
+    return True
 
 
 def _refuse_one_column(row, where) -> None:

@@ -1254,3 +1254,42 @@ def test_a_float_constant_beyond_the_float_range_is_a_syntax_error(text, column,
     (tmp_path / "f.vada").write_text(text + "\n")
     r = subprocess.run([sys.executable, "-m", "chronolog", "run", "f.vada"], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 2 and "beyond a binary float's range" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("rows", [2, 20_000])
+@pytest.mark.parametrize("spec, mapping", [("csv", ""), ("csv useHeaders=true", ""), ("csv", '@timeMapping("p", 1, 2).')])
+def test_a_csv_without_a_header_read_with_one_is_refused(tmp_path, rows, spec, mapping):
+    """``useHeaders`` is true by default, so a file without a header row
+    lost its first fact, read as the header: ``p(s0)`` was silently missing
+    from the answer.  A header whose time columns hold time points is a row
+    of data: an error says to write ``useHeaders=false``."""
+    (tmp_path / "p.csv").write_text("".join(f"s{i},{i},{i + 1}\n" for i in range(rows)))
+    program = f'@bind("p", "{spec}", "{tmp_path}", "p.csv"). {mapping} q(S) :- p(S).'
+    for engine in ("rows", "columns"):
+        with pytest.raises(ChronologError) as e:
+            reason(program, engine=engine)
+        assert e.value.message == "the first line is read as the header, but its time columns hold 0 and 1, a row of data"
+        assert (e.value.pos.line, e.value.pos.column) == (1, 1) and "useHeaders=false" in e.value.hint
+    fixed = program.replace(f'"{spec}"', '"csv useHeaders=false"')
+    for engine in ("rows", "columns"):
+        assert len(reason(fixed, engine=engine).facts("q")) == rows
+    (tmp_path / "p.csv").write_text("sensor,from,to\n" + "".join(f"s{i},{i},{i + 1}\n" for i in range(rows)))
+    for engine in ("rows", "columns"):
+        assert len(reason(program, engine=engine).facts("q")) == rows
+
+
+@pytest.mark.spark
+def test_a_spark_csv_without_a_header_read_with_one_is_refused(tmp_path, spark):
+    """The ``"spark csv"`` binding reads a header by default as the
+    embedded reader does, so it lost the first fact of a file without one;
+    it is refused as the embedded reader (the oracle here) refuses it."""
+    from chronolog.spark import run_program
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "p.csv").write_text("s0,0,1\ns1,1,2\n")
+    with pytest.raises(ChronologError) as embedded:
+        reason(f'@bind("p", "csv", "{tmp_path / "r"}", "p.csv").  q(S) :- p(S).')
+    with pytest.raises(ChronologError) as e:
+        run_program(spark, _program(tmp_path, '@bind("p", "spark csv", "r", "").\nq(S) :- p(S).\n'))
+    assert e.value.message == embedded.value.message and e.value.hint == embedded.value.hint
+    assert e.value.pos.file.endswith("r")

@@ -1293,3 +1293,28 @@ def test_a_spark_csv_without_a_header_read_with_one_is_refused(tmp_path, spark):
         run_program(spark, _program(tmp_path, '@bind("p", "spark csv", "r", "").\nq(S) :- p(S).\n'))
     assert e.value.message == embedded.value.message and e.value.hint == embedded.value.hint
     assert e.value.pos.file.endswith("r")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "p.vada", "--output", ""],
+        ["run", "p.vada", "--output="],
+        ["run", "p.vada", "--facts", ""],
+        ["run", "p.vada", "--plot", ""],
+        ["run", ""],
+        ["entails", "", "p(a)@1"],
+        ["query", "p.vada", "p(X)", "--facts", ""],
+        ["plan", ""],
+        ["stream", "p.vada", "--input", ""],
+    ],
+)
+def test_an_empty_path_is_refused(tmp_path, monkeypatch, args):
+    """An empty path (``--output "$OUT"`` with OUT unset) was the current
+    directory: ``run --output ''`` wrote p.csv there and said nothing, and
+    ``--facts ''`` said ". is a directory"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.vada").write_text("p(X) :- q(X).\nq(a)@1.\n")
+    r = run(*args)
+    assert r.exit_code == 2 and "an empty path names no file" in r.output, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.vada"]

@@ -1530,9 +1530,10 @@ class Model:
             f = self._read_fact(query, "holds()", dialect)
             pred, terms, iv = f.pred, model_nulls(self).adopt(f.terms), f.interval  # (its nulls the model's, as a proof's)
         else:
-            pred, iv = query, self._given_interval(_interval(interval, self.calendar, "interval"))
-            from chronolog.arguments import engine_terms
+            from chronolog.arguments import check_terms_tuple, engine_terms
 
+            check_terms_tuple(terms, "holds()")
+            pred, iv = query, self._given_interval(_interval(interval, self.calendar, "interval"))
             terms = engine_terms(terms)  # (a Python bool is #T/#F, never 1/0; a date the instant)
         return self._holds(pred, terms, iv)
 

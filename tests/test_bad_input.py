@@ -1318,3 +1318,16 @@ def test_an_empty_path_is_refused(tmp_path, monkeypatch, args):
     r = run(*args)
     assert r.exit_code == 2 and "an empty path names no file" in r.output, r.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.vada"]
+
+
+def test_holds_with_terms_as_a_string_is_refused():
+    """``holds("p", "ab", iv)`` read the string as the terms ``("a", "b")``:
+    an answer about another fact when p has two arguments, and "the fact
+    gives 2" for one (the dictionary form of facts refuses a string)."""
+    model = reason("p(X, Y) :- q(X, Y).  q(a, b)@[0,5].  r(ab)@[0,5].")
+    with pytest.raises(ArgumentError) as e:
+        model.holds("p", "ab", (1, 2))
+    assert e.value.message == "holds(): the terms 'ab' are not a tuple" and "(\"a\",)" in e.value.hint
+    with pytest.raises(ArgumentError):
+        model.holds("r", "ab", (1, 2))
+    assert model.holds("p", ("a", "b"), (1, 2)) and model.holds("r", ["ab"], (1, 2))

@@ -1497,7 +1497,12 @@ class Model:
         """Facts that recur forever: sorted ``(terms, interval, period)``; the
         fact holds on ``interval`` shifted by every ``k * period``, ``k >= 0``
         (a negative period repeats into the past)."""
-        by = self._repeating.get(pred, {})
+        by = self._repeating.get(pred)
+        if by is None:
+            from chronolog.arguments import check_known_predicate
+
+            check_known_predicate(self, pred, "repeating()")  # (a typo answered [])
+            by = {}
         out = []
         for terms in sorted(by, key=lambda t: tuple(term_sort_key(v) for v in t)):
             for r in by[terms]:
@@ -1693,6 +1698,11 @@ class Model:
     def write_text(self, fh, preds: Iterable[str] | None = None) -> None:
         """Write :meth:`to_text` and a final newline to ``fh`` (when not
         empty); relations held as columns go from the columns to the bytes."""
+        if not callable(getattr(fh, "write", None)):
+            from chronolog.arguments import ArgumentError
+
+            raise ArgumentError(f"write_text(): expected a file open for writing, not {fh!r}",
+                                hint='with open("out.txt", "w") as fh: model.write_text(fh)')
         from chronolog.language.reader import Dialect, dialect
 
         printer = dialect(self.dialect)

@@ -1331,3 +1331,24 @@ def test_holds_with_terms_as_a_string_is_refused():
     with pytest.raises(ArgumentError):
         model.holds("r", "ab", (1, 2))
     assert model.holds("p", ("a", "b"), (1, 2)) and model.holds("r", ["ab"], (1, 2))
+
+
+@pytest.mark.parametrize(
+    "call, says",
+    [
+        (lambda m: m.query(5), 'query(): expected a query as text such as "p(X)@[0,10]", not 5'),
+        (lambda m: m.query(["p(X)"]), "query(): expected a query as text such as \"p(X)@[0,10]\", not ['p(X)']"),
+        (lambda m: m.repeating("pp"), "repeating(): the predicate 'pp' does not occur in the program or its facts"),
+        (lambda m: m.write_text("out.txt"), "write_text(): expected a file open for writing, not 'out.txt'"),
+    ],
+)
+def test_model_methods_name_a_wrong_argument(call, says, tmp_path, monkeypatch):
+    """``query(5)`` and ``write_text("out.txt")`` were Python's
+    AttributeError from inside; ``repeating("pp")`` (a typo) answered []
+    where facts(), holds() and query() name the predicate."""
+    monkeypatch.chdir(tmp_path)
+    model = reason("p(X) :- <->[2,2] p(X).  p(a)@0.")
+    with pytest.raises(ArgumentError) as e:
+        call(model)
+    assert e.value.message == says and e.value.hint
+    assert not (tmp_path / "out.txt").exists()

@@ -1352,3 +1352,20 @@ def test_model_methods_name_a_wrong_argument(call, says, tmp_path, monkeypatch):
         call(model)
     assert e.value.message == says and e.value.hint
     assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+@pytest.mark.parametrize("kind, ext", [("csv", "csv"), ("parquet", "parquet")])
+def test_an_output_that_is_a_directory_says_so_with_or_without_overwrite(tmp_path, overwrite, kind, ext):
+    """Without --overwrite an output bound to a directory said "exists
+    already; not overwriting it (pass --overwrite)", which then said it is
+    a directory: the first message names what is wrong, and the directory
+    is kept."""
+    (tmp_path / f"p.{ext}").mkdir()
+    (tmp_path / f"p.{ext}" / "keep.txt").write_text("kept\n")
+    (tmp_path / "out" / "p.csv").mkdir(parents=True)
+    prog = f'@output("p").\n@bind("p", "{kind}", "{tmp_path}", "p.{ext}").\np(X) :- q(X).\nq(a)@1.\n'
+    out = refused(tmp_path, prog, *overwrite, says=f"p.{ext} is a directory, not a file")
+    assert "not overwriting" not in out
+    out = refused(tmp_path, "p(X) :- q(X).\nq(a)@1.\n", "--output", tmp_path / "out", *overwrite, says="p.csv is a directory, not a file")
+    assert (tmp_path / f"p.{ext}" / "keep.txt").read_text() == "kept\n" and not any((tmp_path / "out" / "p.csv").iterdir())

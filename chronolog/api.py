@@ -115,7 +115,8 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
                 from chronolog.language.lars import fact_rows
 
                 fact_rows(rows, "a CSV of facts read by a LARS program holds ticks: whole numbers, "
-                                "the range 5 to 7 as start 5, end 7, both closed (as run --format csv writes them)")
+                                "the range 5 to 7 as start 5, end 7, both closed (as run --format csv writes them)",
+                          where=lambda pred, i: fact_csv.position_of(facts, calendar, pred, i))
             return rows
         from chronolog.language.source_text import read_text
 
@@ -157,7 +158,8 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         if dialect == "lars":  # ticks, as LARS fact text is read: (5, 7) is ticks 5 to 7, [5, 8)
             from chronolog.language.lars import fact_rows
 
-            fact_rows(rows, "give ticks as whole numbers: (5, 5) is tick 5, (5, 7) ticks 5 to 7 (both ends closed)")
+            fact_rows(rows, "give ticks as whole numbers: (5, 5) is tick 5, (5, 7) ticks 5 to 7 (both ends closed)",
+                      where=lambda pred, i: ast.Pos(f"facts[{pred!r}][{i}]"))
         return rows
     items = list(facts)
     if items and all(isinstance(x, (os.PathLike, NamedText)) for x in items):  # (files, and standard input's text)

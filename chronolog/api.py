@@ -135,7 +135,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             from chronolog.language.fact_columns import read_facts_text
 
             return read_facts_text(str(facts), source, dialect, calendar)
-        return read_dialect_facts(plain_text(facts).splitlines(), source, dialect, calendar)
+        return _fact_text(plain_text(facts).splitlines(), source, dialect, calendar)
     from chronolog import frames
 
     if frames.is_frame(facts):  # one table of every predicate, with a pred column
@@ -173,7 +173,19 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         if not isinstance(x, (str, ast.Fact)):
             raise DataError(f"<facts>[{i}]: {x!r} ({type(x).__name__}) is not a fact",
                             hint="give fact lines as text (\"p(a)@[1,5]\"), or a dict of rows {\"p\": [((\"a\",), (1, 5))]}")
-    return read_dialect_facts([str(x) for x in items], "<facts>", dialect, calendar)
+    return _fact_text([str(x) for x in items], "<facts>", dialect, calendar)
+
+
+def _fact_text(lines: list, source: str, dialect: str, calendar) -> FactRows:
+    """Fact lines given as text; a file's name given so is named as one."""
+    try:
+        return read_dialect_facts(lines, source, dialect, calendar)
+    except ChronologError:
+        if len(lines) == 1:
+            from chronolog.language.source_text import refuse_file_name
+
+            refuse_file_name(lines[0], "facts", "fact text")
+        raise
 
 
 def _base_dir(base_dir, program):

@@ -1369,3 +1369,32 @@ def test_an_output_that_is_a_directory_says_so_with_or_without_overwrite(tmp_pat
     assert "not overwriting" not in out
     out = refused(tmp_path, "p(X) :- q(X).\nq(a)@1.\n", "--output", tmp_path / "out", *overwrite, says="p.csv is a directory, not a file")
     assert (tmp_path / f"p.{ext}" / "keep.txt").read_text() == "kept\n" and not any((tmp_path / "out" / "p.csv").iterdir())
+
+
+@pytest.mark.parametrize("name", ["rules.vada", "data/rules.vada", "prog.meteor"])
+def test_a_file_name_given_as_program_text_says_to_pass_a_path(tmp_path, monkeypatch, name):
+    """``reason("rules.vada")`` read the name as program text: "a fact
+    needs a time: rules ends without '@...'", nothing about the file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    (tmp_path / name).write_text("p(X) :- q(X).\nq(a)@1.\n")
+    with pytest.raises(ArgumentError) as e:
+        reason(name)
+    assert e.value.message == f"program: {name!r} is read as the program's text, but it is the name of a file"
+    assert e.value.hint == f'a str is the text itself; to read the file, pass a Path: Path("{name}")'
+    assert reason(Path(name)).to_text() == "p(a)@[1,1]"
+    (tmp_path / name).unlink()
+    with pytest.raises(ArgumentError) as e:
+        reason(name)
+    assert e.value.message.endswith("but it is the name of a file (which does not exist)")
+
+
+def test_a_file_name_given_as_fact_text_says_to_pass_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "more.facts").write_text("q(b)@2\n")
+    for facts in ("more.facts", ["more.facts"]):
+        with pytest.raises(ArgumentError) as e:
+            reason("p(X) :- q(X).", facts)
+        assert e.value.message == "facts: 'more.facts' is read as fact text, but it is the name of a file"
+        assert e.value.hint == 'a str is the text itself; to read the file, pass a Path: Path("more.facts")'
+    assert reason("p(X) :- q(X).", Path("more.facts")).to_text() == "p(b)@[2,2]"

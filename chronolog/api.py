@@ -849,6 +849,10 @@ class Reasoner:
         with allocators.settled():  # (a command: the program's objects live to its end, out of the collector's walks)
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
         self._closed = closed
+        if closed is not None and not self.updates_follow:  # (a session's updates may bring its tables)
+            from chronolog.frames import check_closed_read
+
+            check_closed_read(facts, closed)
         facts = placed_times(prog, facts, closed)  # (@timeMapping and closed= of tables: their times by name)
         check_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row

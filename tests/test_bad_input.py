@@ -1398,3 +1398,23 @@ def test_a_file_name_given_as_fact_text_says_to_pass_a_path(tmp_path, monkeypatc
         assert e.value.message == "facts: 'more.facts' is read as fact text, but it is the name of a file"
         assert e.value.hint == 'a str is the text itself; to read the file, pass a Path: Path("more.facts")'
     assert reason("p(X) :- q(X).", Path("more.facts")).to_text() == "p(b)@[2,2]"
+
+
+@pytest.mark.parametrize("text, dialect, says", [
+    ("q(X) :- p(X).\np(\u201ca\u201d)@1.\n", "vadalog", "'\u201c' (LEFT DOUBLE QUOTATION MARK) looks like '\"'"),
+    ("q(X) :- p(X).\np(a)@[\u22121,2].\n", "vadalog", "'\u2212' (MINUS SIGN) looks like '-'"),
+    ("q(X) :\u2013 p(X).\np(a)@1.\n", "vadalog", "'\u2013' (EN DASH) looks like '-'"),
+    ("q(X) :- p(X), X \u2260 b.\np(a)@1.\n", "vadalog", "'\u2260' (NOT EQUAL TO) looks like '!='"),
+    ("q(X) :- p(X).\np(a)@[1,\u00a02].\n", "vadalog", "'\\xa0' (NO-BREAK SPACE) looks like ' '"),
+    ("q(X) :- p(X).\np(a)@[1,2\u200b].\n", "vadalog", "'\\u200b' (ZERO WIDTH SPACE) is invisible: delete it"),
+    ("A(X):- Diamondminus[1,\u00a02]B(X)\n", "meteor", "'\\xa0' (NO-BREAK SPACE) looks like ' '"),
+    ("A(X):\u2013 B(X)\n", "meteor", "'\u2013' (EN DASH) looks like '-'"),
+])
+def test_a_typographic_lookalike_says_which_ascii_character_it_stands_for(text, dialect, says):
+    """Text pasted from a word processor or a web page (curly quotes, a
+    minus sign, an en dash, a no-break space) was 'unexpected character'
+    with no hint: the character looked right."""
+    with pytest.raises(chronolog.ChronologSyntaxError) as e:
+        chronolog.reason(text, dialect=dialect)
+    assert e.value.message.startswith("unexpected character")
+    assert e.value.hint.startswith(says), e.value.hint

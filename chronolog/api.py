@@ -676,7 +676,12 @@ def _interval(iv, calendar=None, where="interval"):
         iv = tuple(_text_date(x, where) if isinstance(x, str) else x for x in iv)  # ("2024-01-01", "2024-02-01")
     check_interval(iv, where)
 
-    iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)
+    try:
+        iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)
+    except DataError as e:
+        if e.pos is not None or where in ("window", "interval"):
+            raise
+        raise DataError(f"{where}: {e.message}", hint=e.hint) from None  # (the row, as the other errors of a row name it)
     iv = exact_interval(iv)  # a float end is the number its text shows (0.1 is 1/10)
     if isinstance(iv, tuple) and len(iv) == 4:
         ends = iv

@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import time
+from datetime import date
 from fractions import Fraction
 from pathlib import Path
 
@@ -1418,3 +1419,13 @@ def test_a_typographic_lookalike_says_which_ascii_character_it_stands_for(text, 
         chronolog.reason(text, dialect=dialect)
     assert e.value.message.startswith("unexpected character")
     assert e.value.hint.startswith(says), e.value.hint
+
+
+def test_a_numeric_interval_on_a_date_timeline_names_its_row():
+    """A dictionary row with numbers for times in a program on dates said
+    "the interval (0, 5) has numbers as time points" without the row; the
+    other errors of a row name it (facts['q'][1])."""
+    with pytest.raises(ChronologError) as e:
+        reason('@timeGranularity("days").\np(X) :- q(X).', {"q": [(("a",), (date(2024, 1, 1), date(2024, 1, 2))), (("b",), (0, 5))]})
+    assert e.value.message == "facts['q'][1]: the interval (0, 5) has numbers as time points, but the program's timeline is dates"
+    assert "datetime.date" in e.value.hint

@@ -430,6 +430,24 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     return None
 
 
+def _note_leading_zeros(arr, path, line_of, i: int, name: str, pred: str, k: int) -> None:
+    """The row reader's note (csv_files.note_leading_zeros) of the first
+    cell of column ``i`` written with leading zeros and read as a number."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_string(arr.type) or not any(pc.any(pc.starts_with(arr, c)).as_py() for c in "0-+"):
+        return
+    import numpy as np
+
+    from .csv_files import note_leading_zeros
+
+    for r in np.flatnonzero(pc.match_substring_regex(arr, r"^\s*[+-]?0[0-9]").to_numpy(zero_copy_only=False)).tolist():
+        cell = arr[r].as_py()
+        if note_leading_zeros(cell, convert(cell, "auto", None, name), ast.Pos(str(path), line_of(r), i + 1), name, pred, k):
+            return
+
+
 def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
     """The facts of the rows of ``data`` (a ChronologError, or None, where the
     kernels leave them to the row reader); ``lines``: each row's line in
@@ -507,6 +525,8 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
     for k, i in enumerate(term_cols):
         name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
         cols.append(column(i, kind, name))
+        if kind == "auto":
+            _note_leading_zeros(table.column(i), path, line_of, i, name, pred, k)
     lo, hi = time_columns(start_pos, end_pos)
 
     def closed(col_name, default):

@@ -1429,3 +1429,30 @@ def test_a_numeric_interval_on_a_date_timeline_names_its_row():
         reason('@timeGranularity("days").\np(X) :- q(X).', {"q": [(("a",), (date(2024, 1, 1), date(2024, 1, 2))), (("b",), (0, 5))]})
     assert e.value.message == "facts['q'][1]: the interval (0, 5) has numbers as time points, but the program's timeline is dates"
     assert "datetime.date" in e.value.hint
+
+
+@pytest.mark.parametrize("rows", [3, 20_000])
+def test_identifiers_with_leading_zeros_read_as_numbers_are_noted(tmp_path, rows):
+    """A CSV column of identifiers ('007' beside '7', a zip code '01234')
+    without a @mapping reads numbers, so 007 and 7 were one constant and
+    01234 became 1234, without a word: a note names the column, the first
+    such cell and the @mapping that keeps them apart."""
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    body = "".join(f"{i + 100},{i},{i + 1}\n" for i in range(rows - 3)) + "7,3,9\n007,0,5\n01234,0,1\n"
+    (tmp_path / "ids.csv").write_text("id,start,end\n" + body)
+    program = f'@bind("c", "csv", "{tmp_path}", "ids.csv").\np(X) :- c(X).\n'
+    for engine in ("rows", "columns"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = reason(program, engine=engine)
+        notes = [str(w.message) for w in caught if issubclass(w.category, Note)]
+        assert notes == [f"{tmp_path / 'ids.csv'}:{rows}:1: column id: '007' is read as the number 7, its leading zeros "
+                         f'dropped (so are those of every such cell): @mapping("c", 0, "id", "string"). keeps them'], notes
+        assert model.holds("p", (7,), (0, 9))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = reason(program.replace("p(X)", '@mapping("c", 0, "id", "string").\np(X)'))
+    assert not [w for w in caught if issubclass(w.category, Note)] and model.holds("p", ("007",), (0, 5))

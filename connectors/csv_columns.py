@@ -432,20 +432,23 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
 
 def _note_leading_zeros(arr, path, line_of, i: int, name: str, pred: str, k: int) -> None:
     """The row reader's note (csv_files.note_leading_zeros) of the first
-    cell of column ``i`` written with leading zeros and read as a number."""
+    cell of column ``i`` written with leading zeros and read as a number
+    (the distinct cells looked at, and only in a column with a cell that
+    starts so)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not pa.types.is_string(arr.type) or not any(pc.any(pc.starts_with(arr, c)).as_py() for c in "0-+"):
+    if not pa.types.is_string(arr.type) or not any(pc.any(pc.starts_with(arr, c)).as_py() for c in ("0", "-0", "+0")):
         return
-    import numpy as np
-
     from .csv_files import note_leading_zeros
 
-    for r in np.flatnonzero(pc.match_substring_regex(arr, r"^\s*[+-]?0[0-9]").to_numpy(zero_copy_only=False)).tolist():
+    cells = pc.unique(arr)
+    cells = cells.filter(pc.match_substring_regex(cells, r"^[+-]?0[0-9]"))
+    numbers = [c for c in cells.to_pylist() if not isinstance(convert(c, "auto", None, name), str)]
+    if numbers:
+        r = pc.index(pc.is_in(arr, value_set=pa.array(numbers)), True).as_py()
         cell = arr[r].as_py()
-        if note_leading_zeros(cell, convert(cell, "auto", None, name), ast.Pos(str(path), line_of(r), i + 1), name, pred, k):
-            return
+        note_leading_zeros(cell, convert(cell, "auto", None, name), ast.Pos(str(path), line_of(r), i + 1), name, pred, k)
 
 
 def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):

@@ -116,7 +116,8 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
                 from chronolog.language.lars import fact_rows
 
                 fact_rows(rows, "a CSV of facts read by a LARS program holds ticks: whole numbers, "
-                                "the range 5 to 7 as start 5, end 7, both closed (as run --format csv writes them)")
+                                "the range 5 to 7 as start 5, end 7, both closed (as run --format csv writes them)",
+                          where=lambda pred, i: fact_csv.position_of(facts, calendar, pred, i))
             return rows
         from chronolog.language.source_text import read_text
 
@@ -135,7 +136,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
             from chronolog.language.fact_columns import read_facts_text
 
             return read_facts_text(str(facts), source, dialect, calendar)
-        return read_dialect_facts(plain_text(facts).splitlines(), source, dialect, calendar)
+        return _fact_text(plain_text(facts).splitlines(), source, dialect, calendar)
     from chronolog import frames
 
     if frames.is_frame(facts):  # one table of every predicate, with a pred column
@@ -158,7 +159,8 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         if dialect == "lars":  # ticks, as LARS fact text is read: (5, 7) is ticks 5 to 7, [5, 8)
             from chronolog.language.lars import fact_rows
 
-            fact_rows(rows, "give ticks as whole numbers: (5, 5) is tick 5, (5, 7) ticks 5 to 7 (both ends closed)")
+            fact_rows(rows, "give ticks as whole numbers: (5, 5) is tick 5, (5, 7) ticks 5 to 7 (both ends closed)",
+                      where=lambda pred, i: ast.Pos(f"facts[{pred!r}][{i}]"))
         return rows
     items = list(facts)
     if items and all(isinstance(x, (os.PathLike, NamedText)) for x in items):  # (files, and standard input's text)
@@ -172,7 +174,19 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
         if not isinstance(x, (str, ast.Fact)):
             raise DataError(f"<facts>[{i}]: {x!r} ({type(x).__name__}) is not a fact",
                             hint="give fact lines as text (\"p(a)@[1,5]\"), or a dict of rows {\"p\": [((\"a\",), (1, 5))]}")
-    return read_dialect_facts([str(x) for x in items], "<facts>", dialect, calendar)
+    return _fact_text([str(x) for x in items], "<facts>", dialect, calendar)
+
+
+def _fact_text(lines: list, source: str, dialect: str, calendar) -> FactRows:
+    """Fact lines given as text; a file's name given so is named as one."""
+    try:
+        return read_dialect_facts(lines, source, dialect, calendar)
+    except ChronologError:
+        if len(lines) == 1:
+            from chronolog.language.source_text import refuse_file_name
+
+            refuse_file_name(lines[0], "facts", "fact text")
+        raise
 
 
 def _base_dir(base_dir, program):
@@ -663,7 +677,12 @@ def _interval(iv, calendar=None, where="interval"):
         iv = tuple(_text_date(x, where) if isinstance(x, str) else x for x in iv)  # ("2024-01-01", "2024-02-01")
     check_interval(iv, where)
 
-    iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)
+    try:
+        iv = to_points(tuple(iv) if isinstance(iv, list) else iv, calendar)
+    except DataError as e:
+        if e.pos is not None or where in ("window", "interval"):
+            raise
+        raise DataError(f"{where}: {e.message}", hint=e.hint) from None  # (the row, as the other errors of a row name it)
     iv = exact_interval(iv)  # a float end is the number its text shows (0.1 is 1/10)
     if isinstance(iv, tuple) and len(iv) == 4:
         ends = iv
@@ -836,6 +855,10 @@ class Reasoner:
         with allocators.settled():  # (a command: the program's objects live to its end, out of the collector's walks)
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
         self._closed = closed
+        if closed is not None and not self.updates_follow:  # (a session's updates may bring its tables)
+            from chronolog.frames import check_closed_read
+
+            check_closed_read(facts, closed)
         facts = placed_times(prog, facts, closed)  # (@timeMapping and closed= of tables: their times by name)
         check_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
@@ -1502,7 +1525,12 @@ class Model:
         """Facts that recur forever: sorted ``(terms, interval, period)``; the
         fact holds on ``interval`` shifted by every ``k * period``, ``k >= 0``
         (a negative period repeats into the past)."""
-        by = self._repeating.get(pred, {})
+        by = self._repeating.get(pred)
+        if by is None:
+            from chronolog.arguments import check_known_predicate
+
+            check_known_predicate(self, pred, "repeating()")  # (a typo answered [])
+            by = {}
         out = []
         for terms in sorted(by, key=lambda t: tuple(term_sort_key(v) for v in t)):
             for r in by[terms]:
@@ -1535,9 +1563,10 @@ class Model:
             f = self._read_fact(query, "holds()", dialect)
             pred, terms, iv = f.pred, model_nulls(self).adopt(f.terms), f.interval  # (its nulls the model's, as a proof's)
         else:
-            pred, iv = query, self._given_interval(_interval(interval, self.calendar, "interval"))
-            from chronolog.arguments import engine_terms
+            from chronolog.arguments import check_terms_tuple, engine_terms
 
+            check_terms_tuple(terms, "holds()")
+            pred, iv = query, self._given_interval(_interval(interval, self.calendar, "interval"))
             terms = engine_terms(terms)  # (a Python bool is #T/#F, never 1/0; a date the instant)
         return self._holds(pred, terms, iv)
 
@@ -1697,6 +1726,11 @@ class Model:
     def write_text(self, fh, preds: Iterable[str] | None = None) -> None:
         """Write :meth:`to_text` and a final newline to ``fh`` (when not
         empty); relations held as columns go from the columns to the bytes."""
+        if not callable(getattr(fh, "write", None)):
+            from chronolog.arguments import ArgumentError
+
+            raise ArgumentError(f"write_text(): expected a file open for writing, not {fh!r}",
+                                hint='with open("out.txt", "w") as fh: model.write_text(fh)')
         from chronolog.language.reader import Dialect, dialect
 
         printer = dialect(self.dialect)

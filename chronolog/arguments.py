@@ -110,13 +110,18 @@ def check_fact_row(row, where: str):
             hint='e.g. {"q": [(("a",), (1, 2))]}: terms is a tuple, interval (start, end) or (start, end, start_closed, end_closed)',
         )
     terms, iv = row
-    if isinstance(terms, (str, bytes)) or not isinstance(terms, (tuple, list)):
-        raise ArgumentError(f"{where}: the terms {terms!r} are not a tuple", hint='write one-argument terms as ("a",)')
+    check_terms_tuple(terms, where)
     terms = [plain(v) for v in terms]
     for k, v in enumerate(terms):
         check_term(v, f"{where}, argument {k + 1}")
     check_interval(plain_interval(iv), f"{where}, interval")
     return engine_terms(terms)
+
+
+def check_terms_tuple(terms, where: str) -> None:
+    """A fact's terms are a tuple (or list): a string would be read as its letters."""
+    if isinstance(terms, (str, bytes)) or not isinstance(terms, (tuple, list)):
+        raise ArgumentError(f"{where}: the terms {terms!r} are not a tuple", hint='write one-argument terms as ("a",)')
 
 
 def plain(v):

@@ -23,6 +23,16 @@ from chronolog.standard_input import FileName, check_program_file, command_input
 from chronolog.ux_cli import FORMATS, _json_term, _number, csv_term
 
 
+class FilePath(click.Path):
+    """A path option or argument; an empty one (``--output "$OUT"`` with OUT
+    unset) is refused: click's Path reads it as the current directory."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value:
+            self.fail("an empty path names no file", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="chronolog")
 def cli():
@@ -30,11 +40,11 @@ def cli():
 
 
 @cli.command()
-@click.argument("program", type=click.Path(path_type=FileName))
-@click.option("--facts", "facts", multiple=True, type=click.Path(path_type=FileName), help="A file of facts, one per line (repeatable).")
+@click.argument("program", type=FilePath(path_type=FileName))
+@click.option("--facts", "facts", multiple=True, type=FilePath(path_type=FileName), help="A file of facts, one per line (repeatable).")
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts (default: vadalog; .meteor files: meteor; .lars files: lars).")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon; derived facts are confined to it.")
-@click.option("--output", "output", type=click.Path(path_type=FileName), default=None, help="Write one CSV per output predicate into this directory.")
+@click.option("--output", "output", type=FilePath(path_type=FileName), default=None, help="Write one CSV per output predicate into this directory.")
 @click.option("--overwrite", is_flag=True, help="Allow --output to replace existing files.")
 @click.option("--strategy", type=click.Choice(["blocking", "streaming"]), default=None, help="Merge strategy (default: @config(\"merge\", ...) or blocking).")
 @click.option("--placement", type=click.Choice(["always", "earliest", "minimal"]), default=None, help="Which given facts are coalesced at load (default: @config(\"placement\", ...) or always).")
@@ -45,7 +55,7 @@ def cli():
 @click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE", help="With --spark: a Spark setting, e.g. spark.chronolog.oneTaskBytes=-1 (repeatable).")
 @click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
 @click.option("--format", "out_format", type=click.Choice(["text", "csv", "json"]), default="text", help="How to print the facts: canonical text (default), CSV or JSON lines.")
-@click.option("--plot", "plot_to", type=click.Path(path_type=FileName), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
+@click.option("--plot", "plot_to", type=FilePath(path_type=FileName), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
 @click.option("--progress/--no-progress", default=None, help="A progress bar on standard error (default: when it is a terminal).")
 @click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default=None, help="Executor for the strata columns support (default auto: columns for large inputs; chronolog plan says which stratum runs where).")
 def run(program, facts, dialect, horizon, output, overwrite, strategy, placement, window, stats, spark_master, distributed, spark_conf, max_rounds, out_format, plot_to, progress, engine):
@@ -60,9 +70,9 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
 
 
 @cli.command(short_help="Print true if a fact holds throughout its interval, else false.")
-@click.argument("program", type=click.Path(path_type=Path))
+@click.argument("program", type=FilePath(path_type=Path))
 @click.argument("query")
-@click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable).")
+@click.option("--facts", "facts", multiple=True, type=FilePath(path_type=Path), help="A file of facts, one per line (repeatable).")
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts.")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon (not needed: models that repeat are answered exactly).")
 @click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
@@ -86,11 +96,11 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
 
 
 @cli.command(short_help="Print how PROGRAM runs: strata, executors, rules and pipelines.")
-@click.argument("program", type=click.Path(path_type=Path))
+@click.argument("program", type=FilePath(path_type=Path))
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program (default: vadalog; .meteor files: meteor; .lars files: lars).")
 @click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default="auto", help="Say where each stratum runs with this executor choice.")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Say where each stratum runs with this evaluation horizon (as `run --horizon`).")
-@click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts the run would be given (repeatable): its arities are checked and its facts that repeat forever (every) placed as the run places them.")
+@click.option("--facts", "facts", multiple=True, type=FilePath(path_type=Path), help="A file of facts the run would be given (repeatable): its arities are checked and its facts that repeat forever (every) placed as the run places them.")
 @click.option("--analyze", is_flag=True, help="Run PROGRAM on the facts and print, beside the plan, what each stratum and rule did: executor, rounds, time, fallbacks, rows, facts (EXPLAIN ANALYZE).")
 def plan(program, dialect, engine, horizon, facts, analyze):
     """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
@@ -107,8 +117,8 @@ def plan(program, dialect, engine, horizon, facts, analyze):
 
 
 @cli.command()
-@click.argument("program", type=click.Path(path_type=Path))
-@click.option("--input", "input_", type=click.Path(path_type=Path), default=None, help="Facts, one per line in non-decreasing start time (default: standard input).")
+@click.argument("program", type=FilePath(path_type=Path))
+@click.option("--input", "input_", type=FilePath(path_type=Path), default=None, help="Facts, one per line in non-decreasing start time (default: standard input).")
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts (default: vadalog; .meteor files: meteor; .lars files: lars).")
 @click.option("--stats", is_flag=True, help="Print throughput and facts held in memory on standard error, every second and at the end.")
 @click.option("--hypothetical", is_flag=True, help="Print the supported answers (evidence and hypotheses) at each time point instead.")
@@ -179,8 +189,8 @@ def _load(program, facts, dialect, horizon, progress=None):
 
 
 _common = [
-    click.argument("program", type=click.Path(path_type=Path)),
-    click.option("--facts", "facts", multiple=True, type=click.Path(path_type=Path), help="A file of facts, one per line (repeatable)."),
+    click.argument("program", type=FilePath(path_type=Path)),
+    click.option("--facts", "facts", multiple=True, type=FilePath(path_type=Path), help="A file of facts, one per line (repeatable)."),
     click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts."),
     click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon."),
 ]

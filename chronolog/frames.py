@@ -441,6 +441,27 @@ def repr_html(model, sample: int = 5) -> str:
     )
 
 
+def check_closed_read(facts, closed) -> None:
+    """Refuse a ``closed`` of one reason() call that no table of ``facts``
+    reads (rows and text write their own ends; a dict's key may be
+    misspelt): it was dropped without a word, the intervals left closed."""
+    if closed is None or facts is None:
+        return
+    from chronolog.connectors import table_times
+
+    table_times.check_closed(closed)  # (a bad value named first)
+    tables = {p for p, items in facts.items() if is_table(items)} if isinstance(facts, dict) else set()
+    if isinstance(closed, dict):
+        for pred in closed:
+            if pred not in tables:
+                raise ArgumentError(f"closed[{pred!r}]: no table of facts is given for {pred}",
+                                    hint="closed= is for tables; name their predicates" + (f": {', '.join(sorted(tables))}" if tables else
+                                    "; rows and text write their own ends: (start, end, True, False) is [start, end)"))
+    elif not tables and not (not isinstance(facts, dict) and is_table(facts)):
+        raise ArgumentError(f"closed={closed!r} was given, but no table of facts is: rows and text write their own ends",
+                            hint="write each row's ends: (start, end, True, False) is [start, end), p(a)@[0,5) in text")
+
+
 def place_times(program, facts, closed=None):
     """``facts`` with each table given as ``{pred: table}`` rewritten where
     the program's ``@timeMapping`` of ``pred`` places its times by position,

@@ -121,7 +121,27 @@ def plot(model, preds=None, window=None, by=None, title: Optional[str] = None):
     default) or by the value of the argument at this index."""
     from chronolog.api import _interval
 
+    _check_arguments(preds, by)
     return draw(model, preds, _interval(window, model.calendar, "window") if window is not None else None, by, title)
+
+
+def _check_arguments(preds, by) -> None:
+    """``preds`` and ``by`` of :func:`plot` as documented, named when not
+    (they failed deep in the drawing as Python's TypeError)."""
+    from chronolog.language.errors import ArgumentError
+
+    if preds is not None and not isinstance(preds, str):
+        try:
+            names = list(preds)
+        except TypeError:
+            raise ArgumentError(f"plot(): preds is a predicate or a list of them, not {preds!r}",
+                                hint='model.plot("p") or model.plot(["p", "q"])') from None
+        for p in names:
+            if not isinstance(p, str):
+                raise ArgumentError(f"plot(): the predicate must be a name (a string), not {p!r}")
+    if by is not None and (isinstance(by, bool) or not hasattr(by, "__index__") or by.__index__() < 0):  # (numpy's ints are positions)
+        raise ArgumentError(f"plot(): by is the position of an argument (0, 1, ...), not {by!r}",
+                            hint="by=0 colours the bars by the first argument of each fact")
 
 
 def draw(model, preds=None, win=None, by=None, title: Optional[str] = None):

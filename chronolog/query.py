@@ -162,6 +162,11 @@ def run_query(model, text: str, dialect: Optional[str] = None):
     """``Model.query``: a list of :class:`Answer`, or a bool for a ground query."""
     from chronolog.arguments import check_known_predicate
 
+    if not isinstance(text, str):
+        from chronolog.language.errors import ArgumentError
+
+        raise ArgumentError(f'query(): expected a query as text such as "p(X)@[0,10]", not {text!r}',
+                            hint='model.query("controls(X, beta)@[0,10]"); the window may be left out')
     if dialect is not None and dialect not in ("vadalog", "meteor", "lars"):  # (query("p(X)", (0, 10)): a window taken for it)
         from chronolog.language.errors import ArgumentError
 

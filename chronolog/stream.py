@@ -174,6 +174,7 @@ class Stream:
         rows = _boolean_terms(rows)
         self._check_arities(rows)
         if self._pushed is not None:
+            self._note_unread(rows)
             self._pushed.update(rows)
         for pred, rs in rows.items():
             b = buf.get(pred)
@@ -188,6 +189,20 @@ class Stream:
         s = last[1][0]
         if s > v:
             self._promised = (s, False)
+
+    def _note_unread(self, rows: dict) -> None:
+        """Say once that a predicate no rule reads was pushed (most likely a
+        misspelt one: its facts change no answer)."""
+        for pred in rows:
+            if pred not in self.plan.arities and pred not in self._pushed:
+                import difflib
+                import warnings
+
+                from chronolog.language.errors import Note
+
+                close = difflib.get_close_matches(pred, sorted(p for p in self.plan.arities if not p.startswith("$")), n=1)
+                warnings.warn(Note(f"{pred} is pushed to the stream, but no rule reads it, so its facts change no answer"
+                                   + (f" (did you mean {close[0]}?)" if close else "")), stacklevel=3)
 
     def _check_arities(self, rows: dict) -> None:
         """The first row of each predicate has the program's arity (a

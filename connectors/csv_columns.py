@@ -41,7 +41,7 @@ from chronolog.language.mapping_types import NUMBER_TYPES, STRING_TYPES
 from chronolog.language.source_text import KERNEL_BYTES  # from this size on a bound CSV file is read by kernels
 
 from . import cell_types
-from .csv_files import _is_closed_col, _time_columns, convert
+from .csv_files import _is_closed_col, _time_columns, convert, header_is_data
 from .fact_csv_columns import CELL_LIMIT
 
 
@@ -390,6 +390,8 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     header = [h.strip() for h in cells] if use_headers else None
     if header is not None and not all(header) and time_mapping is None:
         return None  # a column without a name: the row reader says where
+    if header is not None and header_is_data(header, time_mapping, calendar):
+        return None  # a row of data read as the header: the row reader says so
     first_line = 2 if use_headers else 1
     where = ast.Pos(str(path), first_line, 1)
     start_pos, end_pos, sc, ec = _time_columns(header, ncols, time_mapping, where)
@@ -426,6 +428,27 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     except ChronologError as e:
         raise _Reported(e) from None
     return None
+
+
+def _note_leading_zeros(arr, path, line_of, i: int, name: str, pred: str, k: int) -> None:
+    """The row reader's note (csv_files.note_leading_zeros) of the first
+    cell of column ``i`` written with leading zeros and read as a number
+    (the distinct cells looked at, and only in a column with a cell that
+    starts so)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_string(arr.type) or not any(pc.any(pc.starts_with(arr, c)).as_py() for c in ("0", "-0", "+0")):
+        return
+    from .csv_files import note_leading_zeros
+
+    cells = pc.unique(arr)
+    cells = cells.filter(pc.match_substring_regex(cells, r"^[+-]?0[0-9]"))
+    numbers = [c for c in cells.to_pylist() if not isinstance(convert(c, "auto", None, name), str)]
+    if numbers:
+        r = pc.index(pc.is_in(arr, value_set=pa.array(numbers)), True).as_py()
+        cell = arr[r].as_py()
+        note_leading_zeros(cell, convert(cell, "auto", None, name), ast.Pos(str(path), line_of(r), i + 1), name, pred, k)
 
 
 def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
@@ -505,6 +528,8 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
     for k, i in enumerate(term_cols):
         name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
         cols.append(column(i, kind, name))
+        if kind == "auto":
+            _note_leading_zeros(table.column(i), path, line_of, i, name, pred, k)
     lo, hi = time_columns(start_pos, end_pos)
 
     def closed(col_name, default):

@@ -177,7 +177,9 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
                 _refuse_open_quote(lines[done:], path, done + 1)
             header = [h.strip() for h in header]
             refuse_unnamed_columns(header, ast.Pos(str(path), done + 1, 1), time_mapping)
+            refuse_data_header(header, ast.Pos(str(path), done + 1, 1), time_mapping, calendar)
         done = reader.line_num
+        zeros_noted: set = set()  # (the columns whose leading zeros were noted)
         for row in rows:
             row_no, record, done = done + 1 + offset, lines[done : reader.line_num], reader.line_num
             if not row or all(not c.strip() for c in row):
@@ -211,6 +213,9 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
             for k, i in enumerate(term_cols):
                 name, kind = mapping.get(k, (header[i] if header else f"c{k}", "auto"))
                 terms.append(convert(_unquoted(row, i, quoted), kind, ast.Pos(str(path), row_no, i + 1), name, quoted=i in quoted))
+                if kind == "auto" and i not in zeros_noted and note_leading_zeros(
+                        row[i], terms[-1], ast.Pos(str(path), row_no, i + 1), name, pred, k):
+                    zeros_noted.add(i)
             try:
                 lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start", calendar)
                 hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end", calendar)
@@ -395,6 +400,51 @@ def refuse_unnamed_columns(header, where, time_mapping) -> None:
         ast.Pos(where.file, where.line, sum(len(h) + 1 for h in header[:i]) + 1),
         hint="name every column, or drop that one (pandas: to_csv(..., index=False); a comma at the end of each line makes an empty last column)",
     )
+
+
+_LEADING_ZEROS = re.compile(r"[+-]?0[0-9]").match
+
+
+def note_leading_zeros(cell: str, value, where, column: str, pred: str, k: int) -> bool:
+    """Say aloud (once per column: True when said) that a cell of a column
+    without a type, written with leading zeros, is read as a number: an
+    identifier or a zip code loses them, and 007 becomes the constant 7."""
+    if type(value) is bool or not isinstance(value, (int, Fraction)) or not _LEADING_ZEROS(cell.strip()):
+        return False
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    warnings.warn(Note(
+        f"{where}: column {column}: {cell.strip()!r} is read as the number {format_number(value)}, its leading zeros dropped "
+        f'(so are those of every such cell): @mapping("{pred}", {k}, "{column}", "string"). keeps them'), stacklevel=2)
+    return True
+
+
+def refuse_data_header(header, where, time_mapping, calendar=None) -> None:
+    """A header whose time columns hold time points is the first row of a
+    file without a header: read as the header (``useHeaders`` is true by
+    default), that fact was silently lost.  No header names a column 0."""
+    if header_is_data(header, time_mapping, calendar):
+        start, end, _, _ = _time_columns(header, len(header), time_mapping, where)
+        raise DataError(
+            f"the first line is read as the header, but its time columns hold {header[start]} and {header[end]}, a row of data",
+            where,
+            hint="for a file without a header write useHeaders=false in its @bind (\"csv useHeaders=false\"); else name the columns in its first line",
+        )
+
+
+def header_is_data(header, time_mapping, calendar=None) -> bool:
+    """Whether the cells of ``header`` where the times are read are time points."""
+    start, end, _, _ = _time_columns(header, len(header), time_mapping, None)
+    if min(start, end) < 0 or max(start, end) >= len(header):
+        return False
+    try:
+        for i, name in ((start, "start"), (end, "end")):
+            convert(header[i], "time", None, name, calendar)
+    except DataError:
+        return False
+    return True
 
 
 def _refuse_one_column(row, where) -> None:

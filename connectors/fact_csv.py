@@ -124,6 +124,25 @@ def read_rows(path, calendar=None):
         return _read(text, str(path), calendar)
 
 
+def position_of(path, calendar, pred: str, i: int):
+    """The position of the ``i``-th row of ``pred`` (not one that repeats)
+    in the CSV file ``path``, read again: an error's place (the rows keep
+    each predicate's first position alone)."""
+    from chronolog.language.facts import FactRows
+    from chronolog.language.source_text import read_text
+
+    class Recording(FactRows):
+        def add(self, p, terms, iv, pos, every=None) -> None:
+            super().add(p, terms, iv, pos, every)
+            if p == pred and every is None:
+                at.append(pos)
+
+    at: list = []
+    with reading_file():
+        _read(read_text(path, "facts file", csv=True), str(path), calendar, rows=Recording())
+    return at[i] if i < len(at) else None
+
+
 def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
     """The facts of ``text`` (a header, then rows); ``skipped``: the file's
     lines left out after the header (``text`` from a later row on, its

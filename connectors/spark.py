@@ -639,13 +639,14 @@ def reason_with(
             if b["format"] == "csv":
                 if str(b["options"].get("header", "true")).lower() == "true":
                     from chronolog.connectors.bindings import check_mapped_header
-                    from chronolog.connectors.csv_files import refuse_unnamed_columns
+                    from chronolog.connectors.csv_files import refuse_data_header, refuse_unnamed_columns
 
                     _refuse_csv_names_alike(spark, df, b)
                     header = [c.strip() for c in df.columns]
                     # Spark names a header cell without a name _c<its index>
                     named = ["" if c == f"_c{i}" else c for i, c in enumerate(header)]
                     refuse_unnamed_columns(named, ast.Pos(str(b["location"]), 1, 1), time_mapping(prog, b["pred"]))
+                    refuse_data_header(header, ast.Pos(str(b["location"]), 1, 1), time_mapping(prog, b["pred"]), prog.calendar)
                     check_mapped_header(prog, b["pred"], header, b["location"])
                 df = _time_mapped(held_by_csv_reader(spark, b, df, prog), time_mapping(prog, b["pred"]), b)
             else:

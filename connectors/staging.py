@@ -47,10 +47,10 @@ def _umask() -> int:
 def check_destination(path: Path, overwrite: bool, is_dir: bool = False) -> None:
     """Refuse, before any work, a destination that may not be written."""
     if exists(path, "the output") or path.is_symlink():
+        if path.is_dir() and not is_dir:  # (first: --overwrite would not help)
+            raise DataError(f"{path} is a directory, not a file", hint="choose a file name for this output")
         if not overwrite:
             raise DataError(f"{path} exists already; not overwriting it", hint=_OVERWRITE_HINT)
-        if path.is_dir() and not is_dir:
-            raise DataError(f"{path} is a directory, not a file", hint="choose a file name for this output")
         if not path.is_dir() and is_dir and path.exists() and not path.is_file():
             raise DataError(f"{path} is not a regular file or directory", hint="choose another path")
     parent = path.parent

@@ -214,8 +214,21 @@ def read_dialect_facts(lines: Iterable[str], source: str = "<facts>", dialect: s
     if dialect == "lars":
         from .lars import fact_rows
 
-        return fact_rows(read_fact_rows(lines, source, calendar))
+        lines = lines if isinstance(lines, list) else list(lines)
+        return fact_rows(read_fact_rows(lines, source, calendar), where=lambda pred, i: _line_of(lines, source, calendar, pred, i))
     return read_fact_rows(lines, source, calendar)
+
+
+def _line_of(lines: list, source: str, calendar, pred: str, i: int):
+    """The position of the ``i``-th fact of ``pred`` (not one that repeats)
+    in ``lines``, read again one line at a time: an error's place."""
+    seen = 0
+    for n, line in enumerate(lines, 1):
+        rows = read_fact_rows([line], source, calendar, n)
+        seen += len(rows.get(pred, ()))
+        if seen > i:
+            return rows.positions[pred]
+    return None
 
 def _read_rows(lines, source, calendar, first_line=1) -> FactRows:
     if calendar is not None:

@@ -372,14 +372,18 @@ def parse(text: str, source: str = "<program>") -> ast.Program:
     return DIALECT.read(text, source)
 
 
-def fact_rows(rows, hint: str = None):
+def fact_rows(rows, hint: str = None, where=None):
     """Input facts read as ticks: ``a@5`` holds on ``[5,6)``, ``a@[5,7]`` on
     ``[5,8)``, and ``a@5 every 7`` on ``[5,6)`` and its shifts by every
     multiple of 7 ticks (rows from :func:`~.facts.read_fact_rows`, or given
-    in Python, changed in place)."""
+    in Python, changed in place).  ``where(pred, i)``: the position of row
+    ``i`` of ``pred``, asked for a row off the ticks (the rows keep each
+    predicate's first position alone)."""
     for pred, lst in rows.items():
         for i, (terms, iv) in enumerate(lst):
-            lst[i] = (terms, tick_interval(iv, rows.positions.get(pred), hint))
+            if not (_is_int(iv[0]) and _is_int(iv[1]) and iv[2] and iv[3]):
+                tick_interval(iv, where(pred, i) if where is not None else rows.positions.get(pred), hint)
+            lst[i] = (terms, _tick(iv[0], iv[1]))
     for pred, lst in getattr(rows, "repeating", {}).items():
         for i, (terms, iv, every, pos) in enumerate(lst):
             lst[i] = (terms, tick_interval(iv, pos, hint), _tick_period(every, pos), pos)

@@ -180,8 +180,14 @@ class MeteorDialect(Dialect):
             allowed = getattr(exc, "allowed", None)
             if allowed:
                 msg += f"; expected {expected_text(allowed)}"
+            from .reader import lookalike_hint
+
+            after = line_text[exc.pos_in_stream + 1 : exc.pos_in_stream + 2]  # (':–': the lexer stops at the ':')
+            look = lookalike_hint(ch) or (lookalike_hint(after) if after else "")
             if ch == "." and exc.pos_in_stream + 1 < len(line_text) and line_text[exc.pos_in_stream + 1].isdigit():
                 hint = "write numbers with a leading digit, e.g. 0.5"
+            elif look:
+                hint = look
             elif facts:
                 hint = _FACT_HINT
             elif ch == "|":

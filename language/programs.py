@@ -38,7 +38,15 @@ def read_program(program, dialect: str = "vadalog", source: str | None = None) -
     key = (dialect, source or "<program>", text)
     prog = _PARSED.get(key)
     if prog is None:
-        prog = _shallow(find_dialect(dialect).parse(text, key[1]))
+        from .errors import ChronologError
+
+        try:
+            prog = _shallow(find_dialect(dialect).parse(text, key[1]))
+        except ChronologError:
+            from .source_text import refuse_file_name
+
+            refuse_file_name(text, "program", "the program's text")
+            raise
         if len(text) <= CACHED_CHARS and not _noted(prog):
             with _KEEPING:
                 _PARSED[key] = prog

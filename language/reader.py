@@ -277,7 +277,8 @@ class Dialect:
             allowed = getattr(exc, "allowed", None)
             if allowed:
                 msg += f"; expected {self.describe_expected(allowed)}"
-            return msg, non_ascii_hint(ch), column
+            after = text[exc.pos_in_stream + 1 : exc.pos_in_stream + 2]  # (':–': the lexer stops at the ':')
+            return msg, non_ascii_hint(ch) or (lookalike_hint(after) if after and not after.isascii() else ""), column
         if isinstance(exc, lark.UnexpectedToken):
             tok = exc.token
             what = "end of input" if tok.type == "$END" else repr(str(tok))
@@ -307,10 +308,42 @@ class Dialect:
             return f"{self.format_atom(pred, terms)}@{calendar.format_interval(interval)}"
 
 
+# Characters that text pasted from a word processor or a web page puts where
+# the language has an ASCII one: it looks right, so the message alone misleads.
+_LOOKALIKES = {
+    **dict.fromkeys("\u201c\u201d\u201e\u201f\u00ab\u00bb", '"'),
+    **dict.fromkeys("\u2212\u2010\u2011\u2012\u2013\u2014\ufe63\uff0d", "-"),
+    **dict.fromkeys("\u00a0\u2007\u202f\u2009\u2002\u2003\u3000", " "),
+    "\u2260": "!=", "\u2264": "<=", "\u2265": ">=", "\u00d7": "*", "\u00f7": "/", "\uff0c": ",", "\u2024": ".",
+}
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
+
+
+def lookalike_hint(ch: str) -> str:
+    """The hint for a typographic character that stands for an ASCII one
+    (curly quotes, a minus sign, an en dash, a no-break space), or ""."""
+    if len(ch) != 1 or ch.isascii():
+        return ""
+    import unicodedata
+
+    name = unicodedata.name(ch, "")
+    if ch in _INVISIBLE:
+        return f"{ch!r} ({name}) is invisible: delete it (text pasted from a word processor or a web page carries such characters)"
+    if ch in "\u2018\u2019\u201a\u201b":
+        return f'{ch!r} ({name}) is a typographic quote (text pasted from a word processor or a web page): a string is written in plain double quotes, "a b"'
+    plain = _LOOKALIKES.get(ch)
+    if plain is None:
+        return ""
+    return f"{ch!r} ({name}) looks like {plain!r} but is another character: write {plain!r} (text pasted from a word processor or a web page)"
+
+
 def non_ascii_hint(ch: str) -> str:
     """The hint for a letter outside ASCII where a name may stand: names
     (predicates, constants, variables) are ASCII letters, digits and ``_``
-    ('é' is a lowercase letter, yet no name starts with it)."""
+    ('é' is a lowercase letter, yet no name starts with it); for a
+    typographic stand-in of an ASCII character, :func:`lookalike_hint`."""
+    if not ch.isascii() and lookalike_hint(ch):
+        return lookalike_hint(ch)
     if ch.isascii() or not (ch.isalpha() or ch.isdigit()):
         return ""
     return ('names of predicates, constants and variables are written with ASCII letters, digits and _; '

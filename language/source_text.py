@@ -15,6 +15,26 @@ BOM = "\ufeff"
 KERNEL_BYTES = 1 << 16
 
 
+_FILE_SUFFIXES = ("vada", "meteor", "mtl", "lars", "facts", "csv", "tsv", "txt", "parquet", "arrow", "feather", "ipc", "json")
+
+
+def refuse_file_name(text: str, what: str, read_as: str) -> None:
+    """Text that did not parse and is one file name (``reason("rules.vada")``):
+    a str is always text, so say how to read the file instead of how the
+    name fails as a program.  Returns when the text is no file name."""
+    name = text.strip()
+    if not name or any(c.isspace() or c in "@:()[]" for c in name):
+        return
+    stem, dot, suffix = name.rpartition(".")
+    if not (dot and stem and suffix.lower() in _FILE_SUFFIXES) and not os.path.isfile(name):
+        return
+    gone = "" if os.path.exists(name) else " (which does not exist)"
+    from .errors import ArgumentError
+
+    raise ArgumentError(f"{what}: {name!r} is read as {read_as}, but it is the name of a file{gone}",
+                        hint=f'a str is the text itself; to read the file, pass a Path: Path("{name}")')
+
+
 class NamedText(str):
     """Text that names where it came from in its errors (``<stdin>``):
     ``reason`` reads facts given so as it reads a facts file."""

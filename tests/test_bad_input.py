@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import time
+from datetime import date
 from fractions import Fraction
 from pathlib import Path
 
@@ -1254,3 +1255,204 @@ def test_a_float_constant_beyond_the_float_range_is_a_syntax_error(text, column,
     (tmp_path / "f.vada").write_text(text + "\n")
     r = subprocess.run([sys.executable, "-m", "chronolog", "run", "f.vada"], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 2 and "beyond a binary float's range" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("rows", [2, 20_000])
+@pytest.mark.parametrize("spec, mapping", [("csv", ""), ("csv useHeaders=true", ""), ("csv", '@timeMapping("p", 1, 2).')])
+def test_a_csv_without_a_header_read_with_one_is_refused(tmp_path, rows, spec, mapping):
+    """``useHeaders`` is true by default, so a file without a header row
+    lost its first fact, read as the header: ``p(s0)`` was silently missing
+    from the answer.  A header whose time columns hold time points is a row
+    of data: an error says to write ``useHeaders=false``."""
+    (tmp_path / "p.csv").write_text("".join(f"s{i},{i},{i + 1}\n" for i in range(rows)))
+    program = f'@bind("p", "{spec}", "{tmp_path}", "p.csv"). {mapping} q(S) :- p(S).'
+    for engine in ("rows", "columns"):
+        with pytest.raises(ChronologError) as e:
+            reason(program, engine=engine)
+        assert e.value.message == "the first line is read as the header, but its time columns hold 0 and 1, a row of data"
+        assert (e.value.pos.line, e.value.pos.column) == (1, 1) and "useHeaders=false" in e.value.hint
+    fixed = program.replace(f'"{spec}"', '"csv useHeaders=false"')
+    for engine in ("rows", "columns"):
+        assert len(reason(fixed, engine=engine).facts("q")) == rows
+    (tmp_path / "p.csv").write_text("sensor,from,to\n" + "".join(f"s{i},{i},{i + 1}\n" for i in range(rows)))
+    for engine in ("rows", "columns"):
+        assert len(reason(program, engine=engine).facts("q")) == rows
+
+
+@pytest.mark.spark
+def test_a_spark_csv_without_a_header_read_with_one_is_refused(tmp_path, spark):
+    """The ``"spark csv"`` binding reads a header by default as the
+    embedded reader does, so it lost the first fact of a file without one;
+    it is refused as the embedded reader (the oracle here) refuses it."""
+    from chronolog.spark import run_program
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "p.csv").write_text("s0,0,1\ns1,1,2\n")
+    with pytest.raises(ChronologError) as embedded:
+        reason(f'@bind("p", "csv", "{tmp_path / "r"}", "p.csv").  q(S) :- p(S).')
+    with pytest.raises(ChronologError) as e:
+        run_program(spark, _program(tmp_path, '@bind("p", "spark csv", "r", "").\nq(S) :- p(S).\n'))
+    assert e.value.message == embedded.value.message and e.value.hint == embedded.value.hint
+    assert e.value.pos.file.endswith("r")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "p.vada", "--output", ""],
+        ["run", "p.vada", "--output="],
+        ["run", "p.vada", "--facts", ""],
+        ["run", "p.vada", "--plot", ""],
+        ["run", ""],
+        ["entails", "", "p(a)@1"],
+        ["query", "p.vada", "p(X)", "--facts", ""],
+        ["plan", ""],
+        ["stream", "p.vada", "--input", ""],
+    ],
+)
+def test_an_empty_path_is_refused(tmp_path, monkeypatch, args):
+    """An empty path (``--output "$OUT"`` with OUT unset) was the current
+    directory: ``run --output ''`` wrote p.csv there and said nothing, and
+    ``--facts ''`` said ". is a directory"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.vada").write_text("p(X) :- q(X).\nq(a)@1.\n")
+    r = run(*args)
+    assert r.exit_code == 2 and "an empty path names no file" in r.output, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.vada"]
+
+
+def test_holds_with_terms_as_a_string_is_refused():
+    """``holds("p", "ab", iv)`` read the string as the terms ``("a", "b")``:
+    an answer about another fact when p has two arguments, and "the fact
+    gives 2" for one (the dictionary form of facts refuses a string)."""
+    model = reason("p(X, Y) :- q(X, Y).  q(a, b)@[0,5].  r(ab)@[0,5].")
+    with pytest.raises(ArgumentError) as e:
+        model.holds("p", "ab", (1, 2))
+    assert e.value.message == "holds(): the terms 'ab' are not a tuple" and "(\"a\",)" in e.value.hint
+    with pytest.raises(ArgumentError):
+        model.holds("r", "ab", (1, 2))
+    assert model.holds("p", ("a", "b"), (1, 2)) and model.holds("r", ["ab"], (1, 2))
+
+
+@pytest.mark.parametrize(
+    "call, says",
+    [
+        (lambda m: m.query(5), 'query(): expected a query as text such as "p(X)@[0,10]", not 5'),
+        (lambda m: m.query(["p(X)"]), "query(): expected a query as text such as \"p(X)@[0,10]\", not ['p(X)']"),
+        (lambda m: m.repeating("pp"), "repeating(): the predicate 'pp' does not occur in the program or its facts"),
+        (lambda m: m.write_text("out.txt"), "write_text(): expected a file open for writing, not 'out.txt'"),
+    ],
+)
+def test_model_methods_name_a_wrong_argument(call, says, tmp_path, monkeypatch):
+    """``query(5)`` and ``write_text("out.txt")`` were Python's
+    AttributeError from inside; ``repeating("pp")`` (a typo) answered []
+    where facts(), holds() and query() name the predicate."""
+    monkeypatch.chdir(tmp_path)
+    model = reason("p(X) :- <->[2,2] p(X).  p(a)@0.")
+    with pytest.raises(ArgumentError) as e:
+        call(model)
+    assert e.value.message == says and e.value.hint
+    assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+@pytest.mark.parametrize("kind, ext", [("csv", "csv"), ("parquet", "parquet")])
+def test_an_output_that_is_a_directory_says_so_with_or_without_overwrite(tmp_path, overwrite, kind, ext):
+    """Without --overwrite an output bound to a directory said "exists
+    already; not overwriting it (pass --overwrite)", which then said it is
+    a directory: the first message names what is wrong, and the directory
+    is kept."""
+    (tmp_path / f"p.{ext}").mkdir()
+    (tmp_path / f"p.{ext}" / "keep.txt").write_text("kept\n")
+    (tmp_path / "out" / "p.csv").mkdir(parents=True)
+    prog = f'@output("p").\n@bind("p", "{kind}", "{tmp_path}", "p.{ext}").\np(X) :- q(X).\nq(a)@1.\n'
+    out = refused(tmp_path, prog, *overwrite, says=f"p.{ext} is a directory, not a file")
+    assert "not overwriting" not in out
+    out = refused(tmp_path, "p(X) :- q(X).\nq(a)@1.\n", "--output", tmp_path / "out", *overwrite, says="p.csv is a directory, not a file")
+    assert (tmp_path / f"p.{ext}" / "keep.txt").read_text() == "kept\n" and not any((tmp_path / "out" / "p.csv").iterdir())
+
+
+@pytest.mark.parametrize("name", ["rules.vada", "data/rules.vada", "prog.meteor"])
+def test_a_file_name_given_as_program_text_says_to_pass_a_path(tmp_path, monkeypatch, name):
+    """``reason("rules.vada")`` read the name as program text: "a fact
+    needs a time: rules ends without '@...'", nothing about the file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    (tmp_path / name).write_text("p(X) :- q(X).\nq(a)@1.\n")
+    with pytest.raises(ArgumentError) as e:
+        reason(name)
+    assert e.value.message == f"program: {name!r} is read as the program's text, but it is the name of a file"
+    assert e.value.hint == f'a str is the text itself; to read the file, pass a Path: Path("{name}")'
+    assert reason(Path(name)).to_text() == "p(a)@[1,1]"
+    (tmp_path / name).unlink()
+    with pytest.raises(ArgumentError) as e:
+        reason(name)
+    assert e.value.message.endswith("but it is the name of a file (which does not exist)")
+
+
+def test_a_file_name_given_as_fact_text_says_to_pass_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "more.facts").write_text("q(b)@2\n")
+    for facts in ("more.facts", ["more.facts"]):
+        with pytest.raises(ArgumentError) as e:
+            reason("p(X) :- q(X).", facts)
+        assert e.value.message == "facts: 'more.facts' is read as fact text, but it is the name of a file"
+        assert e.value.hint == 'a str is the text itself; to read the file, pass a Path: Path("more.facts")'
+    assert reason("p(X) :- q(X).", Path("more.facts")).to_text() == "p(b)@[2,2]"
+
+
+@pytest.mark.parametrize("text, dialect, says", [
+    ("q(X) :- p(X).\np(\u201ca\u201d)@1.\n", "vadalog", "'\u201c' (LEFT DOUBLE QUOTATION MARK) looks like '\"'"),
+    ("q(X) :- p(X).\np(a)@[\u22121,2].\n", "vadalog", "'\u2212' (MINUS SIGN) looks like '-'"),
+    ("q(X) :\u2013 p(X).\np(a)@1.\n", "vadalog", "'\u2013' (EN DASH) looks like '-'"),
+    ("q(X) :- p(X), X \u2260 b.\np(a)@1.\n", "vadalog", "'\u2260' (NOT EQUAL TO) looks like '!='"),
+    ("q(X) :- p(X).\np(a)@[1,\u00a02].\n", "vadalog", "'\\xa0' (NO-BREAK SPACE) looks like ' '"),
+    ("q(X) :- p(X).\np(a)@[1,2\u200b].\n", "vadalog", "'\\u200b' (ZERO WIDTH SPACE) is invisible: delete it"),
+    ("A(X):- Diamondminus[1,\u00a02]B(X)\n", "meteor", "'\\xa0' (NO-BREAK SPACE) looks like ' '"),
+    ("A(X):\u2013 B(X)\n", "meteor", "'\u2013' (EN DASH) looks like '-'"),
+])
+def test_a_typographic_lookalike_says_which_ascii_character_it_stands_for(text, dialect, says):
+    """Text pasted from a word processor or a web page (curly quotes, a
+    minus sign, an en dash, a no-break space) was 'unexpected character'
+    with no hint: the character looked right."""
+    with pytest.raises(chronolog.ChronologSyntaxError) as e:
+        chronolog.reason(text, dialect=dialect)
+    assert e.value.message.startswith("unexpected character")
+    assert e.value.hint.startswith(says), e.value.hint
+
+
+def test_a_numeric_interval_on_a_date_timeline_names_its_row():
+    """A dictionary row with numbers for times in a program on dates said
+    "the interval (0, 5) has numbers as time points" without the row; the
+    other errors of a row name it (facts['q'][1])."""
+    with pytest.raises(ChronologError) as e:
+        reason('@timeGranularity("days").\np(X) :- q(X).', {"q": [(("a",), (date(2024, 1, 1), date(2024, 1, 2))), (("b",), (0, 5))]})
+    assert e.value.message == "facts['q'][1]: the interval (0, 5) has numbers as time points, but the program's timeline is dates"
+    assert "datetime.date" in e.value.hint
+
+
+@pytest.mark.parametrize("rows", [3, 20_000])
+def test_identifiers_with_leading_zeros_read_as_numbers_are_noted(tmp_path, rows):
+    """A CSV column of identifiers ('007' beside '7', a zip code '01234')
+    without a @mapping reads numbers, so 007 and 7 were one constant and
+    01234 became 1234, without a word: a note names the column, the first
+    such cell and the @mapping that keeps them apart."""
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    body = "".join(f"{i + 100},{i},{i + 1}\n" for i in range(rows - 3)) + "7,3,9\n007,0,5\n01234,0,1\n"
+    (tmp_path / "ids.csv").write_text("id,start,end\n" + body)
+    program = f'@bind("c", "csv", "{tmp_path}", "ids.csv").\np(X) :- c(X).\n'
+    for engine in ("rows", "columns"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = reason(program, engine=engine)
+        notes = [str(w.message) for w in caught if issubclass(w.category, Note)]
+        assert notes == [f"{tmp_path / 'ids.csv'}:{rows}:1: column id: '007' is read as the number 7, its leading zeros "
+                         f'dropped (so are those of every such cell): @mapping("c", 0, "id", "string"). keeps them'], notes
+        assert model.holds("p", (7,), (0, 9))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = reason(program.replace("p(X)", '@mapping("c", 0, "id", "string").\np(X)'))
+    assert not [w for w in caught if issubclass(w.category, Note)] and model.holds("p", ("007",), (0, 5))

@@ -573,3 +573,21 @@ def test_a_tuple_window_over_a_fact_that_repeats_is_refused():
     """Its arrivals never end: the window counted none of them (no answer)."""
     with pytest.raises(ChronologError, match=r"<facts>:1:1: .*the fact of b repeats forever .*tuple window \(\[#2\] on b\)"):
         reason("q(X) :- [#2] <> b(X).", "b(c)@5 every 3", dialect="lars")
+
+
+def test_a_fact_off_the_ticks_is_named_at_its_own_line(tmp_path):
+    """A LARS fact off the ticks in a fact file, fact text, a CSV of facts
+    or a dictionary was reported at its predicate's first fact (l.facts:1:1
+    for the fact on line 3, facts['a'][0] for row 2)."""
+    (tmp_path / "l.facts").write_text("a(x)@1\nb(w)@1\na(z)@2\na(y)@2.5\n")
+    (tmp_path / "l.csv").write_text("pred,c0,start,end\na,x,1,1\nb,w,1,1\na,z,2,2\na,y,2.5,3\n")
+    program = "q(X) :- [3] <> a(X).  r(X) :- b(X)."
+    for facts, where in (
+        (tmp_path / "l.facts", f"{tmp_path / 'l.facts'}:4:1"),
+        ((tmp_path / "l.facts").read_text(), "<facts>:4:1"),
+        (tmp_path / "l.csv", f"{tmp_path / 'l.csv'}:5:1"),
+        ({"a": [(("x",), (1, 1)), (("z",), (2, 2)), (("y",), (2.5, 3))]}, "facts['a'][2]"),
+    ):
+        with pytest.raises(ChronologError) as e:
+            reason(program, facts, dialect="lars")
+        assert str(e.value).startswith(f"{where}: data error: a LARS fact holds at ticks, not on [2.5,"), str(e.value)

@@ -179,3 +179,24 @@ def test_cli_plot_of_a_spark_run_draws_every_output(spark, tmp_path, monkeypatch
     assert len(ids((tmp_path / "s.svg").read_text(), "interval")) == want
     r = CliRunner().invoke(cli, ["run", "--spark", "local[1]", str(prog), "--plot", str(tmp_path / "s.svg"), "--overwrite"])
     assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize(
+    "kwargs, says",
+    [
+        (dict(preds=5), "plot(): preds is a predicate or a list of them, not 5"),
+        (dict(preds=["controls", 3]), "plot(): the predicate must be a name (a string), not 3"),
+        (dict(by="X"), "plot(): by is the position of an argument (0, 1, ...), not 'X'"),
+        (dict(by=-1), "plot(): by is the position of an argument (0, 1, ...), not -1"),
+        (dict(by=True), "plot(): by is the position of an argument (0, 1, ...), not True"),
+    ],
+)
+def test_a_wrong_argument_of_plot_is_named(kwargs, says):
+    """``model.plot(5)`` and ``plot(by="X")`` were Python's TypeError from
+    inside the drawing ("'int' object is not iterable"); ``by=-1`` coloured
+    by the last argument."""
+    model = chronolog.reason(PROGRAM)
+    with pytest.raises(chronolog.ChronologError) as e:
+        model.plot(**kwargs)
+    assert e.value.message == says
+    model.plot(preds=("controls",), by=1)  # (a tuple of names, a position: as documented)

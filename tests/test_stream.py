@@ -586,3 +586,23 @@ def test_a_live_stream_answers_each_line_as_its_line_end_arrives(tmp_path, end):
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+def test_a_pushed_predicate_no_rule_reads_is_noted_once():
+    """A misspelt predicate pushed to a stream (``hto`` for ``hot``) was
+    taken without a word and changed no answer; a note says so once, as
+    reason() notes a body predicate no fact gives."""
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    s = chronolog.Stream("alarm(S) :- [-][0,2] hot(S).")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s.push("hot(a)@[0,5]")
+        s.push("hto(b)@[1,6]")
+        s.push("hto(c)@[2,7]")
+    notes = [str(w.message) for w in caught if issubclass(w.category, Note)]
+    assert notes == ["hto is pushed to the stream, but no rule reads it, so its facts change no answer (did you mean hot?)"]
+    s.advance(10)
+    assert [str(f) for f in s] == ["alarm(a)@[2,5]"]

@@ -732,3 +732,17 @@ def test_polars_128_bit_integers_are_read_as_the_same_integers(engine):
             m = chronolog.reason("q(X) :- p(X), X > 10.", {"p": df}, engine=engine)
             assert m.facts("q")[0] == ((big,), (0, 1, True, True)), dtype
             assert len(m.facts("q")) == rows // 2
+
+
+@pytest.mark.parametrize("value", ["true", "TRUE", "#T"])
+def test_a_closedness_of_text_says_the_column_must_hold_booleans(value):
+    """A closedness column of the text 'true' (a CSV read with dtype=str)
+    was refused with the hint "start_closed is true or false", which it
+    seemed to be: the hint says a text is no boolean and how to convert."""
+    import pandas as pd
+
+    df = pd.DataFrame({"c0": ["a"], "start": [3], "end": [5], "start_closed": [value]})
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X) :- p(X).", {"p": df})
+    assert e.value.message == f"p: start_closed is {value!r} in the row c0='a'"
+    assert "is text, not a boolean" in e.value.hint and ".str.lower() == \"true\"" in e.value.hint, e.value.hint

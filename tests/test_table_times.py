@@ -283,3 +283,30 @@ def test_spark_start_and_end_of_two_types(spark, distributed, one_task_bytes):
             got = _spark_answers(spark, PROGRAM, {"p": inp}, distributed=distributed, one_task_bytes=one_task_bytes)
             assert got == want(rows), label
 
+
+
+@pytest.mark.parametrize(
+    "facts, closed, says",
+    [
+        ({"p": [(("a",), (0, 5))]}, "left", "closed='left' was given, but no table of facts is: rows and text write their own ends"),
+        ("p(a)@[0,5]", "left", "closed='left' was given, but no table of facts is: rows and text write their own ends"),
+        ({"p": "table"}, {"pp": "left"}, "closed['pp']: no table of facts is given for pp"),
+        ({"p": "table", "q": [(("a",), (0, 5))]}, {"q": "left"}, "closed['q']: no table of facts is given for q"),
+    ],
+)
+def test_a_closed_that_no_table_reads_is_refused(facts, closed, says):
+    """reason(..., closed="left") over rows or text, or closed= naming a
+    predicate that has no table (a misspelt one), was dropped without a
+    word: the intervals stayed closed at both ends, [0,5] where [0,5) was
+    asked for."""
+    import pandas as pd
+
+    table = pd.DataFrame({"c0": ["a"], "start": [0], "end": [5]})
+    if isinstance(facts, dict):
+        facts = {k: table if v == "table" else v for k, v in facts.items()}
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("r(X) :- p(X).  s(X) :- q(X).", facts, closed=closed)
+    assert e.value.message == says and e.value.hint
+    assert chronolog.reason("r(X) :- p(X).", {"p": table}, closed="left").to_text() == "r(a)@[0,5)"
+    session = chronolog.Reasoner("r(X) :- p(X).", "p(b)@[0,1]", closed="left")  # (a session's updates may bring tables)
+    assert session.add({"p": table}).to_text() == "r(a)@[0,5)\nr(b)@[0,1]"

@@ -137,9 +137,16 @@ def find_repetition(store, t_data, hi, reach, multiple_of=None, constant_ok=None
     whether a stretch with no interval end wider than ``reach`` means the
     model is constant (not when inputs repeat: their next instance may be
     further away); by default when nothing repeats."""
+    ends, tokens = segment_tokens(store, t_data, hi)
+    return repetition_in(ends, tokens, t_data, hi, reach, multiple_of, constant_ok)
+
+
+def repetition_in(ends, tokens, t_data, hi, reach, multiple_of=None, constant_ok=None) -> Optional[Repetition]:
+    """:func:`find_repetition` in the model's :func:`segment_tokens` (or
+    tokens equal where those are, over ends in any unit the other
+    arguments are in: engine/columns/repetition.py)."""
     if constant_ok is None:
         constant_ok = multiple_of is None
-    ends, tokens = segment_tokens(store, t_data, hi)
     if not ends:
         last = t_data
     else:

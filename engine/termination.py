@@ -488,7 +488,7 @@ def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_s
             window = make(-INF, hi, False, True) if lo == -INF else make(lo, hi, True, True)
             store, ev = _attempt(plan, store, window, strategy, on, out)
         _add_stats(out, ev)
-        rep = find_repetition(store, t_data, hi, reach, multiple_of=joint)
+        rep = _repetition(plan, store, ev, t_data, hi, reach, joint)
         if rep is not None:
             return store, rep, hi, attempt
         if ev.stats["derivations"] > MAX_DERIVATIONS:
@@ -548,6 +548,21 @@ def _attempt(plan, store, window, strategy, on, out):
         if ev.executors.get(st.index) == "columns":
             out.on_columns.update(st.preds)
     return ev.store, ev
+
+
+def _repetition(plan, store, ev, t_data, hi, reach, joint):
+    """:func:`~.periodic.find_repetition` in an attempt's model: on its
+    frames when every stratum of the attempt ran on columns (columns/
+    repetition.py: no Python row per fact), else on its rows."""
+    if getattr(ev, "executors", None) and all(ev.executors.get(st.index) == "columns" for st in plan.strata):
+        from .columns.encoding import Fallback
+        from .columns.repetition import find_repetition as on_columns
+
+        try:
+            return on_columns(ev, t_data, hi, reach, multiple_of=joint)
+        except Fallback:  # (a row input off the run's grid: searched on rows)
+            pass
+    return find_repetition(store, t_data, hi, reach, multiple_of=joint)
 
 
 # ---------------------------------------------------------- jumping gaps

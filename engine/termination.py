@@ -1052,7 +1052,8 @@ def _answer(store, rep, hi, own, fold_limit=None):
             continue
         target = answer.relation(pred)
         for terms, ivs in rel.atoms.items():
-            ivs = [x for iv in ivs if (x := intersect(iv, exact)) is not None]
+            if any(iv[1] >= hi for iv in ivs):  # (most end before it: no intersection made for them)
+                ivs = [x for iv in ivs if (x := intersect(iv, exact)) is not None]
             if rep.period is None:
                 s0 = rep.start
                 new = []

@@ -9,7 +9,9 @@ end point, the atoms holding inside it).  Atom sets are compared through a
 sum of 64-bit atom hashes, updated as the sweep passes each end, so a token
 costs O(1) however many atoms hold (each atom gets two random 64-bit
 numbers, so unequal sets collide with probability 2**-128).  The token sequence's periodic suffix is
-found with the prefix function of the reversed sequence (Knuth–Morris–Pratt).
+found with the prefix function of the reversed sequence (Knuth–Morris–Pratt),
+:func:`repetition_in`, which also takes the tokens a columnar attempt's
+frames give (engine/columns/repetition.py).
 
 A repetition counts only when it spans at least ``reach + 3p``: then a whole
 window of width ``reach`` repeats, and since in a forward program what

@@ -74,7 +74,10 @@ def test_recurrences_without_a_horizon_agree_on_both_executors_and_with_the_poin
 
     program, facts = prog
     rows = chronolog.reason(program, facts, engine="rows")
-    columns = chronolog.reason(program, facts, engine="columns")
+    with pytest.MonkeyPatch.context() as mp:
+        searched = _searched(mp)
+        columns = chronolog.reason(program, facts, engine="columns")
+    assert all(got == want for _, got, want in searched), (program, facts, searched)
     oracle = evaluate_text(program, facts, (WINDOW[0] - MARGIN, WINDOW[1] + MARGIN))
     for pred in sorted({"p", "r"} & set(rows.plan.arities)):
         want = _norm(_clip(oracle.facts(pred), WINDOW))
@@ -218,9 +221,9 @@ def test_segment_tokens_on_columns_are_the_rows_tokens(model, reach, multiple_of
         assert (Fraction(rep.start) / 2, rep.period and Fraction(rep.period) / 2) == (rows.start, rows.period)
 
 
-def test_each_attempt_on_columns_is_searched_on_its_frames(monkeypatch):
-    """An attempt on columns is searched on its frames, finding what the
-    rows' search finds in the same model read back as rows."""
+def _searched(monkeypatch) -> list:
+    """Each bounded attempt's ``(executors, repetition found, the rows'
+    search's on the same model read back as rows)``, from now on."""
     from chronolog.engine import termination
     from chronolog.engine.periodic import find_repetition
 
@@ -229,10 +232,43 @@ def test_each_attempt_on_columns_is_searched_on_its_frames(monkeypatch):
 
     def both(plan, store, ev, t_data, hi, reach, joint):
         got = on_frames(plan, store, ev, t_data, hi, reach, joint)
-        searched.append((ev.executors, got, find_repetition(store, t_data, hi, reach, multiple_of=joint)))
+        searched.append((getattr(ev, "executors", None), got, find_repetition(store, t_data, hi, reach, multiple_of=joint)))
         return got
 
     monkeypatch.setattr(termination, "_repetition", both)
+    return searched
+
+
+def test_each_attempt_on_columns_is_searched_on_its_frames(monkeypatch):
+    """An attempt on columns is searched on its frames, finding what the
+    rows' search finds in the same model read back as rows."""
+    # data far apart: each stretch between the gaps searched on its own
+    far = {"s": [(("a",), (0, 0)), (("a",), (100000, 100000)), (("b",), (7, 7))],
+           "q": [(("a",), (0, 5)), (("a",), (100000, 100003)), (("b",), (5, 50))]}
+    on_rows = chronolog.reason(FORWARD, far, engine="rows")
+    searched = _searched(monkeypatch)
     for program in (FORWARD, BACKWARD, CYCLE):
         chronolog.reason(program, _keys(40, backward=program is BACKWARD), engine="columns")
+    jumped = chronolog.reason(FORWARD, far, engine="columns")
+    assert jumped.stats["components"][0]["jumps"] == 2
+    assert jumped.facts("p") == on_rows.facts("p")
     assert searched and all(ex == {0: "columns"} and got == rows for ex, got, rows in searched), searched
+
+
+def test_a_recurrence_over_facts_that_repeat_is_searched_on_its_frames_with_their_period():
+    """Inputs that repeat forever (every 5 and every 3/2): the repetition
+    found on the frames has a period that is a multiple of theirs, 15, as
+    the rows' search finds, and the model is the rows'."""
+    program = "p(X) :- q(X).\np(X) :- <->[1,1] p(X), d(X)."
+    for width in (1, Fraction(1, 2)):
+        facts = "\n".join(f"q(k{i})@[{i},{i}] every 5.\nd(k{i})@[{i % 3},{fmt_num(i % 3 + width)}] every 3/2."
+                          for i in range(20))
+        rows = chronolog.reason(program, facts, engine="rows")
+        with pytest.MonkeyPatch.context() as mp:
+            searched = _searched(mp)
+            columns = chronolog.reason(program, facts, engine="columns")
+        assert searched and all(ex == {0: "columns"} and got == want for ex, got, want in searched), searched
+        assert all(got.period is not None and Fraction(got.period) % 15 == 0 for _, got, _ in searched), searched
+        assert columns.facts("p") == rows.facts("p")
+        assert columns.repeating("p") == rows.repeating("p")
+        assert columns.repeating("p"), facts

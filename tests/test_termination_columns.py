@@ -272,3 +272,27 @@ def test_a_recurrence_over_facts_that_repeat_is_searched_on_its_frames_with_thei
         assert columns.facts("p") == rows.facts("p")
         assert columns.repeating("p") == rows.repeating("p")
         assert columns.repeating("p"), facts
+
+
+def test_plan_says_a_recurrence_over_facts_that_repeat_runs_its_attempts_on_columns(tmp_path):
+    """``chronolog plan`` of a recurrence whose inputs repeat forever, with no
+    horizon: its stratum on columns (each bounded attempt), the columns'
+    line saying every other stratum over such facts runs on rows; the run
+    reports the same."""
+    from click.testing import CliRunner
+
+    from chronolog.commands import cli
+
+    src = "p(X) :- q(X).\nr(X) :- p(X), d(X).\np(X) :- <->[1,1] p(X), d(X).\nq(a)@[0,0] every 5.\nd(a)@[0,1/2] every 3/2.\n"
+    path = tmp_path / "every.vada"
+    path.write_text(src)
+    out = CliRunner().invoke(cli, ["plan", str(path), "--engine", "columns"])
+    assert out.exit_code == 0, out.output
+    assert "every stratum runs on rows but a recurrence's bounded attempts" in out.output
+    model = chronolog.reason(src, engine="columns")
+    for pred, ran in (("p", "columns"), ("r", "rows")):
+        index = _stratum_of(model, pred)
+        line = out.output.split(f"stratum {index} ")[1].splitlines()[1]
+        assert line.startswith(f"  runs on {ran} "), line
+        assert model.stats["executors"][index] == ran
+    assert model.repeating("p") == chronolog.reason(src, engine="rows").repeating("p")

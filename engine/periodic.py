@@ -352,19 +352,48 @@ def fold(core: list, pattern: list, period, limit=None) -> tuple:
     one shifted back by a period, it leaves the core and the pattern rotates
     to start with it (the set of intervals stays the same), unless it would
     start before ``limit`` (where another repetition, into the past, takes
-    over).
+    over).  So in the sorted sequence core + pattern, ``core[i]`` folds
+    while it is the interval ``len(pattern)`` places later shifted back by
+    a period; the ends compared as integers on their common grid (a
+    Fraction subtracted per folded instance was a third of a 20,000-key
+    cycle's time).
     """
     core = sorted(core)
     pattern = sorted(pattern)
-    end = len(core)  # core[:end] is what is left of the core
-    while pattern and end:
-        a, b, lc, hc = pattern[-1]
-        back = (a - period, b - period, lc, hc)
-        if core[end - 1] != back or (limit is not None and back[0] < limit):
+    m = len(pattern)
+    if not m or not core:
+        return core, pattern
+    seq = core + pattern
+    ends, step = _on_grid(seq, period)
+    i = len(core) - 1
+    while i >= 0:
+        here, later = ends[i], ends[i + m]
+        if later[0] - here[0] != step or later[1] - here[1] != step or seq[i][2:] != seq[i + m][2:]:
             break
-        end -= 1
-        pattern = [back] + pattern[:-1]
-    return core[:end], pattern
+        if limit is not None and seq[i][0] < limit:
+            break
+        i -= 1
+    return core[: i + 1], seq[i + 1 : i + 1 + m]
+
+
+def _on_grid(intervals: list, period) -> tuple:
+    """The intervals (their ends first) and ``period`` with times as
+    integers on their common grid: times are ints or Fractions, an
+    infinite end stays infinite (so it never differs from another by a
+    period); on a grid of whole units, as they are."""
+    dens = {x.denominator for iv in intervals for x in iv[:2] if type(x) is Fraction}
+    if type(period) is Fraction:
+        dens.add(period.denominator)
+    scale = math.lcm(*dens) if dens else 1
+    if scale == 1:
+        return intervals, period
+
+    def units(x):
+        if type(x) is Fraction:
+            return x.numerator * (scale // x.denominator)
+        return x * scale if x not in (INF, -INF) else x
+
+    return [(units(lo), units(hi)) for lo, hi, *_ in intervals], units(period)
 
 
 __all__ = ["Repetition", "Repeating", "find_repetition", "covers", "unroll", "fold", "given_repetition", "make"]

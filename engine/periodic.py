@@ -9,7 +9,9 @@ end point, the atoms holding inside it).  Atom sets are compared through a
 sum of 64-bit atom hashes, updated as the sweep passes each end, so a token
 costs O(1) however many atoms hold (each atom gets two random 64-bit
 numbers, so unequal sets collide with probability 2**-128).  The token sequence's periodic suffix is
-found with the prefix function of the reversed sequence (Knuth–Morris–Pratt).
+found with the prefix function of the reversed sequence (Knuth–Morris–Pratt),
+:func:`repetition_in`, which also takes the tokens a columnar attempt's
+frames give (engine/columns/repetition.py).
 
 A repetition counts only when it spans at least ``reach + 3p``: then a whole
 window of width ``reach`` repeats, and since in a forward program what
@@ -137,9 +139,16 @@ def find_repetition(store, t_data, hi, reach, multiple_of=None, constant_ok=None
     whether a stretch with no interval end wider than ``reach`` means the
     model is constant (not when inputs repeat: their next instance may be
     further away); by default when nothing repeats."""
+    ends, tokens = segment_tokens(store, t_data, hi)
+    return repetition_in(ends, tokens, t_data, hi, reach, multiple_of, constant_ok)
+
+
+def repetition_in(ends, tokens, t_data, hi, reach, multiple_of=None, constant_ok=None) -> Optional[Repetition]:
+    """:func:`find_repetition` in the model's :func:`segment_tokens` (or
+    tokens equal where those are, over ends in any unit the other
+    arguments are in: engine/columns/repetition.py)."""
     if constant_ok is None:
         constant_ok = multiple_of is None
-    ends, tokens = segment_tokens(store, t_data, hi)
     if not ends:
         last = t_data
     else:
@@ -343,19 +352,48 @@ def fold(core: list, pattern: list, period, limit=None) -> tuple:
     one shifted back by a period, it leaves the core and the pattern rotates
     to start with it (the set of intervals stays the same), unless it would
     start before ``limit`` (where another repetition, into the past, takes
-    over).
+    over).  So in the sorted sequence core + pattern, ``core[i]`` folds
+    while it is the interval ``len(pattern)`` places later shifted back by
+    a period; the ends compared as integers on their common grid (a
+    Fraction subtracted per folded instance was a third of a 20,000-key
+    cycle's time).
     """
     core = sorted(core)
     pattern = sorted(pattern)
-    end = len(core)  # core[:end] is what is left of the core
-    while pattern and end:
-        a, b, lc, hc = pattern[-1]
-        back = (a - period, b - period, lc, hc)
-        if core[end - 1] != back or (limit is not None and back[0] < limit):
+    m = len(pattern)
+    if not m or not core:
+        return core, pattern
+    seq = core + pattern
+    ends, step = _on_grid(seq, period)
+    i = len(core) - 1
+    while i >= 0:
+        here, later = ends[i], ends[i + m]
+        if later[0] - here[0] != step or later[1] - here[1] != step or seq[i][2:] != seq[i + m][2:]:
             break
-        end -= 1
-        pattern = [back] + pattern[:-1]
-    return core[:end], pattern
+        if limit is not None and seq[i][0] < limit:
+            break
+        i -= 1
+    return core[: i + 1], seq[i + 1 : i + 1 + m]
+
+
+def _on_grid(intervals: list, period) -> tuple:
+    """The intervals (their ends first) and ``period`` with times as
+    integers on their common grid: times are ints or Fractions, an
+    infinite end stays infinite (so it never differs from another by a
+    period); on a grid of whole units, as they are."""
+    dens = {x.denominator for iv in intervals for x in iv[:2] if type(x) is Fraction}
+    if type(period) is Fraction:
+        dens.add(period.denominator)
+    scale = math.lcm(*dens) if dens else 1
+    if scale == 1:
+        return intervals, period
+
+    def units(x):
+        if type(x) is Fraction:
+            return x.numerator * (scale // x.denominator)
+        return x * scale if x not in (INF, -INF) else x
+
+    return [(units(lo), units(hi)) for lo, hi, *_ in intervals], units(period)
 
 
 __all__ = ["Repetition", "Repeating", "find_repetition", "covers", "unroll", "fold", "given_repetition", "make"]

@@ -358,8 +358,8 @@ def spark_form(st: ph.StratumPlan) -> str:
 # what the data can still send from columns back to rows, in any stratum
 # (engine/columns raises Fallback), and from Spark's rounds to one task
 COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large denominators), a term is null, "
-                    "or equal numbers of two types (1 and 1.0) meet; and every stratum runs on rows if a given fact "
-                    "repeats forever (every) and no horizon bounds the run")
+                    "or equal numbers of two types (1 and 1.0) meet; and if a given fact repeats forever (every) and no "
+                    "horizon bounds the run, every stratum runs on rows but a recurrence's bounded attempts")
 ROUNDS_FALLBACK = ("a column of term text (an input's whose terms mix kinds, an argument the program's facts or two rules' heads "
                    "give two kinds of terms or the facts a number past the run's (1/3, 39+ digits), floats joined with exact numbers, "
                    "a rule's labelled nulls, an average only written into a head) is ordered or folded by "

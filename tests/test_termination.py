@@ -553,3 +553,40 @@ def test_a_horizon_unbounded_where_a_given_fact_repeats_is_answered(fact, horizo
     # a horizon unbounded the other way holds finitely many instances
     other = (-INF, 0) if horizon[1] == INF else (0, INF)
     assert chronolog.reason("q :- p.\n" + fact, horizon=other).to_text(["q"]) == ("q@[0,0]" if horizon[1] == INF else "q@[0,1)")
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, Fraction(1, 3), Fraction(1, 2)]), st.sampled_from([0, Fraction(1, 6), Fraction(1, 4)]),
+                          st.booleans(), st.booleans()), min_size=1, max_size=3, unique_by=lambda x: x[0]),
+       st.sampled_from([1, Fraction(3, 2), 2]), st.integers(0, 6), st.integers(0, 3), st.sampled_from([None, 2, 5]))
+def test_fold_keeps_the_intervals_and_folds_all_the_core_repeats(shapes, period, before, broken, limit):
+    """``periodic.fold`` over a core that repeats the pattern ``before``
+    periods back (but for one interval ``broken`` periods back, moved
+    aside): the core and the repeating pattern it returns hold the same
+    intervals as before (unrolled over a window), and the core's last
+    interval is not the pattern's first shifted back a period, unless that
+    would start before ``limit``."""
+    from chronolog.engine.periodic import Repeating, fold, unroll
+
+    # pattern: intervals starting in [10, 10 + period), each narrower than the period
+    start = 10
+    pattern = sorted({(start + lo * period, start + lo * period + w * period, lc, rc if w else lc)
+                      for lo, w, lc, rc in shapes if w or (lc and rc)})
+    if not pattern:
+        return
+    core = [(a - k * period, b - k * period, lc, rc) for k in range(1, before + 1) for a, b, lc, rc in pattern]
+    if broken and core:  # one instance shortened: folding stops there
+        k = min(broken, len(core)) - 1
+        a, b, lc, rc = sorted(core)[-1 - k]
+        core.remove((a, b, lc, rc))
+        core.append((a, a, True, True))
+    core = sorted(core)
+    new_core, new_pattern = fold(core, pattern, period, limit)
+    window = (-10, 40, True, True)
+    assert unroll(new_core, [Repeating(iv, period) for iv in new_pattern], window) == \
+        unroll(core, [Repeating(iv, period) for iv in pattern], window)
+    assert len(new_pattern) == len(pattern)
+    if new_core:
+        last = new_pattern[-1]
+        back = (last[0] - period, last[1] - period, last[2], last[3])
+        assert new_core[-1] != back or (limit is not None and back[0] < limit)

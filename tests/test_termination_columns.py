@@ -74,7 +74,10 @@ def test_recurrences_without_a_horizon_agree_on_both_executors_and_with_the_poin
 
     program, facts = prog
     rows = chronolog.reason(program, facts, engine="rows")
-    columns = chronolog.reason(program, facts, engine="columns")
+    with pytest.MonkeyPatch.context() as mp:
+        searched = _searched(mp)
+        columns = chronolog.reason(program, facts, engine="columns")
+    assert all(got == want for _, got, want in searched), (program, facts, searched)
     oracle = evaluate_text(program, facts, (WINDOW[0] - MARGIN, WINDOW[1] + MARGIN))
     for pred in sorted({"p", "r"} & set(rows.plan.arities)):
         want = _norm(_clip(oracle.facts(pred), WINDOW))
@@ -152,3 +155,144 @@ def test_a_recursion_through_time_the_columns_do_not_sweep_stays_on_rows(program
     assert [c["executor"] for c in m.stats["components"]] == ["rows"]
     assert set(m.stats["executors"].values()) == {"rows"}
     assert m.facts("p") == chronolog.reason(program, _keys(40), engine="rows").facts("p")
+
+
+# ------------------------------------------------------ the search on columns
+@st.composite
+def models(draw):
+    """A store of a few predicates (arities 0 to 2), each atom with a few
+    disjoint intervals: punctual, open or closed ends, some reaching ±inf,
+    on a grid of halves; and the search's limits."""
+    from chronolog.engine.store import Store
+    from chronolog.language.timeline import coalesce
+
+    INF = float("inf")
+    store = Store()
+    for pred, arity in (("p", 1), ("q", 2), ("z", 0))[: draw(st.integers(1, 3))]:
+        rel = store.relation(pred)
+        for terms in draw(st.lists(st.tuples(*[st.sampled_from(["a", "b", 3]) for _ in range(arity)]), min_size=1, max_size=4,
+                                   unique=True)):
+            ivs = []
+            for _ in range(draw(st.integers(1, 5))):
+                lo = draw(st.sampled_from([-INF] + [Fraction(i, 2) for i in range(0, 40)]))
+                hi = draw(st.sampled_from([INF] + [Fraction(i, 2) for i in range(0, 40)]))
+                lc, hc = draw(st.booleans()), draw(st.booleans())
+                if lo > hi or (lo == hi and not (lc and hc)):
+                    continue
+                ivs.append((lo, hi, lc and lo != -INF, hc and hi != INF))
+            ivs = [(_num(a), _num(b), c, d) for a, b, c, d in coalesce(ivs)]
+            if ivs:
+                rel.atoms[terms] = ivs
+    lo_limit = draw(st.sampled_from([0, Fraction(3, 2), 5, 10]))
+    hi_limit = lo_limit + draw(st.sampled_from([Fraction(1, 2), 3, 8, 15, 25]))
+    return store, lo_limit, hi_limit
+
+
+def _num(x):
+    return x.numerator if isinstance(x, Fraction) and x.denominator == 1 else x
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(models(), st.sampled_from([0, Fraction(1, 2), 2]), st.sampled_from([None, 1, 2]))
+def test_segment_tokens_on_columns_are_the_rows_tokens(model, reach, multiple_of):
+    """The tokens from the frames (engine/columns/repetition.py) against the
+    rows' (engine/periodic.py) on the same model: the same ends (in grid
+    units), equal tokens exactly where the rows' are equal, and so the same
+    repetition."""
+    from chronolog.engine.columns.encoding import Dictionary, TimeScale
+    from chronolog.engine.columns.relation import from_relation
+    from chronolog.engine.columns.repetition import scaled, segment_tokens
+    from chronolog.engine.periodic import find_repetition, repetition_in, segment_tokens as row_tokens
+
+    store, lo_limit, hi_limit = model
+    scale, terms = TimeScale(2), Dictionary()
+    frames = [(from_relation(rel, len(next(iter(rel.atoms))), terms, scale), len(next(iter(rel.atoms))))
+              for rel in store.relations.values() if rel.atoms]
+    ends, tokens = segment_tokens(frames, 2, lo_limit, hi_limit)
+    want_ends, want = row_tokens(store, lo_limit, hi_limit)
+    assert ends == [scaled(x, 2) for x in want_ends]
+    assert len(tokens) == len(want)
+    assert [[a == b for b in tokens] for a in tokens] == [[a == b for b in want] for a in want]
+    rep = repetition_in(ends, tokens, scaled(lo_limit, 2), scaled(hi_limit, 2), scaled(reach, 2),
+                        None if multiple_of is None else scaled(multiple_of, 2))
+    rows = find_repetition(store, lo_limit, hi_limit, reach, multiple_of)
+    assert (rep is None) == (rows is None)
+    if rep is not None:
+        assert (Fraction(rep.start) / 2, rep.period and Fraction(rep.period) / 2) == (rows.start, rows.period)
+
+
+def _searched(monkeypatch) -> list:
+    """Each bounded attempt's ``(executors, repetition found, the rows'
+    search's on the same model read back as rows)``, from now on."""
+    from chronolog.engine import termination
+    from chronolog.engine.periodic import find_repetition
+
+    searched = []
+    on_frames = termination._repetition
+
+    def both(plan, store, ev, t_data, hi, reach, joint):
+        got = on_frames(plan, store, ev, t_data, hi, reach, joint)
+        searched.append((getattr(ev, "executors", None), got, find_repetition(store, t_data, hi, reach, multiple_of=joint)))
+        return got
+
+    monkeypatch.setattr(termination, "_repetition", both)
+    return searched
+
+
+def test_each_attempt_on_columns_is_searched_on_its_frames(monkeypatch):
+    """An attempt on columns is searched on its frames, finding what the
+    rows' search finds in the same model read back as rows."""
+    # data far apart: each stretch between the gaps searched on its own
+    far = {"s": [(("a",), (0, 0)), (("a",), (100000, 100000)), (("b",), (7, 7))],
+           "q": [(("a",), (0, 5)), (("a",), (100000, 100003)), (("b",), (5, 50))]}
+    on_rows = chronolog.reason(FORWARD, far, engine="rows")
+    searched = _searched(monkeypatch)
+    for program in (FORWARD, BACKWARD, CYCLE):
+        chronolog.reason(program, _keys(40, backward=program is BACKWARD), engine="columns")
+    jumped = chronolog.reason(FORWARD, far, engine="columns")
+    assert jumped.stats["components"][0]["jumps"] == 2
+    assert jumped.facts("p") == on_rows.facts("p")
+    assert searched and all(ex == {0: "columns"} and got == rows for ex, got, rows in searched), searched
+
+
+def test_a_recurrence_over_facts_that_repeat_is_searched_on_its_frames_with_their_period():
+    """Inputs that repeat forever (every 5 and every 3/2): the repetition
+    found on the frames has a period that is a multiple of theirs, 15, as
+    the rows' search finds, and the model is the rows'."""
+    program = "p(X) :- q(X).\np(X) :- <->[1,1] p(X), d(X)."
+    for width in (1, Fraction(1, 2)):
+        facts = "\n".join(f"q(k{i})@[{i},{i}] every 5.\nd(k{i})@[{i % 3},{fmt_num(i % 3 + width)}] every 3/2."
+                          for i in range(20))
+        rows = chronolog.reason(program, facts, engine="rows")
+        with pytest.MonkeyPatch.context() as mp:
+            searched = _searched(mp)
+            columns = chronolog.reason(program, facts, engine="columns")
+        assert searched and all(ex == {0: "columns"} and got == want for ex, got, want in searched), searched
+        assert all(got.period is not None and Fraction(got.period) % 15 == 0 for _, got, _ in searched), searched
+        assert columns.facts("p") == rows.facts("p")
+        assert columns.repeating("p") == rows.repeating("p")
+        assert columns.repeating("p"), facts
+
+
+def test_plan_says_a_recurrence_over_facts_that_repeat_runs_its_attempts_on_columns(tmp_path):
+    """``chronolog plan`` of a recurrence whose inputs repeat forever, with no
+    horizon: its stratum on columns (each bounded attempt), the columns'
+    line saying every other stratum over such facts runs on rows; the run
+    reports the same."""
+    from click.testing import CliRunner
+
+    from chronolog.commands import cli
+
+    src = "p(X) :- q(X).\nr(X) :- p(X), d(X).\np(X) :- <->[1,1] p(X), d(X).\nq(a)@[0,0] every 5.\nd(a)@[0,1/2] every 3/2.\n"
+    path = tmp_path / "every.vada"
+    path.write_text(src)
+    out = CliRunner().invoke(cli, ["plan", str(path), "--engine", "columns"])
+    assert out.exit_code == 0, out.output
+    assert "every stratum runs on rows but a recurrence's bounded attempts" in out.output
+    model = chronolog.reason(src, engine="columns")
+    for pred, ran in (("p", "columns"), ("r", "rows")):
+        index = _stratum_of(model, pred)
+        line = out.output.split(f"stratum {index} ")[1].splitlines()[1]
+        assert line.startswith(f"  runs on {ran} "), line
+        assert model.stats["executors"][index] == ran
+    assert model.repeating("p") == chronolog.reason(src, engine="rows").repeating("p")

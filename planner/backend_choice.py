@@ -362,9 +362,10 @@ COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large de
                     "repeats forever (every) and no horizon bounds the run")
 ROUNDS_FALLBACK = ("a column of term text (an input's whose terms mix kinds, an argument the program's facts or two rules' heads "
                    "give two kinds of terms or the facts a number past the run's (1/3, 39+ digits), floats joined with exact numbers, "
-                   "a rule's labelled nulls, an average only written into a head) is ordered or folded by "
+                   "a rule's labelled nulls, an average of exact numbers, arithmetic on one) is ordered or folded by "
                    "min/max where the engine orders no two of its terms (a number and a string, sets, nulls) or a number has 39+ "
-                   "digits, computed on, summed, multiplied or averaged where it holds floats or a term other than a number of the "
+                   "digits, computed on by + - * / where it holds floats or a string or a fraction past 38 digits, "
+                   "given to a function, summed, multiplied or averaged where it holds floats or a term other than a number of the "
                    "run's decimals (1/3, a string), or is given a float or a set a rule computes or a decimal of 16+ digits ending in 5, "
                    "an input holds a labelled null, a program with a calendar makes labelled nulls, a watched chase (its nulls flow back "
                    "into its body) fires more often than there are facts without nulls, "

@@ -227,7 +227,7 @@ class Arithmetic:
             if c == TEXT and getattr(self.types, "text_floats", True):
                 raise NotRelational(f"{e}: arithmetic on term text that may hold floats "
                                     "(a float's key text may be an exact number's)", rule)
-            return number_parts(decoded(sql) if c == TEXT else typed(sql, c, self.types), str(e))
+            return number_parts(decoded(sql, numbers_only=True) if c == TEXT else typed(sql, c, self.types), str(e))
 
         return text_sql(pair(e))
 

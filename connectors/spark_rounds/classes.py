@@ -328,6 +328,7 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
             if isinstance(op, (WrapInterval, CaptureTime)):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
                 env["$start"] = env["$end"] = env["$time"] = NUM
             _assigned(r.body, env)
+            assigned = {lit.var for lit in r.body if isinstance(lit, Assign)}  # (a head of exact arithmetic's key text: below)
             for lit in r.body:  # a negated atom's variables meet its columns in a join too (rules.difference)
                 cols = classes.get(lit.pred) if isinstance(lit, NegScan) else None
                 for i, t in enumerate(lit.terms if cols else ()):
@@ -351,7 +352,7 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
                     if c is not None:
                         env[v] = c
                 _assigned(r.after, env)  # assignments on the aggregates' results
-            assigned = {lit.var for lit in (*r.body, *getattr(r, "after", ())) if isinstance(lit, Assign)}
+                assigned |= {lit.var for lit in r.after if isinstance(lit, Assign)}
             for i, t in enumerate(r.head_terms):
                 if isinstance(t, ast.Const):  # (term text: written as its key text, terms.TermTypes.const)
                     c = TEXT if (r.head_pred, i) in texts else value_class(t.value)

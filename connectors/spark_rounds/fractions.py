@@ -7,14 +7,14 @@ term as ``term_types.key_text`` writes it, and :func:`key_text_sql`
 writes the fraction ``p/q`` (two ``decimal(38, 0)``) so:
 
 * in lowest terms, by Euclid's algorithm (Spark has no ``gcd``): at most
-  five steps per decimal digit of the smaller number (Lamé), so 190 below
-  ``10^38``, as an ``aggregate`` over that many steps that stops changing
-  once the remainder is 0.  The same steps written as a chain of
-  projections (one step each, so that the expression does not grow
-  exponentially) made Spark's analyser and optimizer spend 10 s on each
-  statement; the higher-order function is planned in well under a second
-  and costs some microseconds a row where it runs (only on an
-  aggregate's segments);
+  five steps per decimal digit of the smaller number (Lamé), as an
+  ``aggregate`` over five steps per digit of the denominator (190 below
+  ``10^38``), which stops changing once the remainder is 0.  The same
+  steps written as a chain of projections (one step each, so that the
+  expression does not grow exponentially) made Spark's analyser and
+  optimizer spend 10 s on each statement; the higher-order function is
+  planned in well under a second and costs some microseconds a row where
+  it runs (a mean's segments, a row that computes on fractions);
 * a whole number as its digits; a denominator that divides ``10^31`` (no
   prime but 2 and 5) as a decimal, its trailing zeros dropped
   (``-0.5``, ``1.25``); any other as ``p/q``;
@@ -40,17 +40,18 @@ from .arithmetic import stop_sql
 from .float_sums import DEC
 from .sql import lambda_name, let
 
-STEPS = 190  # Lamé: Euclid's steps on numbers below 10^38
 PLACES = 31  # decimals written: Spark's exact quotient of two decimal(38, 0) has at most 32 digits before the point
 _let = partial(let, prefix="_f")
 
 
 def gcd_sql(a: str, b: str) -> str:
-    """``gcd(a, b)`` of two ``decimal(38, 0)`` with ``a > 0`` and ``0 <= b``."""
+    """``gcd(a, b)`` of two ``decimal(38, 0)`` with ``a > 0`` and ``0 <= b < a``
+    (``a`` a column or a lambda's variable: read twice), in as many of
+    Euclid's steps as Lamé's bound gives: five per decimal digit of ``a``."""
     s, i = lambda_name("_g"), lambda_name("_i")
     start = f"named_struct('a', CAST({a} AS {DEC}), 'b', CAST({b} AS {DEC}))"
     step = f"CASE WHEN {s}.b = 0 THEN {s} ELSE named_struct('a', {s}.b, 'b', CAST({s}.a % {s}.b AS {DEC})) END"
-    return f"aggregate(sequence(1, {STEPS}), {start}, ({s}, {i}) -> {step}).a"
+    return f"aggregate(sequence(1, 5 * length(CAST(CAST({a} AS {DEC}) AS STRING))), {start}, ({s}, {i}) -> {step}).a"
 
 
 def key_text_sql(p: str, q: str) -> str:

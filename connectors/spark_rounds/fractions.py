@@ -105,10 +105,14 @@ def number_parts(struct: str, why: str) -> str:
 
 
 def constant_parts(v) -> str:
-    """The pair ``(n, d)`` of the exact number ``v``."""
+    """The pair ``(n, d)`` of the exact number ``v`` (refused past 38 digits)."""
     from fractions import Fraction
 
+    from .fragment import NotRelational
+
     x = Fraction(v)
+    if max(abs(x.numerator), x.denominator) >= 10**38:
+        raise NotRelational(f"arithmetic on the number {x}, of more than 38 digits")
     return f"named_struct('n', CAST('{x.numerator}' AS {DEC}), 'd', CAST('{x.denominator}' AS {DEC}))"
 
 

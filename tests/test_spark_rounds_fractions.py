@@ -218,3 +218,26 @@ def test_random_means_computed_on_are_the_engines(spark, rows, decimals, op):
         refused(spark, prog, {"owns": table}, ["x", "z"], "divides by zero")
         return
     check_typed(spark, prog, {"owns": table}, ["x", "z"])
+
+
+def test_a_mean_read_after_its_aggregate_in_a_calendars_program_stops_for_one_task(spark):
+    """With a calendar a mean is a number of the run (term text is read
+    without the calendar at the load): 3/2, read after its aggregate, has
+    no exact value in 64-bit integers, so the run stops for one task,
+    which gives the engine's exact answer."""
+    from chronolog.language.dates import Calendar
+    from test_spark_rounds import canon, cs
+
+    prog = """@timeGranularity("days").
+far(X, Z) :- v(X, Y, P), v(Y, Z, Q).
+mean(C, A) :- v(I, C, P), A = avg(P), A > 0.
+v("i", "a", 1)@[2020-01-01, 2020-01-05]. v("j", "a", 2)@[2020-01-01, 2020-01-05].
+@output("mean").
+"""
+    model = chronolog.reason(prog)
+    stats = {}
+    with pytest.warns(cs().DriverFallback, match="an average with no exact value"):
+        out = cs().reason(spark, prog, inputs={}, distributed=True, stats=stats, outputs=["mean"])
+    assert stats["path"] != "relational"
+    assert canon(table_to_rows(out["mean"].toArrow(), "mean", Calendar("days"))) == canon(model.facts("mean"))
+    assert [t for t, _ in model.facts("mean")] == [("a", Fraction(3, 2))]

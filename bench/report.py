@@ -656,6 +656,13 @@ def _spark_float_sums(out, rows):
                    f"{_x(w['relational'], w['one task'])} one task, {_x(w['relational'], w['embedded'])} embedded", ok=ok)
 
 
+@bench(name="spark_exact_means", args="bench/spark_aggregate.py --facts 20000 --program exact_means --sides 'one task' relational",
+       tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
+       what="a mean of integers read by later rules (a threshold, arithmetic with 1/3), exact, with no key: rounds against one task")
+def _spark_exact_means(out, rows):
+    return _spark_float_sums(out, rows)
+
+
 @bench(name="spark_jobs", args="bench/spark_jobs.py --repeat 3 --paths rounds driver", tags=("spark",),
        peer="the embedded engine on the same programs",
        what="Spark jobs and wall per small call (golden examples and program shapes): rounds and driver paths")

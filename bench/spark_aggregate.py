@@ -3,7 +3,7 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|udfs|floats|control]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|udfs|floats|exact_means|control]
         [--sides driver relational "one task" auto] [--memory]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
@@ -31,6 +31,10 @@ before: run it with ``--sides "one task" relational``).
 ``--program float_means``: the mean and the sum of that column per company
 over a sliding window (``<->[0,10]``), as a sensor's readings are averaged:
 the exact fold of each segment's floats in SQL (aggregate.py).
+``--program exact_means``: the mean of the integer stakes per company,
+then a threshold on it and arithmetic with a fraction in later rules, the
+engine's exact numbers as term text in SQL (what went to one task before:
+run it with ``--sides "one task" relational``).
 ``--program control``: company control (examples/ownership/temporal.vada)
 over the graphs of bench/spark_ownership.py.
 Each side reads the file anew; every output is counted in Spark (the whole
@@ -141,8 +145,16 @@ level(C, A) :- <->[0,10] owns(I, C, P), A = avg(P).
 load(C, S) :- <->[0,10] owns(I, C, P), S = sum(P).
 @output("level"). @output("load").
 """
+# a mean of integers then a threshold and arithmetic on it, exact (3/2, 1/3): term text (fractions.py)
+EXACT_MEANS = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+mean(C, A) :- owns(I, C, P), A = avg(P).
+high(C) :- mean(C, M), M > 50.
+spread(C, D) :- mean(C, M), D = M * 3 - 1/3.
+@output("high"). @output("spread").
+"""
 PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS, "floats": FLOATS,
-            "float_sums": FLOAT_SUMS, "float_means": FLOAT_MEANS}
+            "float_sums": FLOAT_SUMS, "float_means": FLOAT_MEANS, "exact_means": EXACT_MEANS}
 FLOAT_DATA = {"floats", "float_sums", "float_means"}  # the programs that read p as a double
 
 

@@ -52,25 +52,18 @@ class AggregateRule(PlanRule):
 
 
 
-def head_only_means(rule) -> dict:
+def exact_means(rule) -> dict:
     """``{variable: {(head predicate, argument)}}`` of the averages of the
-    AggregateRule ``rule`` that it only writes into its head (no literal
-    after the aggregate reads them).  Spark's rounds write such a mean as
-    the key text of its exact value (connectors/spark_rounds/fractions.py),
-    which their one number type need not hold (``avg`` of 1 and 2 is 3/2);
-    any other mean is a number of the run there."""
-    after = set()
-    for lit in rule.after:
-        if isinstance(lit, Condition):
-            after |= ast.variables_of(lit.comparison.left) | ast.variables_of(lit.comparison.right)
-        elif isinstance(lit, Assign):
-            after |= ast.variables_of(lit.expr) | {lit.var}
+    AggregateRule ``rule``, each with the head's arguments it is written
+    into (none, when only a literal after the aggregate reads it).  Spark's
+    rounds hold a mean of exact numbers as the key text of its exact value
+    (connectors/spark_rounds/fractions.py), which their one number type
+    need not hold (``avg`` of 1 and 2 is 3/2), and compare and compute on
+    it exactly there."""
     out = {}
     for v, a in rule.aggregates:
-        if FOLDS[a.func] == "avg" and v not in after:
-            heads = {(rule.head_pred, i) for i, t in enumerate(rule.head_terms) if t == ast.Var(v)}
-            if heads:
-                out[v] = heads
+        if FOLDS[a.func] == "avg":
+            out[v] = {(rule.head_pred, i) for i, t in enumerate(rule.head_terms) if t == ast.Var(v)}
     return out
 
 

@@ -362,9 +362,10 @@ COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large de
                     "horizon bounds the run, every stratum runs on rows but a recurrence's bounded attempts")
 ROUNDS_FALLBACK = ("a column of term text (an input's whose terms mix kinds, an argument the program's facts or two rules' heads "
                    "give two kinds of terms or the facts a number past the run's (1/3, 39+ digits), floats joined with exact numbers, "
-                   "a rule's labelled nulls, an average only written into a head) is ordered or folded by "
+                   "a rule's labelled nulls, an average of exact numbers, arithmetic on one) is ordered or folded by "
                    "min/max where the engine orders no two of its terms (a number and a string, sets, nulls) or a number has 39+ "
-                   "digits, computed on, summed, multiplied or averaged where it holds floats or a term other than a number of the "
+                   "digits, computed on by + - * / where it holds floats or a string or a fraction past 38 digits, "
+                   "given to a function, summed, multiplied or averaged where it holds floats or a term other than a number of the "
                    "run's decimals (1/3, a string), or is given a float or a set a rule computes or a decimal of 16+ digits ending in 5, "
                    "an input holds a labelled null, a program with a calendar makes labelled nulls, a watched chase (its nulls flow back "
                    "into its body) fires more often than there are facts without nulls, "
@@ -617,24 +618,24 @@ def through_time(rule, stratum) -> bool:
 
 def _mean_fallbacks(st, op) -> list:
     """What the data can still send from Spark's rounds to one task in the
-    averages of the aggregate ``op``: one only written into the head is
-    term text, the key text of its exact value (planner/aggregates.head_only_means),
-    any other is a number of the run."""
-    from .aggregates import AggregateRule, head_only_means
+    averages of the aggregate ``op``: a mean of exact numbers is term
+    text, the key text of its exact value (planner/aggregates.exact_means),
+    but in a program with a calendar, where it is a number of the run."""
+    from chronolog.language import ast
+
+    from .aggregates import AggregateRule, exact_means
 
     out = []
     for rp in st.rules:
         r = rp.rule
-        if not isinstance(r, AggregateRule) or rp.operator is not op:
+        if not isinstance(r, AggregateRule) or rp.operator is not op or not exact_means(r):
             continue
-        means = head_only_means(r)
-        if any(a.func == "avg" and v not in means for v, a in r.aggregates):
-            out.append("an avg of exact numbers that a literal after its aggregate reads (any, in a program with a calendar) has "
-                       "no exact value in the run's number type (one for the whole run, fixed before it: 64-bit integers or "
-                       "decimal(38, S); 1/3 has none)")
-        if means:
-            out.append("an avg written as term text (its exact value: 1/3, 1.5) needs more than 32 digits before the point or "
-                       "31 decimals, or has 16+ significant digits over a power of two (perhaps a float's value)")
+        out.append("an avg written as term text (its exact value: 1/3, 1.5) needs more than 32 digits before the point or "
+                   "31 decimals, or has 16+ significant digits over a power of two (perhaps a float's value)")
+        read = set().union(*(ast.variables_of(getattr(lit, "comparison", None) or lit.expr) for lit in r.after))
+        if read & set(exact_means(r)):
+            out.append("in a program with a calendar, an avg of exact numbers that a literal after its aggregate reads has no "
+                       "exact value in the run's number type (64-bit integers or decimal(38, S); 1/3 has none)")
     return out
 
 

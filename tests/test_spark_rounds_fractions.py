@@ -7,7 +7,9 @@ is 1/3.  An average that a rule only writes into its head is term text
 (its exact value's key text, connectors/spark_rounds/fractions.py), which
 the run's one number type (64-bit integers, ``decimal(38, S)``) need not
 hold: the rule runs in the rounds, and so do the rules that join, order
-or compute on the mean."""
+or compute on the mean, exactly (``+ - * /`` on fractions of term text,
+fraction constants in rules: ``X = 1/3``, ``M > 2/3``), and a literal
+that reads the mean after its own aggregate."""
 
 from decimal import Decimal
 from fractions import Fraction
@@ -18,8 +20,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from budget import examples
 
+import chronolog
+from chronolog.engine.arrow import table_to_rows
+
 from test_spark_rounds import check
-from test_spark_rounds_functions import check as check_typed
+from test_spark_rounds_functions import check as check_typed, refused
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
@@ -108,3 +113,131 @@ def test_random_program_facts_of_fractions_are_the_engines(spark, facts):
     text = "".join(f"v({k}, {p}/{q})@[{s},{s + n}]. " for k, p, q, s, n in facts)
     rows = [("i", "a", 1, 0, 4), ("j", "b", -2, 0, 6), ("k", "c", 0, 0, 5)]
     check(spark, text + "\n" + FACTS, {"owns": owns(rows)})
+
+
+# ------------------------------------------------------------------ means read after, arithmetic on fractions
+
+READ = NO_KEY + """
+mean(C, A) :- owns(I, C, P), A = avg(P).
+high(C) :- mean(C, M), M > 2/3.
+d(C, D) :- mean(C, M), D = M * 3 - 1.
+e(C, E) :- mean(C, M), E = (M + 1/3) / 2.
+f(C, F) :- mean(C, M), owns(I, C, P), F = P - M.
+g(C, G) :- mean(C, M), G = 1/3.
+h(C) :- mean(C, M), M * 3 == 1.
+k(C, A) :- owns(I, C, P), A = avg(P), A != 1000, B = A * 2, B > 1.
+@output("high"). @output("d"). @output("e"). @output("f"). @output("g"). @output("h"). @output("k").
+"""
+READ_OUTPUTS = ["high", "d", "e", "f", "g", "h", "k"]
+
+
+def test_means_compared_and_computed_on_are_the_engines_exact_numbers(spark):
+    """A sensor's mean then a threshold, and arithmetic on it: 1/3 * 3 - 1
+    is 0, (3/2 + 1/3) / 2 is 11/12, 2 - 3/2 is 1/2 (written 0.5), a mean
+    read after its own aggregate (``A * 2 > 1``): the engine's exact
+    numbers with their kinds (the whole ones integers), in the rounds."""
+    rows = [("i", "a", 1, 0, 4), ("j", "a", 2, 0, 6), ("i", "b", 0, 0, 5), ("j", "b", 0, 0, 5), ("k", "b", 1, 0, 9),
+            ("l", "c", -7, 0, 3)]
+    model = check_typed(spark, READ, {"owns": owns(rows)}, READ_OUTPUTS)
+    assert ((("b", 0), (0, 5, True, True))) in model.facts("d")  # (the oracle's kinds: 1/3 * 3 - 1 is the integer 0)
+    assert ((("a", Fraction(11, 12)), (0, 4, True, True))) in model.facts("e")
+
+
+def test_arithmetic_on_program_facts_of_fractions_is_the_engines(spark):
+    """``1/3 + 1``, ``*``, ``-``, ``/`` on facts' fractions and decimals:
+    canonical ``p/q``, a decimal or an integer as the engine keys them;
+    a division by zero is the engine's error, from one task."""
+    facts = "v(a, 1/3)@[0,5]. v(b, 2)@[0,5]. v(c, 0.5)@[1,3]. v(d, -3/7)@[0,2]. v(e, 0)@[0,1].\n"
+    rules = NO_KEY + """
+    s(K, Y) :- v(K, X), Y = X + 1.
+    t(K, Y) :- v(K, X), Y = X * 3.
+    u(K, Y) :- v(K, X), Y = 1 - X.
+    w(K, L, Y) :- v(K, X), v(L, Z), L != e, Y = X / Z.
+    less(K) :- v(K, X), X < 1/2.
+    @output("s"). @output("t"). @output("u"). @output("w"). @output("less").
+    """
+    check_typed(spark, facts + rules, {"owns": owns([("i", "a", 1, 0, 4)])}, ["s", "t", "u", "w", "less"])
+    zero = facts + rules.replace("L != e, ", "")
+    refused(spark, zero, {"owns": owns([("i", "a", 1, 0, 4)])}, ["w"], "divides by zero")
+
+
+def test_fraction_constants_in_rules_are_the_engines(spark):
+    """``X = 1/3`` and ``P > 2/3`` beside an input's integers (a bigint
+    run): the constant as its key text, compared exactly."""
+    prog = NO_KEY + """
+    y(C, X, Z) :- owns(I, C, P), X = 1/3, Z = P * (2/3).
+    z(C, P) :- owns(I, C, P), P > 2/3.
+    @output("y"). @output("z").
+    """
+    rows = [("i", "a", 1, 0, 4), ("j", "b", 0, 0, 6), ("k", "c", 3, 1, 2)]
+    check_typed(spark, prog, {"owns": owns(rows)}, ["y", "z"])
+
+
+def test_fractions_past_38_digits_stop_for_one_task(spark):
+    """A product whose numerator needs more than 38 digits has no exact
+    value here: the run stops for one task, which gives the engine's."""
+    big = "1" + "0" * 30
+    prog = f"v(a, 1/3)@[0,5]. w(a, {big}/7)@[0,5].\n" + NO_KEY + """
+    p(K, Y) :- v(K, X), w(K, Z), Y = X * Z * Z.
+    @output("p").
+    """
+    refused(spark, prog, {"owns": owns([("i", "a", 1, 0, 4)])}, ["p"], "needs more than 38 digits")
+
+
+def test_the_plan_says_rounds_for_means_and_fractions_computed_on():
+    """``chronolog plan`` places these programs on Spark's rounds."""
+    from chronolog.api import load_program
+    from chronolog.planner import plan as make_plan
+    from chronolog.planner.backend_choice import unkeyed_spark
+
+    for src in (READ, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
+        assert unkeyed_spark(make_plan(load_program(src))).path == "rounds"
+
+
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("ijk"), st.sampled_from("ab"), st.integers(-9, 9), st.integers(0, 6), st.integers(0, 3)),
+                min_size=1, max_size=8), st.booleans(),
+       st.tuples(st.sampled_from("+-*/"), st.integers(-5, 5), st.integers(1, 6)))
+@example(rows=[("i", "a", 0, 0, 0), ("j", "a", 1, 0, 0), ("k", "a", -2, 0, 0)], decimals=False, op=("/", 2, 3))  # -1/3 / 2/3
+def test_random_means_computed_on_are_the_engines(spark, rows, decimals, op):
+    """Any means of integers or decimals, compared with and combined by
+    ``+ - * /`` with a random fraction, in a later rule and after their
+    own aggregate: the engine's exact numbers, kinds included."""
+    o, p, q = op
+    prog = NO_KEY + f"""
+    mean(C, A) :- owns(I, C, P), A = avg(P).
+    x(C, Y) :- mean(C, M), Y = M {o} ({p}/{q}), Y >= -1/2.
+    z(C, Y) :- owns(I, C, P), A = avg(P), Y = ({p}/{q}) {o} A.
+    @output("x"). @output("z").
+    """
+    table = owns([(i, c, v, s, s + n) for i, c, v, s, n in rows], decimals)
+    facts = {"owns": table_to_rows(table, "owns")}
+    try:
+        chronolog.reason(prog, facts)
+    except chronolog.ChronologError:  # (a division by a mean of 0: the engine's error, from one task)
+        refused(spark, prog, {"owns": table}, ["x", "z"], "divides by zero")
+        return
+    check_typed(spark, prog, {"owns": table}, ["x", "z"])
+
+
+def test_a_mean_read_after_its_aggregate_in_a_calendars_program_stops_for_one_task(spark):
+    """With a calendar a mean is a number of the run (term text is read
+    without the calendar at the load): 3/2, read after its aggregate, has
+    no exact value in 64-bit integers, so the run stops for one task,
+    which gives the engine's exact answer."""
+    from chronolog.language.dates import Calendar
+    from test_spark_rounds import canon, cs
+
+    prog = """@timeGranularity("days").
+far(X, Z) :- v(X, Y, P), v(Y, Z, Q).
+mean(C, A) :- v(I, C, P), A = avg(P), A > 0.
+v("i", "a", 1)@[2020-01-01, 2020-01-05]. v("j", "a", 2)@[2020-01-01, 2020-01-05].
+@output("mean").
+"""
+    model = chronolog.reason(prog)
+    stats = {}
+    with pytest.warns(cs().DriverFallback, match="an average with no exact value"):
+        out = cs().reason(spark, prog, inputs={}, distributed=True, stats=stats, outputs=["mean"])
+    assert stats["path"] != "relational"
+    assert canon(table_to_rows(out["mean"].toArrow(), "mean", Calendar("days"))) == canon(model.facts("mean"))
+    assert [t for t, _ in model.facts("mean")] == [("a", Fraction(3, 2))]

@@ -26,12 +26,13 @@ and is emitted on maximal intervals.  Here, in a stratum without recursion:
 
 Exact as the engine: integer sums run in ``decimal(38, 0)`` and decimal
 sums in the run's ``decimal(38, S)`` (no wrap); a sum beyond the run's
-number type, or an average with no exact value in it (``avg`` of 1 and 2
-in an integer run is 3/2) that a literal after the aggregate reads, stops
-the run with a marked Spark error (arithmetic.stop_sql), and the caller
-falls back to one task (entry.py); an average only written into the head
-is term text, its exact value's key text (fractions.py,
-planner/aggregates.head_only_means).
+number type stops the run with a marked Spark error
+(arithmetic.stop_sql), and the caller falls back to one task (entry.py).
+An average of exact numbers is term text, its exact value's key text
+(fractions.py, planner/aggregates.exact_means; ``avg`` of 1 and 2 is
+3/2), which the literals after the aggregate compare and compute on
+exactly; in a program with a calendar it is a number of the run, and one
+with no exact value there stops the run.
 An aggregated expression is an assignment of the body (:func:`lowered`);
 min and max of strings compare them by code point, as Python does, of
 booleans #F before #T (Spark's false before true), of floats as Python
@@ -71,7 +72,7 @@ from chronolog.engine.segments import segments
 from chronolog.language import ast
 from chronolog.language.builtins import FOLDS
 from chronolog.planner import physical as ph
-from chronolog.planner.aggregates import head_only_means, valued
+from chronolog.planner.aggregates import exact_means, valued
 from chronolog.planner.ir import Assign, Condition
 
 from .arithmetic import expr_class, scaled, stop_sql, unscaled
@@ -171,7 +172,8 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     sets = {}  # munion's output column -> its values' class
     own = {}  # column -> class, of the values min and max keep in their own type (strings, booleans, floats, instants)
     head_cls = types.classes.get(rule.head_pred) or []
-    means = {v for v, heads in head_only_means(rule).items() if all(head_cls[i] == TEXT for _, i in heads)}
+    # the means of exact numbers as term text (classes.infer_classes: not in a program with a calendar)
+    means = {v for v, heads in (exact_means(rule) if getattr(types, "text_means", False) else {}).items() if all(head_cls[i] == TEXT for _, i in heads)}
     for k, (v, a) in enumerate(aggregates):
         f = FOLDS[a.func]  # (language/builtins.py: the columns' too)
         value = None

@@ -51,7 +51,7 @@ from chronolog.engine.int_arithmetic import NotInteger
 from chronolog.language import ast, builtins
 from chronolog.planner.backend_choice import round_digits  # (what plan time refuses: backend_choice.expression_refusal)
 
-from .classes import NUM, TEXT, value_class
+from .classes import NUM, TEXT, rational, value_class
 from .fragment import NotRelational
 from .sql import Stmt, hex_string, raised
 
@@ -70,9 +70,12 @@ def expr_class(e, env: dict):
     if isinstance(e, ast.Var):
         return env.get(e.name)
     if isinstance(e, ast.Const):
-        return value_class(e.value)
+        return TEXT if rational(e.value) else value_class(e.value)
     if isinstance(e, ast.BinOp):
-        return builtins.result_class(e.op, [expr_class(a, env) for a in (e.left, e.right)])
+        args = [expr_class(a, env) for a in (e.left, e.right)]
+        if TEXT in args and set(args) <= {NUM, TEXT}:  # exact, as term text (fractions.py)
+            return TEXT
+        return builtins.result_class(e.op, args)
     return builtins.result_class(e.name, [expr_class(a, env) for a in e.args])
 
 
@@ -163,7 +166,11 @@ class Arithmetic:
         if isinstance(e, ast.Var):
             return varcols[e.name], varcls.get(e.name)
         if isinstance(e, ast.Const):
+            if rational(e.value):  # (1/3: no decimal, its key text)
+                return self.types.const(e.value, TEXT), TEXT
             return self.types.const(e.value), value_class(e.value)
+        if isinstance(e, ast.BinOp) and expr_class(e, varcls) == TEXT:
+            return self.fraction(e, varcols, varcls, rule), TEXT
         bound = Bound()
         operands: dict = {}  # each operand's (SQL, class), computed once
 
@@ -200,6 +207,29 @@ class Arithmetic:
         if e.name == "round":
             return bound.wrap(self.round(xs[0], round_digits(e), text)), NUM
         return bound.wrap(self.call(e.name, xs, text)), NUM
+
+    def fraction(self, e, varcols: dict, varcls: dict, rule) -> str:
+        """The key text of ``e``, arithmetic (``+ - * /``) on exact numbers
+        of which one at least is term text (a mean, ``1/3``): exact, on
+        pairs ``(n, d)`` (fractions.py), written as key text once at the
+        end; the run stops past 38 digits.  An operand of term text read
+        from a column must hold no float (its text may be an exact
+        number's)."""
+        from .fractions import constant_parts, number_parts, operation_sql, text_sql
+        from .text_order import decoded, typed
+
+        def pair(x):
+            if isinstance(x, ast.Const):
+                return constant_parts(x.value)
+            if isinstance(x, ast.BinOp) and expr_class(x, varcls) == TEXT:
+                return operation_sql(x.op, pair(x.left), pair(x.right), str(x))
+            sql, c = self.sql(x, varcols, varcls, rule)
+            if c == TEXT and getattr(self.types, "text_floats", True):
+                raise NotRelational(f"{e}: arithmetic on term text that may hold floats "
+                                    "(a float's key text may be an exact number's)", rule)
+            return number_parts(decoded(sql, numbers_only=True) if c == TEXT else typed(sql, c, self.types), str(e))
+
+        return text_sql(pair(e))
 
     def integers(self, e, sub) -> str:
         """The SQL of ``e`` on 64-bit integers (engine/int_arithmetic.py, the

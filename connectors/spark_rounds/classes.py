@@ -88,6 +88,13 @@ def value_class(v):
     return c
 
 
+def rational(v) -> bool:
+    """Whether ``v`` is an exact number with no finite decimal (1/3): no
+    number of the run's type, its key text where a rule computes on it
+    (fractions.py)."""
+    return type(v) is Fraction and decimal_places(v) is None
+
+
 def meet(a, b):
     """The class of a column or a variable holding terms of classes ``a``
     and ``b`` (None: not known), or False where the rounds hold no such
@@ -257,9 +264,9 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
     Spark's implicit casts where the engine compares exactly: refused.
     ``texts``: the positions of term text (:func:`text_positions`), where
     a head's constant is term text too.  ``means``: an average of
-    numbers that a rule only writes into its head's arguments makes them
-    term text (:class:`TwoKinds`): its exact value, which the run's number
-    type need not hold (planner/aggregates.head_only_means).
+    exact numbers is term text, and so are the head's arguments it is
+    written into (:class:`TwoKinds`): its exact value, which the run's
+    number type need not hold (planner/aggregates.exact_means).
 
     As a least fixpoint: a rule gives its head classes once every atom of
     its body may hold facts (given, or derived by a rule that did), and
@@ -321,6 +328,7 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
             if isinstance(op, (WrapInterval, CaptureTime)):  # lit@[S,E], lit@T: the ends and the point are numbers (interval_terms.py)
                 env["$start"] = env["$end"] = env["$time"] = NUM
             _assigned(r.body, env)
+            assigned = {lit.var for lit in r.body if isinstance(lit, Assign)}  # (a head of exact arithmetic's key text: below)
             for lit in r.body:  # a negated atom's variables meet its columns in a join too (rules.difference)
                 cols = classes.get(lit.pred) if isinstance(lit, NegScan) else None
                 for i, t in enumerate(lit.terms if cols else ()):
@@ -330,18 +338,21 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
                             raise TwoKinds(_body_positions(r, t), f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms", r)
                         raise NotRelational(f"the variable {t.name} of not {lit.pred}(...) joins {have} with {c} terms{mixed(have, c)}", r)
             if isinstance(op, Aggregate):
-                from chronolog.planner.aggregates import head_only_means
+                from chronolog.planner.aggregates import exact_means
 
                 from .aggregate import result_class
 
-                means_here = head_only_means(r) if means else {}
+                means_here = exact_means(r) if means else {}
                 for v, a in op.aggregates:  # a number, or min/max's strings (aggregate.py)
                     c = result_class(a, env)
+                    if c == NUM and v in means_here:  # (its exact value as term text)
+                        if not means_here[v] <= texts:
+                            raise TwoKinds(means_here[v], f"{v} = {a.func}(...) is an average: any exact number, as term text", r)
+                        c = TEXT
                     if c is not None:
                         env[v] = c
-                    if c == NUM and v in means_here and not means_here[v] <= texts:  # (its exact value as term text)
-                        raise TwoKinds(means_here[v], f"{v} = {a.func}(...) is an average: any exact number, as term text", r)
                 _assigned(r.after, env)  # assignments on the aggregates' results
+                assigned |= {lit.var for lit in r.after if isinstance(lit, Assign)}
             for i, t in enumerate(r.head_terms):
                 if isinstance(t, ast.Const):  # (term text: written as its key text, terms.TermTypes.const)
                     c = TEXT if (r.head_pred, i) in texts else value_class(t.value)
@@ -349,6 +360,8 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
                     c = TEXT
                 else:
                     c = env.get(t.name)
+                    if c == TEXT and (r.head_pred, i) not in texts and t.name in assigned:  # (exact arithmetic's key text)
+                        raise TwoKinds({(r.head_pred, i)}, f"{t.name} is computed exactly as term text (fractions.py)", r)
                     if (r.head_pred, i) in texts and c in (FLOAT, SET):  # its body's columns keyed at the load instead
                         body = _body_positions(r, t)
                         if body and not body <= texts:

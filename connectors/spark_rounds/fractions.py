@@ -7,14 +7,14 @@ term as ``term_types.key_text`` writes it, and :func:`key_text_sql`
 writes the fraction ``p/q`` (two ``decimal(38, 0)``) so:
 
 * in lowest terms, by Euclid's algorithm (Spark has no ``gcd``): at most
-  five steps per decimal digit of the smaller number (Lamé), so 190 below
-  ``10^38``, as an ``aggregate`` over that many steps that stops changing
-  once the remainder is 0.  The same steps written as a chain of
-  projections (one step each, so that the expression does not grow
-  exponentially) made Spark's analyser and optimizer spend 10 s on each
-  statement; the higher-order function is planned in well under a second
-  and costs some microseconds a row where it runs (only on an
-  aggregate's segments);
+  five steps per decimal digit of the smaller number (Lamé), as an
+  ``aggregate`` over five steps per digit of the denominator (190 below
+  ``10^38``), which stops changing once the remainder is 0.  The same
+  steps written as a chain of projections (one step each, so that the
+  expression does not grow exponentially) made Spark's analyser and
+  optimizer spend 10 s on each statement; the higher-order function is
+  planned in well under a second and costs some microseconds a row where
+  it runs (a mean's segments, a row that computes on fractions);
 * a whole number as its digits; a denominator that divides ``10^31`` (no
   prime but 2 and 5) as a decimal, its trailing zeros dropped
   (``-0.5``, ``1.25``); any other as ``p/q``;
@@ -24,6 +24,12 @@ writes the fraction ``p/q`` (two ``decimal(38, 0)``) so:
   two's denominator with more than 15 significant digits: it may be a
   float's binary value, ``float(...)``) the run stops
   (arithmetic.stop_sql) and one task gives the engine's answer.
+
+Arithmetic on exact numbers of term text (``M * 3 - 1`` on a mean, ``X +
+1/3``: :func:`operation_sql`) is written on such pairs ``(n, d)``, ``d >
+0``, each operation's ``try_`` products and sums in ``decimal(38, 0)``
+(a null past 38 digits stops the run), the result written once as its
+key text by :func:`key_text_sql`.
 """
 
 from __future__ import annotations
@@ -34,17 +40,18 @@ from .arithmetic import stop_sql
 from .float_sums import DEC
 from .sql import lambda_name, let
 
-STEPS = 190  # Lamé: Euclid's steps on numbers below 10^38
 PLACES = 31  # decimals written: Spark's exact quotient of two decimal(38, 0) has at most 32 digits before the point
 _let = partial(let, prefix="_f")
 
 
 def gcd_sql(a: str, b: str) -> str:
-    """``gcd(a, b)`` of two ``decimal(38, 0)`` with ``a > 0`` and ``0 <= b``."""
+    """``gcd(a, b)`` of two ``decimal(38, 0)`` with ``a > 0`` and ``0 <= b < a``
+    (``a`` a column or a lambda's variable: read twice), in as many of
+    Euclid's steps as Lamé's bound gives: five per decimal digit of ``a``."""
     s, i = lambda_name("_g"), lambda_name("_i")
     start = f"named_struct('a', CAST({a} AS {DEC}), 'b', CAST({b} AS {DEC}))"
     step = f"CASE WHEN {s}.b = 0 THEN {s} ELSE named_struct('a', {s}.b, 'b', CAST({s}.a % {s}.b AS {DEC})) END"
-    return f"aggregate(sequence(1, {STEPS}), {start}, ({s}, {i}) -> {step}).a"
+    return f"aggregate(sequence(1, 5 * length(CAST(CAST({a} AS {DEC}) AS STRING))), {start}, ({s}, {i}) -> {step}).a"
 
 
 def key_text_sql(p: str, q: str) -> str:
@@ -82,3 +89,55 @@ def key_text_sql(p: str, q: str) -> str:
         return _let(g, lowest)
 
     return _let(f"named_struct('p', CAST({p} AS {DEC}), 'q', CAST({q} AS {DEC}))", body)
+
+
+def number_parts(struct: str, why: str) -> str:
+    """The pair ``(n, d)`` of a decoded term (text_order.decoded, typed)
+    that is an exact number within 38 digits, else the run stops (``why``:
+    the operation): a string's ``+`` or the engine's error on a term that
+    is no number is one task's to give."""
+    def body(s):
+        bad = f"{s}.k <> 'n' OR {s}.n IS NULL OR {s}.d IS NULL"
+        return (f"CASE WHEN {bad} THEN {stop_sql(f'{why} on term text that is no exact number within 38 digits')} "
+                f"ELSE named_struct('n', {s}.n, 'd', {s}.d) END")
+
+    return _let(struct, body)
+
+
+def constant_parts(v) -> str:
+    """The pair ``(n, d)`` of the exact number ``v`` (refused past 38 digits)."""
+    from fractions import Fraction
+
+    from .fragment import NotRelational
+
+    x = Fraction(v)
+    if max(abs(x.numerator), x.denominator) >= 10**38:
+        raise NotRelational(f"arithmetic on the number {x}, of more than 38 digits")
+    return f"named_struct('n', CAST('{x.numerator}' AS {DEC}), 'd', CAST('{x.denominator}' AS {DEC}))"
+
+
+def operation_sql(op: str, a: str, b: str, why: str) -> str:
+    """The pair ``(n, d)`` of ``a op b`` (``+ - * /``) of two pairs, exact
+    (not in lowest terms: :func:`key_text_sql` reduces the result once), or
+    the run stops: past 38 digits, or a division by zero (the engine's
+    error, one task's to give)."""
+    def body(v):
+        x, y = f"{v}._a", f"{v}._b"
+        if op in ("+", "-"):
+            f = "try_add" if op == "+" else "try_subtract"
+            n, d = f"{f}(try_multiply({x}.n, {y}.d), try_multiply({y}.n, {x}.d))", f"try_multiply({x}.d, {y}.d)"
+        elif op == "*":
+            n, d = f"try_multiply({x}.n, {y}.n)", f"try_multiply({x}.d, {y}.d)"
+        else:  # (the divisor's sign moved to the numerator: d > 0)
+            n, d = f"try_multiply({x}.n, CASE WHEN {y}.n < 0 THEN -{y}.d ELSE {y}.d END)", f"try_multiply({x}.d, abs({y}.n))"
+        pair = f"named_struct('n', CAST({n} AS {DEC}), 'd', CAST({d} AS {DEC}))"
+        zero = f"{y}.n = 0 THEN {stop_sql(f'{why} divides by zero')} WHEN " if op == "/" else ""
+        return _let(pair, lambda r: f"CASE WHEN {zero}{r}.n IS NULL OR {r}.d IS NULL "
+                                    f"THEN {stop_sql(f'{why} needs more than 38 digits')} ELSE {r} END")
+
+    return _let(f"named_struct('_a', {a}, '_b', {b})", body)
+
+
+def text_sql(pair: str) -> str:
+    """The key text of the pair ``(n, d)``: :func:`key_text_sql`."""
+    return _let(pair, lambda v: key_text_sql(f"{v}.n", f"{v}.d"))

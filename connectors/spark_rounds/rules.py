@@ -20,7 +20,7 @@ from chronolog.planner import physical as ph
 from chronolog.planner.ir import Assign, Condition, NegScan, PlanRule, Scan
 
 from .aggregate import aggregate_step
-from .arithmetic import Arithmetic, inlined_size
+from .arithmetic import Arithmetic, expr_class, inlined_size
 from .calendar import DAY
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, disjoint, meet, never_binds, value_class
 from .fragment import NotRelational
@@ -103,7 +103,7 @@ class RuleSql:
     def condition(self, q: Stmt, src: str, cmp, varcls: dict, varcols: dict, rule) -> str:
         ordered = cmp.op not in ("==", "!=")
         sides = (cmp.left, cmp.right)
-        if any(isinstance(x, ast.Var) and varcls.get(x.name) == TEXT for x in sides):  # term text (classes.TEXT)
+        if any(expr_class(x, varcls) == TEXT for x in sides):  # term text (classes.TEXT), exact arithmetic's too (fractions.py)
             keyable = (TEXT, NUM, STR, BOOL, DATE, TS)  # (a value of these classes: its key text, TermTypes.key_text_sql)
             typed = [None if isinstance(x, ast.Const) else self.arith.sql(x, varcols, varcls, rule) for x in sides]
             if ordered:  # the engine's order of the two terms, or the run stops (text_order.py)

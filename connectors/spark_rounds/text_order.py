@@ -102,18 +102,29 @@ def _unquoted(x: str) -> str:
     return f"array_join(transform(split({body}, {_re(chr(92) * 4)}, -1), {v} -> {piece(v)}), {hex_string(chr(92))})"
 
 
-def decoded(x: str) -> str:
-    """The struct of the term whose key text is the SQL ``x``."""
+def number_struct(t: str) -> str:
+    """The struct of kind ``n`` of the key text ``t`` (a column or a
+    lambda's variable) of an exact number (:data:`NUMBER`): ``p/q``, a
+    decimal or a whole number, its fields null past 38 digits."""
+    whole = f"try_cast({t} AS {DEC})"
+    frac = _struct("n", n=f"try_cast(substring_index({t}, '/', 1) AS {DEC})",
+                   d=f"try_cast(substring_index({t}, '/', -1) AS {DEC})")
+    dec = _struct("n", n=f"try_cast(replace({t}, '.', '') AS {DEC})",
+                  d=f"try_cast(concat('1', repeat('0', length(substring_index({t}, '.', -1)))) AS {DEC})")
+    return (f"(CASE WHEN {t} LIKE '%/%' THEN {frac} WHEN {t} LIKE '%.%' THEN {dec} "
+            f"ELSE {_struct('n', n=whole, d=f'CAST(1 AS {DEC})')} END)")
+
+
+def decoded(x: str, numbers_only: bool = False) -> str:
+    """The struct of the term whose key text is the SQL ``x``
+    (``numbers_only``: of kind ``x`` when it is no exact number, for
+    arithmetic, which reads nothing else: fractions.py)."""
 
     def body(t):
-        whole = f"try_cast({t} AS {DEC})"
-        frac = _struct("n", n=f"try_cast(substring_index({t}, '/', 1) AS {DEC})",
-                       d=f"try_cast(substring_index({t}, '/', -1) AS {DEC})")
-        dec = _struct("n", n=f"try_cast(replace({t}, '.', '') AS {DEC})",
-                      d=f"try_cast(concat('1', repeat('0', length(substring_index({t}, '.', -1)))) AS {DEC})")
+        if numbers_only:
+            return f"CASE WHEN {t} RLIKE {_re(NUMBER)} THEN {number_struct(t)} ELSE {_struct('x')} END"
         flt = double_parts(f"try_cast(substr({t}, 7, length({t}) - 7) AS DOUBLE)")
-        return (f"CASE WHEN {t} RLIKE {_re(NUMBER)} THEN (CASE WHEN {t} LIKE '%/%' THEN {frac} WHEN {t} LIKE '%.%' THEN {dec} "
-                f"ELSE {_struct('n', n=whole, d=f'CAST(1 AS {DEC})')} END) "
+        return (f"CASE WHEN {t} RLIKE {_re(NUMBER)} THEN {number_struct(t)} "
                 f"WHEN startswith({t}, 'float(') THEN {flt} "
                 f"WHEN {t} IN ('#T', '#F') THEN {_struct('b', b=f'{t} = {chr(39)}#T{chr(39)}')} "
                 f"WHEN {t} RLIKE {_re(BARE)} THEN {_struct('s', s=t)} "

@@ -120,3 +120,22 @@ def test_a_pandas_column_of_several_kinds_is_named(spark, distributed, one_task_
             out = cs.reason(spark, NO_KEY, inputs={"owns": df}, distributed=distributed, one_task_bytes=one_task_bytes)
             out["far"].toArrow()
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("program", [NO_KEY, KEYED], ids=["no key", "keyed"])
+@pytest.mark.parametrize("distributed, one_task_bytes", [(False, None), (True, -1), (True, None)], ids=["driver", "rounds", "by size"])
+def test_an_output_the_program_does_not_name_is_refused_before_any_job(spark, program, distributed, one_task_bytes):
+    """``outputs=["fra"]`` for ``far``: the rounds answered ``{"fra": an
+    empty DataFrame}``, and the keyed and one-task paths refused it only in
+    a Spark task, after the job; the embedded engine's ``to_arrow("fra")``
+    names the typo."""
+    from chronolog import spark as cs
+
+    with pytest.raises(ArgumentError) as want:
+        chronolog.reason(program, {"owns": frame(spark, "x").toArrow()}).to_arrow("fra")
+    with pytest.raises(ArgumentError, match="outputs: the predicate 'fra' does not occur in the program") as got:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cs.reason(spark, program, inputs={"owns": frame(spark, "x")}, distributed=distributed,
+                      one_task_bytes=one_task_bytes, outputs=["fra"])
+    assert got.value.hint == want.value.hint == "did you mean far?"

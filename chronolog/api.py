@@ -13,6 +13,7 @@ import math
 import os
 from collections.abc import Iterable
 
+from chronolog.arguments import refuse_unknown_predicate  # noqa: F401 (handed down to the Spark connector with the API)
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast

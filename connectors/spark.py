@@ -609,7 +609,8 @@ def reason_with(
     tables ``toArrow()`` of each DataFrame would give; on the keyed path in
     one Spark job for all outputs (the DataFrames' ``toArrow`` is a job each,
     over a checkpoint of the tasks' output).
-    ``embedded``: :mod:`chronolog.api` (its ``reason`` and ``parse_horizon``),
+    ``embedded``: :mod:`chronolog.api` (its ``reason``, ``parse_horizon`` and
+    ``refuse_unknown_predicate``),
     given by :func:`chronolog.spark.reason`: the API is a layer above.
     """
     from chronolog.connectors.bindings import binding_specs, column_names, load_bound_inputs, time_mapping
@@ -661,6 +662,11 @@ def reason_with(
     if outputs is None:
         outputs = plan.outputs or sorted(p for p in plan.derived_predicates() if not p.startswith("$"))
     outputs = list(outputs)
+    # a typo is named before any job (the rounds answered it empty, the tasks refused it after the job)
+    known = set(plan.arities) | {p for p, _, _ in frames} | {f.pred for f in local_facts}
+    for p in outputs:
+        if p not in known:
+            embedded.refuse_unknown_predicate(p, known, "outputs", "its inputs")
 
     names = {}
     for p in outputs:

@@ -560,3 +560,22 @@ def test_a_nan_in_a_spark_task_names_its_row_by_its_values(spark, column):
         with pytest.raises(chronolog.DataError) as e:
             cs.reason(spark, program, {"m": frame}, distributed=distributed, arrow=True)
         assert f"m: the column {column} is NaN in {says}" in e.value.message, (distributed, e.value.message)
+
+
+def test_the_chronolog_data_source_reads_into_a_given_schema_of_zoned_timestamps(spark, tmp_path):
+    """A schema given with TIMESTAMP columns (Spark's zoned type, for an
+    argument of instants and for the time columns) reads the instants and
+    the seconds as such, in any session time zone: the read stopped in
+    every task on pyspark's ``assert timezone is not None``."""
+    text = "p(2024-01-01T12:00:00,1)@[0,10]\np(2024-03-10T02:30:00.25,2)@[1,11)\n"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.facts").write_text(text)
+    epoch = dt.datetime(1970, 1, 1)
+    want = sorted(((t - epoch) // dt.timedelta(microseconds=1), v, s, e, sc, ec)
+                  for (t, v), (s, e, sc, ec) in chronolog.reason("", text).facts("p"))
+    ddl = "c0 timestamp, c1 bigint, start timestamp, end timestamp, start_closed boolean, end_closed boolean"
+    with _time_zone(spark, "America/New_York"):
+        df = spark.read.format("chronolog").option("predicate", "p").schema(ddl).load(str(tmp_path / "in"))
+        got = sorted(tuple(r) for r in df.selectExpr(
+            "unix_micros(c0)", "c1", "unix_seconds(start)", "unix_seconds(`end`)", "start_closed", "end_closed").collect())
+    assert got == want

@@ -299,7 +299,7 @@ class _Reader(DataSourceReader):
 
         if partition is None or partition.value is None:  # no files (an empty write's output): Spark's one empty partition
             return
-        target = to_arrow_schema(self.schema)
+        target = to_arrow_schema(self.schema, timezone="UTC")  # (a TIMESTAMP column: instants, as Spark reads Arrow)
         kinds = [f.metadata.get(KIND_KEY) for f in self.schema.fields]
         _, rows = _facts([partition.value], self.pred)
         if not rows:

@@ -579,3 +579,17 @@ def test_the_chronolog_data_source_reads_into_a_given_schema_of_zoned_timestamps
         got = sorted(tuple(r) for r in df.selectExpr(
             "unix_micros(c0)", "c1", "unix_seconds(start)", "unix_seconds(`end`)", "start_closed", "end_closed").collect())
     assert got == want
+
+
+def test_the_chronolog_data_source_refuses_a_time_off_the_days_of_a_date_schema(spark, tmp_path):
+    """A schema given with DATE time columns holds whole days: a time of 10
+    seconds is refused at its line, where it read as the day it falls in
+    (``@[0,10]`` as the point 1970-01-01, silently)."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.facts").write_text("p(b)@[86400,172800]\np(a)@[0,10]\n")
+    ddl = "c0 string, start date, end date, start_closed boolean, end_closed boolean"
+    with pytest.raises(Exception, match=r"a\.facts:2:1: data error: 10 in column end does not fit its type date32"):
+        spark.read.format("chronolog").option("predicate", "p").schema(ddl).load(str(tmp_path / "in")).collect()
+    (tmp_path / "in" / "a.facts").write_text("p(b)@[86400,172800]\n")
+    got = spark.read.format("chronolog").option("predicate", "p").schema(ddl).load(str(tmp_path / "in")).collect()
+    assert [(r.start, r.end) for r in got] == [(dt.date(1970, 1, 2), dt.date(1970, 1, 3))]

@@ -659,6 +659,7 @@ def reason_with(
 
     refuse_repeating(local_facts, "reasoning through Spark")
     plan = make_plan(_strip(prog, True))
+    _refuse_other_arities(prog, frames)
     if outputs is None:
         outputs = plan.outputs or sorted(p for p in plan.derived_predicates() if not p.startswith("$"))
     outputs = list(outputs)
@@ -740,6 +741,17 @@ def reason_with(
         if stats is not None:
             stats.update(path="driver", why="distributed=False")
         return _as_arrow(_on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources, embedded), arrow)
+
+
+def _refuse_other_arities(prog, frames) -> None:
+    """An input whose argument columns are not the program's arity is
+    refused by its schema, before any job: the tasks refused it only after
+    the job, and an empty one was taken as no facts (CSV inputs are read by
+    their reader, which says it of a row)."""
+    from chronolog.planner.validate import collect_arities
+
+    shapes = {pred: [((None,) * len(_term_columns(df)), (0, 0, True, True))] for pred, df, csv in frames if not csv}
+    collect_arities(prog, dist.fact_rows(shapes))
 
 
 def _csv_cell_error(prog, r, base_dir: Path) -> None:

@@ -13,7 +13,6 @@ import math
 import os
 from collections.abc import Iterable
 
-from chronolog.arguments import refuse_unknown_predicate  # noqa: F401 (handed down to the Spark connector with the API)
 from chronolog.engine.rows.evaluator import Evaluator
 from chronolog.engine.store import Store
 from chronolog.language import ast
@@ -693,6 +692,14 @@ def _format_period(per, calendar) -> str:
         if (seconds / size).denominator == 1:
             return sign + fmt.format(int(seconds / size))
     return sign + "PT" + format_number(seconds) + "S"
+
+
+def refuse_unknown_predicate(pred: str, known, what: str, facts: str = "its facts") -> None:
+    """The API's error for a predicate that neither the program nor its
+    facts name, for the Spark connector a layer below (its ``outputs=``)."""
+    from chronolog import arguments
+
+    arguments.refuse_unknown_predicate(pred, known, what, facts)
 
 
 def parse_horizon(h, calendar=None, what="horizon"):

@@ -747,10 +747,12 @@ def _refuse_other_arities(prog, frames) -> None:
     """An input whose argument columns are not the program's arity is
     refused by its schema, before any job: the tasks refused it only after
     the job, and an empty one was taken as no facts (CSV inputs are read by
-    their reader, which says it of a row)."""
+    their reader, which says it of a row; an input without its time columns
+    is named for those, where a ``Start`` would count as an argument)."""
     from chronolog.planner.validate import collect_arities
 
-    shapes = {pred: [((None,) * len(_term_columns(df)), (0, 0, True, True))] for pred, df, csv in frames if not csv}
+    shapes = {pred: [((None,) * len(_term_columns(df)), (0, 0, True, True))] for pred, df, csv in frames
+              if not csv and {"start", "end"} <= set(_columns(df))}
     collect_arities(prog, dist.fact_rows(shapes))
 
 
@@ -801,11 +803,14 @@ def _as_arrow(out: dict, arrow: bool) -> dict:
     return {p: _arrow(df, p) for p, df in out.items()} if arrow else out
 
 
-def _term_columns(df) -> list:
+def _columns(df) -> list:
     import pyarrow as pa
 
-    cols = df.schema.names if isinstance(df, (pa.Table, pa.RecordBatch)) else list(df.columns)
-    return [c for c in list(cols) if c not in TIME_COLUMNS]
+    return df.schema.names if isinstance(df, (pa.Table, pa.RecordBatch)) else list(df.columns)
+
+
+def _term_columns(df) -> list:
+    return [c for c in _columns(df) if c not in TIME_COLUMNS]
 
 
 def _key_positions(key, frames):

@@ -714,6 +714,14 @@ def _format_period(per, calendar) -> str:
     return sign + "PT" + format_number(seconds) + "S"
 
 
+def refuse_unknown_predicate(pred: str, known, what: str, facts: str = "its facts") -> None:
+    """The API's error for a predicate that neither the program nor its
+    facts name, for the Spark connector a layer below (its ``outputs=``)."""
+    from chronolog import arguments
+
+    arguments.refuse_unknown_predicate(pred, known, what, facts)
+
+
 def parse_horizon(h, calendar=None, what="horizon"):
     """``(lo, hi)`` or ``"lo,hi"`` -> the closed interval tuple (dates on a
     calendar timeline); ``what`` names it in errors (``--window``)."""

@@ -609,7 +609,8 @@ def reason_with(
     tables ``toArrow()`` of each DataFrame would give; on the keyed path in
     one Spark job for all outputs (the DataFrames' ``toArrow`` is a job each,
     over a checkpoint of the tasks' output).
-    ``embedded``: :mod:`chronolog.api` (its ``reason`` and ``parse_horizon``),
+    ``embedded``: :mod:`chronolog.api` (its ``reason``, ``parse_horizon`` and
+    ``refuse_unknown_predicate``),
     given by :func:`chronolog.spark.reason`: the API is a layer above.
     """
     from chronolog.connectors.bindings import binding_specs, column_names, load_bound_inputs, time_mapping
@@ -659,9 +660,15 @@ def reason_with(
 
     refuse_repeating(local_facts, "reasoning through Spark")
     plan = make_plan(_strip(prog, True))
+    _refuse_other_arities(prog, frames)
     if outputs is None:
         outputs = plan.outputs or sorted(p for p in plan.derived_predicates() if not p.startswith("$"))
     outputs = list(outputs)
+    # a typo is named before any job (the rounds answered it empty, the tasks refused it after the job)
+    known = set(plan.arities) | {p for p, _, _ in frames} | {f.pred for f in local_facts}
+    for p in outputs:
+        if p not in known:
+            embedded.refuse_unknown_predicate(p, known, "outputs", "its inputs")
 
     names = {}
     for p in outputs:
@@ -737,6 +744,19 @@ def reason_with(
         return _as_arrow(_on_driver(spark, _strip(prog, True), frames, local_facts, outputs, names, horizon, timestamps, window, sources, embedded), arrow)
 
 
+def _refuse_other_arities(prog, frames) -> None:
+    """An input whose argument columns are not the program's arity is
+    refused by its schema, before any job: the tasks refused it only after
+    the job, and an empty one was taken as no facts (CSV inputs are read by
+    their reader, which says it of a row; an input without its time columns
+    is named for those, where a ``Start`` would count as an argument)."""
+    from chronolog.planner.validate import collect_arities
+
+    shapes = {pred: [((None,) * len(_term_columns(df)), (0, 0, True, True))] for pred, df, csv in frames
+              if not csv and {"start", "end"} <= set(_columns(df))}
+    collect_arities(prog, dist.fact_rows(shapes))
+
+
 def _csv_cell_error(prog, r, base_dir: Path) -> None:
     """Where the rounds refused a ``"spark csv"`` input's cells
     (spark_rounds.csv_inputs: a column SQL does not read as the embedded
@@ -784,11 +804,14 @@ def _as_arrow(out: dict, arrow: bool) -> dict:
     return {p: _arrow(df, p) for p, df in out.items()} if arrow else out
 
 
-def _term_columns(df) -> list:
+def _columns(df) -> list:
     import pyarrow as pa
 
-    cols = df.schema.names if isinstance(df, (pa.Table, pa.RecordBatch)) else list(df.columns)
-    return [c for c in list(cols) if c not in TIME_COLUMNS]
+    return df.schema.names if isinstance(df, (pa.Table, pa.RecordBatch)) else list(df.columns)
+
+
+def _term_columns(df) -> list:
+    return [c for c in _columns(df) if c not in TIME_COLUMNS]
 
 
 def _key_positions(key, frames):

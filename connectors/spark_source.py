@@ -299,7 +299,7 @@ class _Reader(DataSourceReader):
 
         if partition is None or partition.value is None:  # no files (an empty write's output): Spark's one empty partition
             return
-        target = to_arrow_schema(self.schema)
+        target = to_arrow_schema(self.schema, timezone="UTC")  # (a TIMESTAMP column: instants, as Spark reads Arrow)
         kinds = [f.metadata.get(KIND_KEY) for f in self.schema.fields]
         _, rows = _facts([partition.value], self.pred)
         if not rows:
@@ -413,6 +413,8 @@ def _columns(rows, target, sampled, path, pred):
                 cols[i], kinds[i] = floats, dist.value_kind(floats)
         if not fits(kinds[i], f.type, sampled[i], time):
             _refuse(path, pred, i, f, sampled[i], time)
+        if time and pa.types.is_date(f.type) and not all(map(_whole_day, cols[i])):
+            _refuse(path, pred, i, f, sampled[i], time, fit=_whole_day)  # (the cast to days would drop the rest)
         if time and (pa.types.is_timestamp(f.type) or pa.types.is_date(f.type)):
             from chronolog.engine.timestamps import to_timestamps
 
@@ -469,9 +471,17 @@ def _printed_floats(values):
     return out
 
 
-def _refuse(path, pred, i, field, sampled, time):
+def _whole_day(t) -> bool:
+    """A time (seconds since 1970) that a DATE time column holds: a whole day, or none (infinite)."""
+    from fractions import Fraction
+
+    return t is None or Fraction(t) % 86400 == 0
+
+
+def _refuse(path, pred, i, field, sampled, time, fit=None):
     """The error for the first line of ``path`` whose column ``i`` does not
-    fit ``field`` (read again line by line: only on this error path)."""
+    fit ``field`` (read again line by line: only on this error path);
+    ``fit`` tells a value that fits, where its kind alone does not."""
     import pyarrow as pa
 
     from chronolog.language import ast
@@ -489,7 +499,7 @@ def _refuse(path, pred, i, field, sampled, time):
                     continue
                 for terms, iv in rows:
                     v = terms[i] if i < len(terms) else (iv[0] if i == len(terms) else iv[1])
-                    if v in (NEG_INF, POS_INF) or fits(dist.value_kind([v]), field.type, sampled, time):
+                    if v in (NEG_INF, POS_INF) or fits(dist.value_kind([v]), field.type, sampled, time) and (fit is None or fit(v)):
                         continue
                     if not time and pa.types.is_floating(field.type) and _printed_floats([v]) is not None:
                         continue

@@ -120,3 +120,44 @@ def test_a_pandas_column_of_several_kinds_is_named(spark, distributed, one_task_
             out = cs.reason(spark, NO_KEY, inputs={"owns": df}, distributed=distributed, one_task_bytes=one_task_bytes)
             out["far"].toArrow()
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("program", [NO_KEY, KEYED], ids=["no key", "keyed"])
+@pytest.mark.parametrize("distributed, one_task_bytes", [(False, None), (True, -1), (True, None)], ids=["driver", "rounds", "by size"])
+def test_an_output_the_program_does_not_name_is_refused_before_any_job(spark, program, distributed, one_task_bytes):
+    """``outputs=["fra"]`` for ``far``: the rounds answered ``{"fra": an
+    empty DataFrame}``, and the keyed and one-task paths refused it only in
+    a Spark task, after the job; the embedded engine's ``to_arrow("fra")``
+    names the typo."""
+    from chronolog import spark as cs
+
+    with pytest.raises(ArgumentError) as want:
+        chronolog.reason(program, {"owns": frame(spark, "x").toArrow()}).to_arrow("fra")
+    with pytest.raises(ArgumentError, match="outputs: the predicate 'fra' does not occur in the program") as got:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cs.reason(spark, program, inputs={"owns": frame(spark, "x")}, distributed=distributed,
+                      one_task_bytes=one_task_bytes, outputs=["fra"])
+    assert got.value.hint == want.value.hint == "did you mean far?"
+
+
+@pytest.mark.parametrize("program", [NO_KEY, KEYED], ids=["no key", "keyed"])
+@pytest.mark.parametrize("distributed, one_task_bytes", [(False, None), (True, -1), (True, None)], ids=["driver", "rounds", "by size"])
+@pytest.mark.parametrize("rows", [ROWS, []], ids=["rows", "empty"])
+def test_an_input_of_other_arity_is_refused_by_its_schema_before_any_job(spark, program, distributed, one_task_bytes, rows):
+    """A DataFrame of three argument columns for ``owns/2``: the distributed
+    paths refused it only in a Spark task, after the job, and an empty one
+    was taken as no facts; its schema says it before any job, as the
+    embedded engine says it of the rows."""
+    from chronolog import spark as cs
+    from chronolog.language.errors import ProgramError
+
+    df = spark.createDataFrame([(a, b, "z", s, e) for a, b, s, e in rows], "x string, y string, w string, start long, end long")
+    with pytest.raises(ProgramError) as want:
+        chronolog.reason(program, {"owns": frame(spark, "x").toArrow().add_column(2, "w", [["z", "z"]])})
+    with pytest.raises(ProgramError) as got:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = cs.reason(spark, program, inputs={"owns": df}, distributed=distributed, one_task_bytes=one_task_bytes)
+            out["far"].toArrow()
+    assert str(got.value) == str(want.value).replace("facts['owns']", "<facts owns>")  # (as the driver names it)

@@ -560,3 +560,36 @@ def test_a_nan_in_a_spark_task_names_its_row_by_its_values(spark, column):
         with pytest.raises(chronolog.DataError) as e:
             cs.reason(spark, program, {"m": frame}, distributed=distributed, arrow=True)
         assert f"m: the column {column} is NaN in {says}" in e.value.message, (distributed, e.value.message)
+
+
+def test_the_chronolog_data_source_reads_into_a_given_schema_of_zoned_timestamps(spark, tmp_path):
+    """A schema given with TIMESTAMP columns (Spark's zoned type, for an
+    argument of instants and for the time columns) reads the instants and
+    the seconds as such, in any session time zone: the read stopped in
+    every task on pyspark's ``assert timezone is not None``."""
+    text = "p(2024-01-01T12:00:00,1)@[0,10]\np(2024-03-10T02:30:00.25,2)@[1,11)\n"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.facts").write_text(text)
+    epoch = dt.datetime(1970, 1, 1)
+    want = sorted(((t - epoch) // dt.timedelta(microseconds=1), v, s, e, sc, ec)
+                  for (t, v), (s, e, sc, ec) in chronolog.reason("", text).facts("p"))
+    ddl = "c0 timestamp, c1 bigint, start timestamp, end timestamp, start_closed boolean, end_closed boolean"
+    with _time_zone(spark, "America/New_York"):
+        df = spark.read.format("chronolog").option("predicate", "p").schema(ddl).load(str(tmp_path / "in"))
+        got = sorted(tuple(r) for r in df.selectExpr(
+            "unix_micros(c0)", "c1", "unix_seconds(start)", "unix_seconds(`end`)", "start_closed", "end_closed").collect())
+    assert got == want
+
+
+def test_the_chronolog_data_source_refuses_a_time_off_the_days_of_a_date_schema(spark, tmp_path):
+    """A schema given with DATE time columns holds whole days: a time of 10
+    seconds is refused at its line, where it read as the day it falls in
+    (``@[0,10]`` as the point 1970-01-01, silently)."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.facts").write_text("p(b)@[86400,172800]\np(a)@[0,10]\n")
+    ddl = "c0 string, start date, end date, start_closed boolean, end_closed boolean"
+    with pytest.raises(Exception, match=r"a\.facts:2:1: data error: 10 in column end does not fit its type date32"):
+        spark.read.format("chronolog").option("predicate", "p").schema(ddl).load(str(tmp_path / "in")).collect()
+    (tmp_path / "in" / "a.facts").write_text("p(b)@[86400,172800]\n")
+    got = spark.read.format("chronolog").option("predicate", "p").schema(ddl).load(str(tmp_path / "in")).collect()
+    assert [(r.start, r.end) for r in got] == [(dt.date(1970, 1, 2), dt.date(1970, 1, 3))]

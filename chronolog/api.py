@@ -1863,6 +1863,13 @@ class Model:
 
         return iterate(self)
 
+    def __contains__(self, x) -> bool:
+        """``"p" in model``: whether ``model["p"]`` answers (iteration gives
+        facts, which a name never equals)."""
+        from chronolog.frames import contains
+
+        return contains(self, x)
+
     def _repr_html_(self) -> str:
         from chronolog.frames import repr_html
 

@@ -85,6 +85,19 @@ def test_getitem_iteration_and_html():
     assert [str(f) for f in rep["job"]] == ["job(a)@[0,0] every 30"]
 
 
+def test_a_predicate_is_in_the_model_exactly_when_the_model_can_be_indexed_by_it():
+    m = chronolog.reason("@output(alert). alert(S) :- hot(S), not cold(S). hot(s1)@[0,5]. quiet(s1)@[0,1].")
+    for pred in ("alert", "hot", "quiet", "cold", "zz", "s1"):
+        try:
+            m[pred]
+            indexable = True
+        except KeyError:
+            indexable = False
+        assert (pred in m) == indexable, pred
+    assert "alert" in m and "cold" in m and "zz" not in m  # cold: in the program, without facts ([])
+    assert m["cold"] == [] and m["alert"][0] in m  # a Fact is in the model it comes from
+
+
 numbers = st.one_of(st.integers(-5, 5), st.fractions(min_value=-5, max_value=5, max_denominator=7))
 
 

@@ -666,6 +666,8 @@ def _text_date(text: str, where: str):
 
 
 def _interval(iv, calendar=None, where="interval"):
+    if where == "window" and isinstance(iv, str) and "," in iv:
+        return parse_horizon(iv, calendar, where)  # "FROM,TO", as a horizon reads it
     from chronolog.arguments import check_interval, plain_interval
     from chronolog.language.timeline import make, why_empty
 

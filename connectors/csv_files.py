@@ -421,6 +421,20 @@ def note_leading_zeros(cell: str, value, where, column: str, pred: str, k: int) 
     return True
 
 
+def note_empty_file(path, pred: str) -> bool:
+    """Say aloud (True when said) that a bound file is empty, 0 bytes: an
+    export that wrote nothing reads as no facts, which looks like a model
+    where nothing holds."""
+    if path.stat().st_size:
+        return False
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    warnings.warn(Note(f"{path}: the file is empty (0 bytes), so it gives {pred} no facts"), stacklevel=3)
+    return True
+
+
 def refuse_data_header(header, where, time_mapping, calendar=None) -> None:
     """A header whose time columns hold time points is the first row of a
     file without a header: read as the header (``useHeaders`` is true by

@@ -1456,3 +1456,27 @@ def test_identifiers_with_leading_zeros_read_as_numbers_are_noted(tmp_path, rows
         warnings.simplefilter("always")
         model = reason(program.replace("p(X)", '@mapping("c", 0, "id", "string").\np(X)'))
     assert not [w for w in caught if issubclass(w.category, Note)] and model.holds("p", ("007",), (0, 5))
+
+
+def test_an_empty_bound_csv_file_is_noted(tmp_path):
+    """A 0-byte CSV file bound to an input (an export that wrote nothing,
+    a truncated copy) read as no facts without a word: a note names the
+    file, as the other notes of an input do; a file with only its header
+    is data with no rows, read without one."""
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    (tmp_path / "e.csv").write_bytes(b"")
+    (tmp_path / "h.csv").write_text("id,start,end\n")
+    program = f'@bind("c", "csv", "{tmp_path}", "e.csv").\n@bind("d", "csv", "{tmp_path}", "h.csv").\np(X) :- c(X).\np(X) :- d(X).\n'
+    want = f"{tmp_path / 'e.csv'}: the file is empty (0 bytes), so it gives c no facts"
+    for engine in ("rows", "columns"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = reason(program, engine=engine)
+        assert [str(w.message) for w in caught if issubclass(w.category, Note)] == [want]
+        assert model.to_text() == ""
+    (tmp_path / "p.vada").write_text(program)
+    r = run("run", tmp_path / "p.vada")
+    assert r.exit_code == 0 and r.stderr == f"note: {want}\n" and r.stdout == ""

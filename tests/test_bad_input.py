@@ -358,7 +358,7 @@ P = "p(X) :- <->[0,1] q(X).  q(a)@1."
         (lambda: reason(P, 42), "facts: expected"),
         (lambda: reason(None), "program: expected"),
         (lambda: reason(P, horizon=("a", "b")), "horizon: 'a'"),
-        (lambda: reason(P).facts_within("p", "0,5"), "window: '0,5'"),
+        (lambda: reason(P).facts_within("p", "0;5"), "window: '0;5'"),  # ("0,5" is FROM,TO, as a horizon)
         (lambda: Stream("p(X) :- <->[0,1] q(X).").advance("x"), "advance(): 'x'"),
         (lambda: reason(P, dialect="datalog"), "dialect"),
     ],
@@ -1480,3 +1480,30 @@ def test_an_empty_bound_csv_file_is_noted(tmp_path):
     (tmp_path / "p.vada").write_text(program)
     r = run("run", tmp_path / "p.vada")
     assert r.exit_code == 0 and r.stderr == f"note: {want}\n" and r.stdout == ""
+
+
+def test_an_empty_table_of_another_arity_is_refused_as_a_table_with_rows_is():
+    """A table of one argument column for ``p/2``: refused with rows, but
+    taken as no facts when empty (on rows and columns, as a Reasoner's
+    update and a Stream's push); refused with the same message, as the
+    Spark driver refuses such an input by its schema."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    from chronolog import Reasoner
+
+    program = "q(X) :- p(X, Y)."
+    full = pd.DataFrame({"c0": ["a"], "start": [0], "end": [1]})
+    with pytest.raises(ChronologError) as want:
+        reason(program, {"p": full})
+    assert want.value.message == "p has 1 argument here but 2 at <program>:1:9" and str(want.value.pos) == "facts['p']"
+    empty = full.iloc[:0]
+    for table in (empty, pa.Table.from_pandas(empty, preserve_index=False), pl.from_pandas(empty)):
+        for call in (lambda: reason(program, {"p": table}, engine="rows"), lambda: reason(program, {"p": table}, engine="columns"),
+                     lambda: Reasoner(program).add({"p": table}), lambda: Stream(program).push({"p": table})):
+            with pytest.raises(ChronologError) as got:
+                call()
+            assert str(got.value) == str(want.value)
+    good = pd.DataFrame({"c0": pd.Series([], dtype=str), "c1": pd.Series([], dtype=str), "start": [], "end": []})
+    assert reason(program, {"p": good}).to_text() == ""

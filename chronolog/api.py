@@ -377,6 +377,8 @@ def check_tables(program, facts) -> None:
     from chronolog import frames
 
     for pred, items in facts.items():
+        if frames.is_table(items) and not len(items):
+            _refuse_empty_of_other_arity(program, pred, items)
         if frames.is_table(items):
             met = frames.closed_ends_meet(items)
             if met is not None:
@@ -396,6 +398,21 @@ def check_tables(program, facts) -> None:
         if frames.is_table(items):
             names = items.column_names if hasattr(items, "column_names") else items.columns  # (Arrow; pandas, Polars)
             check_mapped_header(program, pred, [str(c) for c in names], None)
+
+
+def _refuse_empty_of_other_arity(program, pred: str, table) -> None:
+    """An empty table whose argument columns are not ``pred``'s arity, as
+    one with rows is refused (it was taken as no facts), by its columns (a
+    table without its time columns is left to the error naming them)."""
+    from chronolog.frames import as_table
+    from chronolog.planner.validate import collect_arities
+
+    names = as_table(table, pred).schema.names
+    if {"start", "end"} <= set(names):
+        width = len([n for n in names if n not in ("start", "end", "start_closed", "end_closed")])
+        rows = FactRows()
+        rows.add(pred, (None,) * width, (0, 0, True, True), ast.Pos(f"facts[{pred!r}]"))
+        collect_arities(program, rows)
 
 
 def _table_facts(facts, dialect: str, calendar=None, min_rows=None):

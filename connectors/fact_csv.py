@@ -149,7 +149,7 @@ def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
     lines numbered as the file's), ``rows``: the FactRows they are added to."""
     from chronolog.language.facts import FactRows
 
-    from .csv_files import convert
+    from .csv_files import convert, note_leading_zeros
 
     rows = FactRows() if rows is None else rows
     lines = io.StringIO(text, newline="").readlines()
@@ -158,6 +158,7 @@ def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
     names: set = set()  # the pred cells checked
     cells: dict = {}  # (kind, cell) -> its time point or flag, each distinct one read once
     header, done = None, 0
+    zeros_noted: set = set()  # (the columns whose leading zeros were noted)
 
     def value(kind, record, i, line):
         text = record[i]
@@ -199,6 +200,8 @@ def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
                                     ast.Pos(source, line, gap + 1),
                                     hint='the cells after a predicate\'s last argument are empty; an empty string is written ""')
                 args.append(terms.term(cell, line, i, name))
+                if i not in zeros_noted and note_leading_zeros(cell, args[-1], ast.Pos(source, line, i + 1), name):
+                    zeros_noted.add(i)
             lo, hi = value("time", record, st, line), value("time", record, en, line)
             lc = True if sc is None else bool(value("bool", record, sc, line))
             hc = True if ec is None else bool(value("bool", record, ec, line))

@@ -1507,3 +1507,23 @@ def test_an_empty_table_of_another_arity_is_refused_as_a_table_with_rows_is():
             assert str(got.value) == str(want.value)
     good = pd.DataFrame({"c0": pd.Series([], dtype=str), "c1": pd.Series([], dtype=str), "start": [], "end": []})
     assert reason(program, {"p": good}).to_text() == ""
+
+
+@pytest.mark.parametrize("rows", [3, 40_000])
+def test_leading_zeros_in_a_fact_csv_are_noted_as_in_a_bound_csv(tmp_path, rows):
+    """``--facts f.csv`` (a ``pred`` column) read ``007`` and ``7`` as one
+    constant without a word, where a bound CSV notes it: the same note,
+    once per column, with the cell that keeps them (the string, quoted as
+    the writer quotes it); on the row reader and the kernels alike."""
+    body = "".join(f"own,x{i},{i + 100},0,1\n" for i in range(rows - 3)) + "own,a,7,3,9\nown,b,007,0,5\nown,c,01234,0,1\n"
+    (tmp_path / "f.csv").write_text("pred,c0,c1,start,end\n" + body)
+    (tmp_path / "q.csv").write_text('pred,c0,c1,start,end\nown,b,"""007""",0,5\n')
+    (tmp_path / "p.vada").write_text('@output("has"). has(X, N) :- own(X, N).\n')
+    r = run("run", tmp_path / "p.vada", "--facts", tmp_path / "f.csv")
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr == (f"note: {tmp_path / 'f.csv'}:{rows}:3: column c1: '007' is read as the number 7, its leading zeros "
+                        'dropped (so are those of every such cell): the cell written """007""" (the string "007", '
+                        "as --format csv writes it) keeps them\n")
+    assert "has(a,7)@[3,9]" in r.stdout and "has(b,7)@[0,5]" in r.stdout
+    r = run("run", tmp_path / "p.vada", "--facts", tmp_path / "q.csv")
+    assert r.exit_code == 0 and r.stderr == "" and r.stdout == 'has(b,"007")@[0,5]\n'

@@ -128,19 +128,25 @@ def position_of(path, calendar, pred: str, i: int):
     """The position of the ``i``-th row of ``pred`` (not one that repeats)
     in the CSV file ``path``, read again: an error's place (the rows keep
     each predicate's first position alone)."""
+    at = [pos for pos, p, _, _, every in rows_in_order(path, calendar) if p == pred and every is None]
+    return at[i] if i < len(at) else None
+
+
+def rows_in_order(path, calendar=None) -> list:
+    """``(pos, pred, terms, interval, every)`` of each row of the CSV file
+    of facts ``path``, in the file's order (FactRows keep them by predicate):
+    a stream's order, and where a row is."""
     from chronolog.language.facts import FactRows
     from chronolog.language.source_text import read_text
 
-    class Recording(FactRows):
+    class InOrder(FactRows):
         def add(self, p, terms, iv, pos, every=None) -> None:
-            super().add(p, terms, iv, pos, every)
-            if p == pred and every is None:
-                at.append(pos)
+            out.append((pos, p, terms, iv, every))
 
-    at: list = []
+    out: list = []
     with reading_file():
-        _read(read_text(path, "facts file", csv=True), str(path), calendar, rows=Recording())
-    return at[i] if i < len(at) else None
+        _read(read_text(path, "facts file", csv=True), str(path), calendar, rows=InOrder())
+    return out
 
 
 def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):

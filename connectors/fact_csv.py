@@ -206,7 +206,8 @@ def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
                                     ast.Pos(source, line, gap + 1),
                                     hint='the cells after a predicate\'s last argument are empty; an empty string is written ""')
                 args.append(terms.term(cell, line, i, name))
-                if i not in zeros_noted and note_leading_zeros(cell, args[-1], ast.Pos(source, line, i + 1), name):
+                if i not in zeros_noted and cell.lstrip()[:1] in "0+-" and note_leading_zeros(  # (most cells: no Pos built)
+                        cell, args[-1], ast.Pos(source, line, i + 1), name):
                     zeros_noted.add(i)
             lo, hi = value("time", record, st, line), value("time", record, en, line)
             lc = True if sc is None else bool(value("bool", record, sc, line))

@@ -377,6 +377,8 @@ def check_tables(program, facts) -> None:
     from chronolog import frames
 
     for pred, items in facts.items():
+        if frames.is_table(items) and not len(items):
+            _refuse_empty_of_other_arity(program, pred, items)
         if frames.is_table(items):
             met = frames.closed_ends_meet(items)
             if met is not None:
@@ -396,6 +398,21 @@ def check_tables(program, facts) -> None:
         if frames.is_table(items):
             names = items.column_names if hasattr(items, "column_names") else items.columns  # (Arrow; pandas, Polars)
             check_mapped_header(program, pred, [str(c) for c in names], None)
+
+
+def _refuse_empty_of_other_arity(program, pred: str, table) -> None:
+    """An empty table whose argument columns are not ``pred``'s arity, as
+    one with rows is refused (it was taken as no facts), by its columns (a
+    table without its time columns is left to the error naming them)."""
+    from chronolog.frames import as_table
+    from chronolog.planner.validate import collect_arities
+
+    names = as_table(table, pred).schema.names
+    if {"start", "end"} <= set(names):
+        width = len([n for n in names if n not in ("start", "end", "start_closed", "end_closed")])
+        rows = FactRows()
+        rows.add(pred, (None,) * width, (0, 0, True, True), ast.Pos(f"facts[{pred!r}]"))
+        collect_arities(program, rows)
 
 
 def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
@@ -666,6 +683,8 @@ def _text_date(text: str, where: str):
 
 
 def _interval(iv, calendar=None, where="interval"):
+    if where == "window" and isinstance(iv, str) and "," in iv:
+        return parse_horizon(iv, calendar, where)  # "FROM,TO", as a horizon reads it
     from chronolog.arguments import check_interval, plain_interval
     from chronolog.language.timeline import make, why_empty
 
@@ -1862,6 +1881,13 @@ class Model:
         from chronolog.frames import iterate
 
         return iterate(self)
+
+    def __contains__(self, x) -> bool:
+        """``"p" in model``: whether ``model["p"]`` answers (iteration gives
+        facts, which a name never equals)."""
+        from chronolog.frames import contains
+
+        return contains(self, x)
 
     def _repr_html_(self) -> str:
         from chronolog.frames import repr_html

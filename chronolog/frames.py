@@ -51,10 +51,20 @@ def facts_of(model, pred: str) -> list:
     return out
 
 
+def has_predicate(model, pred: str) -> bool:
+    """Whether ``model[pred]`` answers: ``pred in model`` and indexing agree."""
+    return pred in model.plan.arities or pred in model.predicates()
+
+
+def contains(model, x) -> bool:
+    """``x in model``: a predicate name as indexing takes it, else a fact."""
+    return has_predicate(model, x) if isinstance(x, str) else any(f == x for f in iterate(model))
+
+
 def get_item(model, pred: str) -> list:
     if not isinstance(pred, str):
         raise TypeError("model[...] takes a predicate name, e.g. model['p']")
-    if pred not in model.predicates() and pred not in model.plan.arities:
+    if not has_predicate(model, pred):
         known = ", ".join(model.predicates()) or "none"
         raise KeyError(f"no predicate {pred!r} in the model (predicates with facts: {known})")
     return facts_of(model, pred)

@@ -21,6 +21,7 @@ def _facts(fh, source: str, dialect: str, calendar=None):
     errors name the line of the input.  One reader for the whole input, so
     that each distinct constant and interval text is converted once.
     ``calendar``: the program's on a date timeline (facts at dates)."""
+    from chronolog.connectors.fact_csv import is_fact_csv
     from chronolog.language.facts import FactLineReader
 
     ticks = None
@@ -28,6 +29,9 @@ def _facts(fh, source: str, dialect: str, calendar=None):
         from chronolog.language.lars import tick_interval as ticks
 
         dialect = "vadalog"
+    if source != "<stdin>" and is_fact_csv(source):  # (the CSV of facts that run --facts reads)
+        yield from _csv_facts(source, calendar, ticks)
+        return
     reader = FactLineReader(source, dialect, calendar)
     for n, line in enumerate(_lines(fh), 1):
         if isinstance(line, bytes):  # (the command line's input: its lines as they come)
@@ -47,6 +51,20 @@ def _facts(fh, source: str, dialect: str, calendar=None):
             raise _at(e, source, n) from None
         for pred, terms, iv in facts:
             yield n, pred, terms, iv, correction
+
+
+def _csv_facts(source: str, calendar, ticks):
+    """:func:`_facts` of a CSV file of facts (a ``pred`` column), read whole,
+    its rows in the file's order."""
+    from chronolog.connectors.fact_csv import rows_in_order
+    from chronolog.language.facts import FactRows, refuse_repeating
+
+    for pos, pred, terms, iv, every in rows_in_order(source, calendar):
+        if every is not None:
+            rows = FactRows()
+            rows.add(pred, terms, iv, pos, every)
+            refuse_repeating(rows, "a stream")
+        yield pos.line, pred, terms, ticks(iv) if ticks is not None else iv, ""
 
 
 def _lines(fh):

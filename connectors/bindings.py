@@ -14,7 +14,7 @@ from pathlib import Path
 from chronolog.language import ast
 from chronolog.language.errors import DataError, ProgramError, counted
 
-from .csv_files import read_csv_facts
+from .csv_files import note_empty_file, read_csv_facts
 from .paths import exists
 
 
@@ -265,6 +265,8 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
             path = base_dir / path
         if not exists(path, f"@bind of {pred}: the file", a.pos):
             raise ProgramError(f"@bind of {pred}: the file {path} does not exist", a.pos, hint="check the directory and file name")
+        if kind == "csv" and note_empty_file(path, pred):
+            continue
         m = mappings(program, pred)
         if kind == "csv":
             check_mapped_columns(program, pred, path, opts)

@@ -405,19 +405,38 @@ def refuse_unnamed_columns(header, where, time_mapping) -> None:
 _LEADING_ZEROS = re.compile(r"[+-]?0[0-9]").match
 
 
-def note_leading_zeros(cell: str, value, where, column: str, pred: str, k: int) -> bool:
+def note_leading_zeros(cell: str, value, where, column: str, pred: str | None = None, k: int = 0) -> bool:
     """Say aloud (once per column: True when said) that a cell of a column
     without a type, written with leading zeros, is read as a number: an
-    identifier or a zip code loses them, and 007 becomes the constant 7."""
+    identifier or a zip code loses them, and 007 becomes the constant 7.
+    What keeps them: a bound file's ``@mapping`` of ``pred``'s argument
+    ``k``; in a CSV of facts (``pred`` None), the cell quoted as a string."""
     if type(value) is bool or not isinstance(value, (int, Fraction)) or not _LEADING_ZEROS(cell.strip()):
         return False
     import warnings
 
     from chronolog.language.errors import Note
 
+    cell = cell.strip()
+    keep = (f'@mapping("{pred}", {k}, "{column}", "string").' if pred is not None else
+            f'the cell written """{cell}""" (the string "{cell}", as --format csv writes it)')
     warnings.warn(Note(
-        f"{where}: column {column}: {cell.strip()!r} is read as the number {format_number(value)}, its leading zeros dropped "
-        f'(so are those of every such cell): @mapping("{pred}", {k}, "{column}", "string"). keeps them'), stacklevel=2)
+        f"{where}: column {column}: {cell!r} is read as the number {format_number(value)}, its leading zeros dropped "
+        f"(so are those of every such cell): {keep} keeps them"), stacklevel=2)
+    return True
+
+
+def note_empty_file(path, pred: str) -> bool:
+    """Say aloud (True when said) that a bound file is empty, 0 bytes: an
+    export that wrote nothing reads as no facts, which looks like a model
+    where nothing holds."""
+    if path.stat().st_size:
+        return False
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    warnings.warn(Note(f"{path}: the file is empty (0 bytes), so it gives {pred} no facts"), stacklevel=3)
     return True
 
 

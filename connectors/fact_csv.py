@@ -128,19 +128,25 @@ def position_of(path, calendar, pred: str, i: int):
     """The position of the ``i``-th row of ``pred`` (not one that repeats)
     in the CSV file ``path``, read again: an error's place (the rows keep
     each predicate's first position alone)."""
+    at = [pos for pos, p, _, _, every in rows_in_order(path, calendar) if p == pred and every is None]
+    return at[i] if i < len(at) else None
+
+
+def rows_in_order(path, calendar=None) -> list:
+    """``(pos, pred, terms, interval, every)`` of each row of the CSV file
+    of facts ``path``, in the file's order (FactRows keep them by predicate):
+    a stream's order, and where a row is."""
     from chronolog.language.facts import FactRows
     from chronolog.language.source_text import read_text
 
-    class Recording(FactRows):
+    class InOrder(FactRows):
         def add(self, p, terms, iv, pos, every=None) -> None:
-            super().add(p, terms, iv, pos, every)
-            if p == pred and every is None:
-                at.append(pos)
+            out.append((pos, p, terms, iv, every))
 
-    at: list = []
+    out: list = []
     with reading_file():
-        _read(read_text(path, "facts file", csv=True), str(path), calendar, rows=Recording())
-    return at[i] if i < len(at) else None
+        _read(read_text(path, "facts file", csv=True), str(path), calendar, rows=InOrder())
+    return out
 
 
 def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
@@ -149,7 +155,7 @@ def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
     lines numbered as the file's), ``rows``: the FactRows they are added to."""
     from chronolog.language.facts import FactRows
 
-    from .csv_files import convert
+    from .csv_files import convert, note_leading_zeros
 
     rows = FactRows() if rows is None else rows
     lines = io.StringIO(text, newline="").readlines()
@@ -158,6 +164,7 @@ def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
     names: set = set()  # the pred cells checked
     cells: dict = {}  # (kind, cell) -> its time point or flag, each distinct one read once
     header, done = None, 0
+    zeros_noted: set = set()  # (the columns whose leading zeros were noted)
 
     def value(kind, record, i, line):
         text = record[i]
@@ -199,6 +206,9 @@ def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
                                     ast.Pos(source, line, gap + 1),
                                     hint='the cells after a predicate\'s last argument are empty; an empty string is written ""')
                 args.append(terms.term(cell, line, i, name))
+                if i not in zeros_noted and cell.lstrip()[:1] in "0+-" and note_leading_zeros(  # (most cells: no Pos built)
+                        cell, args[-1], ast.Pos(source, line, i + 1), name):
+                    zeros_noted.add(i)
             lo, hi = value("time", record, st, line), value("time", record, en, line)
             lc = True if sc is None else bool(value("bool", record, sc, line))
             hc = True if ec is None else bool(value("bool", record, ec, line))

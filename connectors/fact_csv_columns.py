@@ -39,6 +39,7 @@ newline; otherwise the lines are counted from the newlines outside quotes.
 from __future__ import annotations
 
 import os
+from fractions import Fraction
 
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError
@@ -211,6 +212,8 @@ def _read(path, calendar, terms):
         r = int(np.argmax(bad)) if bool(bad.any()) else n
         seen = {preds[k]: (int(lines.of(first_rows[k : k + 1])[0]), int(widths[k])) for k in range(len(preds)) if first_rows[k] < r}
         raise _BadRow(int(lines.of(np.array([r]))[0]) if r < n else ragged, seen)
+    for i, col in zip(term_cols, values):
+        col.note_leading_zeros(lines, source, i, header[i])
     every = cells[cols["every"]] if every_rows else None
     del cells
     out = FactColumns()
@@ -557,6 +560,23 @@ class _TermColumn:
             if wrong:
                 bad |= np.isin(indices, wrong)
         self.codes = None
+
+    def note_leading_zeros(self, lines, source: str, i: int, name: str) -> None:
+        """The row reader's note (csv_files.note_leading_zeros) of the
+        column's first cell written with leading zeros and read as a number
+        (its distinct cells looked at; before they are coded)."""
+        import numpy as np
+        import pyarrow.compute as pc
+
+        from .csv_files import note_leading_zeros
+
+        zeros = np.flatnonzero(pc.match_substring_regex(self.dictionary, r"^\s*[+-]?0[0-9]").to_numpy(zero_copy_only=False))
+        numbers = [j for j in zeros.tolist() if type(self.values[j]) is not bool and isinstance(self.values[j], (int, Fraction))]
+        if numbers:
+            r = int(np.flatnonzero(np.isin(self.indices, numbers))[0])
+            j = int(self.indices[r])
+            where = ast.Pos(source, int(lines.of(np.array([r]))[0]), i + 1)
+            note_leading_zeros(self.dictionary[j].as_py(), self.values[j], where, name)
 
     def _names(self):
         import polars as pl

@@ -194,16 +194,19 @@ def scan_csv_lines(spark, location: str, width: int) -> tuple:
     """``(apart, odd, bad)`` of a ``spark csv`` input's lines
     (:func:`_csv_scan_sql`): whether a line has a cell the two readers
     trim apart, or blanks only; the files (Spark's paths) with a line of
-    an odd count of quotes; those with a line not UTF-8 or ragged.  One
-    job."""
+    an odd count of quotes; those with a line not UTF-8 or ragged; and
+    ``zeros``, those with a cell written with leading zeros (``007``,
+    which the readers note where they read it as a number).  One job."""
     apart, odd, bad = _csv_scan_sql(width)
-    flagged = f"({apart}) OR ({odd}) OR ({bad})"  # (the aggregates, and the files' paths, on flagged lines only)
+    zeros = "value RLIKE '(^|,) *\"?[+-]?0[0-9]'"
+    flagged = f"({apart}) OR ({odd}) OR ({bad}) OR ({zeros})"  # (the aggregates, and the files' paths, on flagged lines only)
     got = spark.read.text(location).where(flagged).selectExpr(
         f"coalesce(max(CASE WHEN {apart} THEN 1 ELSE 0 END), 0)",
         f"collect_set(CASE WHEN {odd} THEN _metadata.file_path END)",
         f"collect_set(CASE WHEN {bad} THEN _metadata.file_path END)",
+        f"collect_set(CASE WHEN {zeros} THEN _metadata.file_path END)",
     ).collect()[0]
-    return bool(got[0]), sorted(got[1]), sorted(got[2])
+    return bool(got[0]), sorted(got[1]), sorted(got[2]), sorted(got[3])
 
 
 def held_by_csv_reader(spark, b: dict, df, prog=None):
@@ -228,9 +231,11 @@ def held_by_csv_reader(spark, b: dict, df, prog=None):
     if set(b["options"]) - {"header"}:
         return df
     location = str(b["location"])
-    apart, odd, bad = scan_csv_lines(spark, location, len(df.columns))
+    apart, odd, bad, zeros = scan_csv_lines(spark, location, len(df.columns))
     if prog is not None and set(bad) - set(odd):  # (a ragged row, bytes not UTF-8: the embedded reader's error, one parse)
         embedded_csv_error(prog, b, sorted(set(bad) - set(odd)))
+    if prog is not None and zeros:  # (its note of leading zeros: csv_files.note_leading_zeros, at the file's line)
+        embedded_csv_error(prog, b, zeros)
     if not apart and not odd and not bad:
         return df
     from .csv_files import held_cells

@@ -358,7 +358,7 @@ P = "p(X) :- <->[0,1] q(X).  q(a)@1."
         (lambda: reason(P, 42), "facts: expected"),
         (lambda: reason(None), "program: expected"),
         (lambda: reason(P, horizon=("a", "b")), "horizon: 'a'"),
-        (lambda: reason(P).facts_within("p", "0,5"), "window: '0,5'"),
+        (lambda: reason(P).facts_within("p", "0;5"), "window: '0;5'"),  # ("0,5" is FROM,TO, as a horizon)
         (lambda: Stream("p(X) :- <->[0,1] q(X).").advance("x"), "advance(): 'x'"),
         (lambda: reason(P, dialect="datalog"), "dialect"),
     ],
@@ -1456,3 +1456,74 @@ def test_identifiers_with_leading_zeros_read_as_numbers_are_noted(tmp_path, rows
         warnings.simplefilter("always")
         model = reason(program.replace("p(X)", '@mapping("c", 0, "id", "string").\np(X)'))
     assert not [w for w in caught if issubclass(w.category, Note)] and model.holds("p", ("007",), (0, 5))
+
+
+def test_an_empty_bound_csv_file_is_noted(tmp_path):
+    """A 0-byte CSV file bound to an input (an export that wrote nothing,
+    a truncated copy) read as no facts without a word: a note names the
+    file, as the other notes of an input do; a file with only its header
+    is data with no rows, read without one."""
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    (tmp_path / "e.csv").write_bytes(b"")
+    (tmp_path / "h.csv").write_text("id,start,end\n")
+    program = f'@bind("c", "csv", "{tmp_path}", "e.csv").\n@bind("d", "csv", "{tmp_path}", "h.csv").\np(X) :- c(X).\np(X) :- d(X).\n'
+    want = f"{tmp_path / 'e.csv'}: the file is empty (0 bytes), so it gives c no facts"
+    for engine in ("rows", "columns"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = reason(program, engine=engine)
+        assert [str(w.message) for w in caught if issubclass(w.category, Note)] == [want]
+        assert model.to_text() == ""
+    (tmp_path / "p.vada").write_text(program)
+    r = run("run", tmp_path / "p.vada")
+    assert r.exit_code == 0 and r.stderr == f"note: {want}\n" and r.stdout == ""
+
+
+def test_an_empty_table_of_another_arity_is_refused_as_a_table_with_rows_is():
+    """A table of one argument column for ``p/2``: refused with rows, but
+    taken as no facts when empty (on rows and columns, as a Reasoner's
+    update and a Stream's push); refused with the same message, as the
+    Spark driver refuses such an input by its schema."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    from chronolog import Reasoner
+
+    program = "q(X) :- p(X, Y)."
+    full = pd.DataFrame({"c0": ["a"], "start": [0], "end": [1]})
+    with pytest.raises(ChronologError) as want:
+        reason(program, {"p": full})
+    assert want.value.message == "p has 1 argument here but 2 at <program>:1:9" and str(want.value.pos) == "facts['p']"
+    empty = full.iloc[:0]
+    for table in (empty, pa.Table.from_pandas(empty, preserve_index=False), pl.from_pandas(empty)):
+        for call in (lambda: reason(program, {"p": table}, engine="rows"), lambda: reason(program, {"p": table}, engine="columns"),
+                     lambda: Reasoner(program).add({"p": table}), lambda: Stream(program).push({"p": table})):
+            with pytest.raises(ChronologError) as got:
+                call()
+            assert str(got.value) == str(want.value)
+    good = pd.DataFrame({"c0": pd.Series([], dtype=str), "c1": pd.Series([], dtype=str), "start": [], "end": []})
+    assert reason(program, {"p": good}).to_text() == ""
+
+
+@pytest.mark.parametrize("rows", [3, 40_000])
+def test_leading_zeros_in_a_fact_csv_are_noted_as_in_a_bound_csv(tmp_path, rows):
+    """``--facts f.csv`` (a ``pred`` column) read ``007`` and ``7`` as one
+    constant without a word, where a bound CSV notes it: the same note,
+    once per column, with the cell that keeps them (the string, quoted as
+    the writer quotes it); on the row reader and the kernels alike."""
+    body = "".join(f"own,x{i},{i + 100},0,1\n" for i in range(rows - 3)) + "own,a,7,3,9\nown,b,007,0,5\nown,c,01234,0,1\n"
+    (tmp_path / "f.csv").write_text("pred,c0,c1,start,end\n" + body)
+    (tmp_path / "q.csv").write_text('pred,c0,c1,start,end\nown,b,"""007""",0,5\n')
+    (tmp_path / "p.vada").write_text('@output("has"). has(X, N) :- own(X, N).\n')
+    r = run("run", tmp_path / "p.vada", "--facts", tmp_path / "f.csv")
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr == (f"note: {tmp_path / 'f.csv'}:{rows}:3: column c1: '007' is read as the number 7, its leading zeros "
+                        'dropped (so are those of every such cell): the cell written """007""" (the string "007", '
+                        "as --format csv writes it) keeps them\n")
+    assert "has(a,7)@[3,9]" in r.stdout and "has(b,7)@[0,5]" in r.stdout
+    r = run("run", tmp_path / "p.vada", "--facts", tmp_path / "q.csv")
+    assert r.exit_code == 0 and r.stderr == "" and r.stdout == 'has(b,"007")@[0,5]\n'

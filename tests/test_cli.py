@@ -256,3 +256,19 @@ def test_a_query_naming_no_predicate_of_the_program_names_the_argument_typed(tmp
         assert r.returncode == 2, r
         assert r.stderr.startswith(f"argument error: {name}: "), r.stderr
         assert "()" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_closed_pipe_ends_with_the_status_the_exit_table_gives_it(tmp_path):
+    """``chronolog run ... | head -1``: the reader closes the pipe early and
+    the run leaves quietly with status 1, which docs/cli.md's exit-status
+    table must list (it did not)."""
+    prog = tmp_path / "many.vada"
+    prog.write_text("q(X) :- p(X).\n" + "".join(f"p(c{i})@[0,1].\n" for i in range(200_000)))
+    run = subprocess.Popen([sys.executable, "-m", "chronolog", "run", str(prog)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = run.stdout.readline()
+    run.stdout.close()
+    err = run.stderr.read().decode()
+    assert run.wait() == 1 and first.startswith(b"q(c") and err == ""
+    table = (Path(__file__).parent.parent / "docs" / "cli.md").read_text().split("## Exit status and errors")[1]
+    assert re.search(r"^\| 1 \| .*closed", table, re.M), "docs/cli.md's exit-status table lacks status 1"

@@ -85,6 +85,19 @@ def test_getitem_iteration_and_html():
     assert [str(f) for f in rep["job"]] == ["job(a)@[0,0] every 30"]
 
 
+def test_a_predicate_is_in_the_model_exactly_when_the_model_can_be_indexed_by_it():
+    m = chronolog.reason("@output(alert). alert(S) :- hot(S), not cold(S). hot(s1)@[0,5]. quiet(s1)@[0,1].")
+    for pred in ("alert", "hot", "quiet", "cold", "zz", "s1"):
+        try:
+            m[pred]
+            indexable = True
+        except KeyError:
+            indexable = False
+        assert (pred in m) == indexable, pred
+    assert "alert" in m and "cold" in m and "zz" not in m  # cold: in the program, without facts ([])
+    assert m["cold"] == [] and m["alert"][0] in m  # a Fact is in the model it comes from
+
+
 numbers = st.one_of(st.integers(-5, 5), st.fractions(min_value=-5, max_value=5, max_denominator=7))
 
 
@@ -148,3 +161,21 @@ def test_to_pandas_and_to_polars_name_themselves_in_their_errors():
             getattr(model, call)("r")
         assert e.value.hint == f"pass a window: {call}('r', window=(0, 1000))", e.value.hint
         assert len(getattr(model, call)("r", window=(0, 20))) == 3
+
+
+def test_a_window_takes_the_text_from_to_as_a_horizon_does():
+    """``window="0,3"`` was refused ('is not a time point') though
+    ``horizon="0,3"`` is read: one parser reads both, numbers and dates."""
+    m = chronolog.reason("job(X) :- <->[30,30] job(X). job(a)@0. owner(a)@[0,5].")
+    assert m.to_pandas("job", window="0,60").equals(m.to_pandas("job", window=(0, 60)))
+    assert m.to_pandas(window=" 0 , 60 ").equals(m.to_pandas(window=(0, 60)))
+    assert m.to_arrow("owner", window="1,3") == m.to_arrow("owner", window=(1, 3))
+    assert m.to_polars("owner", window="1,3").equals(m.to_polars("owner", window=(1, 3)))
+    assert m.facts_within("job", "0,60") == m.facts_within("job", (0, 60))
+    assert m.facts_within("owner", "2,inf") == [(("a",), (2, 5, True, True))]
+    dated = chronolog.reason('@timeGranularity("days"). late(X) :- due(X). due(i7)@[2024-01-01,2024-01-09].')
+    assert dated.to_pandas("late", window="2024-01-02,2024-01-04").equals(dated.to_pandas("late", window=("2024-01-02", "2024-01-04")))
+    with pytest.raises(chronolog.ChronologError, match="bad window '0,3,4'"):
+        m.to_pandas("owner", window="0,3,4")
+    with pytest.raises(chronolog.ChronologError, match="bad window: 3 > 0"):
+        m.facts_within("owner", "3,0")

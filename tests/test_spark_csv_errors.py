@@ -152,7 +152,32 @@ def test_the_line_scan_flags_only_lines_spark_reads_otherwise(spark, tmp_path):
     }
     for name, (text, want) in cases.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-        apart, odd, bad = scan_csv_lines(spark, str(tmp_path / name), 4)
+        apart, odd, bad, _ = scan_csv_lines(spark, str(tmp_path / name), 4)
         assert (apart, bool(odd), bool(bad)) == want, name
     (tmp_path / "latin.csv").write_bytes(b"x,y,start,end\na,b\xe9,0,5\n")
     assert scan_csv_lines(spark, str(tmp_path / "latin.csv"), 4)[2]
+
+
+@pytest.mark.parametrize("path", ["driver", "rounds"])
+def test_spark_csv_notes_leading_zeros_as_the_embedded_reader(spark, tmp_path, path):
+    """A ``spark csv`` input's cell ``007`` in a column without a type was
+    read as 7 without a word, where the embedded reader of the same file
+    bound ``csv`` notes it at its line: the same note (found by the line
+    scan's job, said by the embedded reader of that local file)."""
+    from chronolog import spark as cs
+    from chronolog.language.errors import Note
+
+    files = {"r.csv": "x,y,start,end\na,7,0,5\nb,007,1,4\nc,01234,0,1\n"}
+
+    def notes(call):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = call()
+        return out, [str(w.message) for w in caught if issubclass(w.category, Note)]
+
+    want_model, want = notes(lambda: chronolog.reason(_write(tmp_path, files, "r.csv", "", REACH, "csv")))
+    assert len(want) == 1 and "'007' is read as the number 7" in want[0]
+    program = _write(tmp_path, files, "r.csv", "", REACH, "spark csv")
+    out, got = notes(lambda: cs.reason(spark, program, **PATHS[path][0]))
+    assert got == want
+    assert sorted(table_to_rows(out["reach"].toArrow(), "reach", None, timestamps="times")) == want_model.facts("reach")

@@ -606,3 +606,33 @@ def test_a_pushed_predicate_no_rule_reads_is_noted_once():
     assert notes == ["hto is pushed to the stream, but no rule reads it, so its facts change no answer (did you mean hot?)"]
     s.advance(10)
     assert [str(f) for f in s] == ["alarm(a)@[2,5]"]
+
+
+def test_stream_reads_the_fact_csv_that_run_facts_reads(tmp_path):
+    """``stream --input f.csv`` refused the CSV of facts (a ``pred`` column)
+    that ``run --facts f.csv`` reads, with a hint (@bind it) that does not
+    read such a file: it reads it, rows in the file's order, and answers as
+    ``run`` does; errors name the file, line and column."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    prog = tmp_path / "s.vada"
+    prog.write_text("q(X) :- <->[0,1] p(X), r(X, N).\n")
+    facts = tmp_path / "f.csv"
+    facts.write_text('pred,c0,c1,start,end,start_closed,end_closed\np,a,,0,1,true,true\nr,a,1,0,9,true,true\n'
+                     'p,b,,2,3,true,false\nr,b,"""x""",2,9,true,true\np,a,,5,5,true,true\n')
+    text = tmp_path / "f.txt"
+    text.write_text('p(a)@[0,1]\nr(a,1)@[0,9]\np(b)@[2,3)\nr(b,"x")@[2,9]\np(a)@5\n')
+    runner = CliRunner()
+    got = runner.invoke(cli, ["stream", str(prog), "--input", str(facts), "--maximal"])
+    want = runner.invoke(cli, ["stream", str(prog), "--input", str(text), "--maximal"])
+    ran = runner.invoke(cli, ["run", str(prog), "--facts", str(facts)])
+    assert got.exit_code == want.exit_code == ran.exit_code == 0, got.output
+    assert got.stdout == want.stdout and sorted(got.stdout.split()) == sorted(ran.stdout.split()) == ["q(a)@[0,2]", "q(a)@[5,6]", "q(b)@[2,4)"]
+    facts.write_text("pred,c0,start,end\np,a,0,1\np,b,x,3\n")
+    bad = runner.invoke(cli, ["stream", str(prog), "--input", str(facts)])
+    assert bad.exit_code == 2 and f"{facts}:3:" in bad.stderr and "Traceback" not in bad.stderr
+    facts.write_text("pred,c0,start,end\np,a,5,6\np,b,0,1\n")
+    late = runner.invoke(cli, ["stream", str(prog), "--input", str(facts)])
+    assert late.exit_code == 2 and f"{facts}:3" in late.stderr

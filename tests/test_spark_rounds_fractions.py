@@ -185,12 +185,13 @@ def test_fractions_past_38_digits_stop_for_one_task(spark):
 
 
 def test_the_plan_says_rounds_for_means_and_fractions_computed_on():
-    """``chronolog plan`` places these programs on Spark's rounds."""
+    """``chronolog plan`` places these programs on Spark's rounds
+    (functions of means too)."""
     from chronolog.api import load_program
     from chronolog.planner import plan as make_plan
     from chronolog.planner.backend_choice import unkeyed_spark
 
-    for src in (READ, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
+    for src in (READ, FUNCS, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
         assert unkeyed_spark(make_plan(load_program(src))).path == "rounds"
 
 
@@ -273,3 +274,20 @@ def test_functions_of_fractions_are_the_engines(spark):
     model = check_typed(spark, FUNCS, {"owns": owns(rows)}, FUNCS_OUTPUTS)
     assert (("c", 2), (0, 3, True, True)) in model.facts("fl")  # (7/3: the integer 2)
     assert (("d", -2), (0, 2, True, True)) in model.facts("ro")  # (-5/2: half to even)
+
+
+def test_functions_of_fractions_write_small_sql(spark):
+    """A function of term text is written on its argument's pair, each
+    once (a lambda's argument), the key text once at the end:
+    ``round(abs(M - 1/3), 2)`` (5,970 characters) and a floor over it
+    (3,716: a whole number, no key text) stay small."""
+    from chronolog.connectors.spark_rounds.classes import TEXT
+    from chronolog.language import ast
+    from test_spark_rounds_nesting import arithmetic
+
+    arith = arithmetic(spark, None)
+    arith.types.text_floats = False
+    m = ast.Var("M")
+    e = ast.Call("round", (ast.Call("abs", (ast.BinOp("-", m, ast.Const(Fraction(1, 3))),)), ast.Const(2)))
+    sizes = [len(arith.sql(x, {"M": "m"}, {"M": TEXT}, None)[0]) for x in (m, e, ast.Call("floor", (e,)))]
+    assert max(sizes) < 8_000, sizes

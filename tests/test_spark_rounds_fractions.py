@@ -185,12 +185,13 @@ def test_fractions_past_38_digits_stop_for_one_task(spark):
 
 
 def test_the_plan_says_rounds_for_means_and_fractions_computed_on():
-    """``chronolog plan`` places these programs on Spark's rounds."""
+    """``chronolog plan`` places these programs on Spark's rounds
+    (functions of means too)."""
     from chronolog.api import load_program
     from chronolog.planner import plan as make_plan
     from chronolog.planner.backend_choice import unkeyed_spark
 
-    for src in (READ, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
+    for src in (READ, FUNCS, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
         assert unkeyed_spark(make_plan(load_program(src))).path == "rounds"
 
 
@@ -199,25 +200,28 @@ def test_the_plan_says_rounds_for_means_and_fractions_computed_on():
                 min_size=1, max_size=8), st.booleans(),
        st.tuples(st.sampled_from("+-*/"), st.integers(-5, 5), st.integers(1, 6)))
 @example(rows=[("i", "a", 0, 0, 0), ("j", "a", 1, 0, 0), ("k", "a", -2, 0, 0)], decimals=False, op=("/", 2, 3))  # -1/3 / 2/3
+@example(rows=[("i", "a", 0, 0, 0), ("j", "a", 1, 0, 0)], decimals=False, op=("+", 1, 1))  # round(1/2, 0): 0, half to even
 def test_random_means_computed_on_are_the_engines(spark, rows, decimals, op):
     """Any means of integers or decimals, compared with and combined by
     ``+ - * /`` with a random fraction, in a later rule and after their
-    own aggregate: the engine's exact numbers, kinds included."""
+    own aggregate, and given to floor, ceil, abs and round: the engine's
+    exact numbers, kinds included."""
     o, p, q = op
     prog = NO_KEY + f"""
     mean(C, A) :- owns(I, C, P), A = avg(P).
     x(C, Y) :- mean(C, M), Y = M {o} ({p}/{q}), Y >= -1/2.
+    f(C, F, G, H, R) :- mean(C, M), F = floor(M {o} ({p}/{q})), G = ceil(M), H = abs(M), R = round(M * {q}, {p % 3 - 1}).
     z(C, Y) :- owns(I, C, P), A = avg(P), Y = ({p}/{q}) {o} A.
-    @output("x"). @output("z").
+    @output("x"). @output("z"). @output("f").
     """
     table = owns([(i, c, v, s, s + n) for i, c, v, s, n in rows], decimals)
     facts = {"owns": table_to_rows(table, "owns")}
     try:
         chronolog.reason(prog, facts)
     except chronolog.ChronologError:  # (a division by a mean of 0: the engine's error, from one task)
-        refused(spark, prog, {"owns": table}, ["x", "z"], "divides by zero")
+        refused(spark, prog, {"owns": table}, ["x", "z", "f"], "divides by zero")
         return
-    check_typed(spark, prog, {"owns": table}, ["x", "z"])
+    check_typed(spark, prog, {"owns": table}, ["x", "z", "f"])
 
 
 def test_a_mean_read_after_its_aggregate_in_a_calendars_program_stops_for_one_task(spark):
@@ -241,3 +245,49 @@ v("i", "a", 1)@[2020-01-01, 2020-01-05]. v("j", "a", 2)@[2020-01-01, 2020-01-05]
     assert stats["path"] != "relational"
     assert canon(table_to_rows(out["mean"].toArrow(), "mean", Calendar("days"))) == canon(model.facts("mean"))
     assert [t for t, _ in model.facts("mean")] == [("a", Fraction(3, 2))]
+
+
+# ------------------------------------------------------------------ functions of fractions
+
+FUNCS = NO_KEY + """
+mean(C, A) :- owns(I, C, P), A = avg(P).
+fl(C, Y) :- mean(C, M), Y = floor(M).
+ce(C, Y) :- mean(C, M), Y = ceil(M * 3 - 1/2).
+ab(C, Y) :- mean(C, M), Y = abs(M - 1/3).
+ro(C, Y) :- mean(C, M), Y = round(M).
+rd(C, Y) :- mean(C, M), Y = round(M, 2).
+rn(C, Y) :- mean(C, M), Y = round(M * 250, -1).
+lo(C) :- owns(I, C, P), A = avg(P), floor(A) < A.
+@output("fl"). @output("ce"). @output("ab"). @output("ro"). @output("rd"). @output("rn"). @output("lo").
+"""
+FUNCS_OUTPUTS = ["fl", "ce", "ab", "ro", "rd", "rn", "lo"]
+
+
+def test_functions_of_fractions_are_the_engines(spark):
+    """floor of 7/3 is the integer 2, of -1/3 the integer -1; ceil; abs;
+    round half to even (1/2 is 0, 3/2 is 2, -5/2 is -2), to 2 decimals
+    (1/3 is 0.33) and to tens (1/3 * 250 is 80): the engine's typed
+    answers, in the rounds."""
+    rows = [("i", "a", 1, 0, 4), ("j", "a", 2, 0, 6), ("i", "b", 0, 0, 5), ("j", "b", 0, 0, 5), ("k", "b", 1, 0, 9),
+            ("l", "c", 3, 0, 3), ("m", "c", 4, 0, 3), ("n", "c", 0, 0, 3), ("o", "d", -2, 0, 2), ("p", "d", -3, 0, 2),
+            ("q", "e", 0, 0, 2), ("r", "e", 1, 0, 2), ("s", "f", -1, 0, 2), ("t", "f", 0, 0, 2), ("u", "f", 0, 0, 2)]
+    model = check_typed(spark, FUNCS, {"owns": owns(rows)}, FUNCS_OUTPUTS)
+    assert (("c", 2), (0, 3, True, True)) in model.facts("fl")  # (7/3: the integer 2)
+    assert (("d", -2), (0, 2, True, True)) in model.facts("ro")  # (-5/2: half to even)
+
+
+def test_functions_of_fractions_write_small_sql(spark):
+    """A function of term text is written on its argument's pair, each
+    once (a lambda's argument), the key text once at the end:
+    ``round(abs(M - 1/3), 2)`` (5,970 characters) and a floor over it
+    (3,716: a whole number, no key text) stay small."""
+    from chronolog.connectors.spark_rounds.classes import TEXT
+    from chronolog.language import ast
+    from test_spark_rounds_nesting import arithmetic
+
+    arith = arithmetic(spark, None)
+    arith.types.text_floats = False
+    m = ast.Var("M")
+    e = ast.Call("round", (ast.Call("abs", (ast.BinOp("-", m, ast.Const(Fraction(1, 3))),)), ast.Const(2)))
+    sizes = [len(arith.sql(x, {"M": "m"}, {"M": TEXT}, None)[0]) for x in (m, e, ast.Call("floor", (e,)))]
+    assert max(sizes) < 8_000, sizes

@@ -61,6 +61,17 @@ MARKER = "chronolog rounds refused a row: "  # the text of raise_error, found ag
 FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2, "round": None}  # exact, here
 
 
+WHOLE = ("floor", "ceil")  # of term text: exact on its pair (fractions.py), as round(X); abs and round(X, D) stay term text
+
+
+def on_text(e, env: dict) -> bool:
+    """Whether ``e`` is ``floor``, ``ceil``, ``abs`` or ``round`` (to a
+    constant number of digits) of term text, computed exactly on its pair
+    (fractions.py)."""
+    return (isinstance(e, ast.Call) and e.name in WHOLE + ("abs", "round") and expr_class(e.args[0], env) == TEXT
+            and (e.name != "round" or round_digits(e) is not None))
+
+
 def expr_class(e, env: dict):
     """The class of an expression's values: a plain variable's or constant's
     own, a call's or an operator's from its arguments'
@@ -76,6 +87,8 @@ def expr_class(e, env: dict):
         if TEXT in args and set(args) <= {NUM, TEXT}:  # exact, as term text (fractions.py)
             return TEXT
         return builtins.result_class(e.op, args)
+    if on_text(e, env):  # (a whole number is one of the run's: the engine's int)
+        return NUM if e.name in WHOLE or (e.name == "round" and len(e.args) == 1) else TEXT
     return builtins.result_class(e.name, [expr_class(a, env) for a in e.args])
 
 
@@ -169,6 +182,10 @@ class Arithmetic:
             if rational(e.value):  # (1/3: no decimal, its key text)
                 return self.types.const(e.value, TEXT), TEXT
             return self.types.const(e.value), value_class(e.value)
+        if on_text(e, varcls):
+            if expr_class(e, varcls) == NUM:
+                return self.whole(e, varcols, varcls, rule), NUM
+            return self.fraction(e, varcols, varcls, rule), TEXT
         if isinstance(e, ast.BinOp) and expr_class(e, varcls) == TEXT:
             return self.fraction(e, varcols, varcls, rule), TEXT
         bound = Bound()
@@ -209,27 +226,41 @@ class Arithmetic:
         return bound.wrap(self.call(e.name, xs, text)), NUM
 
     def fraction(self, e, varcols: dict, varcls: dict, rule) -> str:
-        """The key text of ``e``, arithmetic (``+ - * /``) on exact numbers
-        of which one at least is term text (a mean, ``1/3``): exact, on
-        pairs ``(n, d)`` (fractions.py), written as key text once at the
-        end; the run stops past 38 digits.  An operand of term text read
-        from a column must hold no float (its text may be an exact
-        number's)."""
-        from .fractions import constant_parts, number_parts, operation_sql, text_sql
+        """The key text of ``e``, arithmetic (``+ - * /``), ``abs`` or
+        ``round(X, D)`` on exact numbers of which one at least is term text
+        (a mean, ``1/3``): exact, on pairs ``(n, d)`` (fractions.py),
+        written as key text once at the end; the run stops past 38 digits."""
+        from .fractions import text_sql
+
+        return text_sql(self.pair(e, e, varcols, varcls, rule))
+
+    def whole(self, e, varcols: dict, varcls: dict, rule) -> str:
+        """``floor``, ``ceil`` or ``round`` of term text (:func:`on_text`):
+        the engine's whole number, exact on the argument's pair, in the
+        run's number type or the run stops."""
+        from .fractions import whole_sql
+
+        n = whole_sql(e.name, self.pair(e.args[0], e, varcols, varcls, rule), str(e))
+        return self.present(f"try_cast({n} AS {self.num})", f"{e} needs more digits than {self.num}")
+
+    def pair(self, x, e, varcols: dict, varcls: dict, rule) -> str:
+        """The pair ``(n, d)`` of the exact number ``x`` within ``e``
+        (fractions.py).  An operand of term text read from a column must
+        hold no float (its text may be an exact number's)."""
+        from .fractions import constant_parts, function_sql, number_parts, operation_sql
         from .text_order import decoded, typed
 
-        def pair(x):
-            if isinstance(x, ast.Const):
-                return constant_parts(x.value)
-            if isinstance(x, ast.BinOp) and expr_class(x, varcls) == TEXT:
-                return operation_sql(x.op, pair(x.left), pair(x.right), str(x))
-            sql, c = self.sql(x, varcols, varcls, rule)
-            if c == TEXT and getattr(self.types, "text_floats", True):
-                raise NotRelational(f"{e}: arithmetic on term text that may hold floats "
-                                    "(a float's key text may be an exact number's)", rule)
-            return number_parts(decoded(sql, numbers_only=True) if c == TEXT else typed(sql, c, self.types), str(e))
-
-        return text_sql(pair(e))
+        if isinstance(x, ast.Const):
+            return constant_parts(x.value)
+        if expr_class(x, varcls) == TEXT and isinstance(x, ast.BinOp):
+            return operation_sql(x.op, *(self.pair(y, e, varcols, varcls, rule) for y in (x.left, x.right)), str(x))
+        if expr_class(x, varcls) == TEXT and on_text(x, varcls):
+            return function_sql(x.name, self.pair(x.args[0], e, varcols, varcls, rule), round_digits(x), str(x))
+        sql, c = self.sql(x, varcols, varcls, rule)
+        if c == TEXT and getattr(self.types, "text_floats", True):
+            raise NotRelational(f"{e}: arithmetic or a function on term text that may hold floats "
+                                "(a float's key text may be an exact number's)", rule)
+        return number_parts(decoded(sql, numbers_only=True) if c == TEXT else typed(sql, c, self.types), str(e))
 
     def integers(self, e, sub) -> str:
         """The SQL of ``e`` on 64-bit integers (engine/int_arithmetic.py, the

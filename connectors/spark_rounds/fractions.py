@@ -141,3 +141,59 @@ def operation_sql(op: str, a: str, b: str, why: str) -> str:
 def text_sql(pair: str) -> str:
     """The key text of the pair ``(n, d)``: :func:`key_text_sql`."""
     return _let(pair, lambda v: key_text_sql(f"{v}.n", f"{v}.d"))
+
+
+def _floor(v: str) -> str:
+    """``floor(n/d)`` of the pair ``v`` as a ``decimal(38, 0)`` (null where
+    Spark's quotient has no room: 33 digits or more, unless ``d`` is 1)."""
+    return (f"(CASE WHEN {v}.d = 1 THEN {v}.n "
+            f"ELSE CAST(try_divide(try_subtract({v}.n, pmod({v}.n, {v}.d)), {v}.d) AS {DEC}) END)")
+
+
+def _nearest(v: str) -> str:
+    """The whole number nearest ``n/d``, a tie to the even one (Python's
+    ``round``): the floor, plus one where the remainder is past half."""
+    def body(w):
+        q, r, d = f"{w}.q", f"{w}.r", f"{v}.d"
+        up = f"{r} > {d} - {r} OR ({r} = {d} - {r} AND pmod({q}, 2) = 1)"
+        return f"(CASE WHEN {up} THEN CAST(try_add({q}, 1) AS {DEC}) ELSE {q} END)"
+
+    return _let(f"named_struct('q', {_floor(v)}, 'r', pmod({v}.n, {v}.d))", body)
+
+
+def whole_sql(name: str, pair: str, why: str) -> str:
+    """``floor``, ``ceil`` or ``round`` (half to even) of the pair ``(n,
+    d)`` as the engine's whole number, a ``decimal(38, 0)``, or the run
+    stops where it has no room."""
+    def body(v):
+        if name == "floor":
+            w = _floor(v)
+        elif name == "ceil":  # -floor(-x)
+            w = _let(f"named_struct('n', -{v}.n, 'd', {v}.d)", lambda u: f"(-{_floor(u)})")
+        else:
+            w = _nearest(v)
+        return f"coalesce({w}, {stop_sql(f'{why} needs more than 32 digits')})"
+
+    return _let(pair, body)
+
+
+def function_sql(name: str, pair: str, digits: int | None, why: str) -> str:
+    """The pair of ``abs`` or ``round(X, digits)`` (half to even, as
+    Python's ``round`` of a fraction: ``round(x·10^D) / 10^D``) of the
+    pair ``(n, d)``, or the run stops past 38 digits."""
+    if name == "abs":
+        return _let(pair, lambda v: f"named_struct('n', abs({v}.n), 'd', {v}.d)")
+    shift = f"try_cast('1E{abs(digits)}' AS {DEC})"
+
+    def body(v):
+        if digits >= 0:
+            scaled = f"named_struct('n', CAST(try_multiply({v}.n, {shift}) AS {DEC}), 'd', {v}.d)"
+            result = lambda m: f"named_struct('n', {m}, 'd', {shift})"
+        else:
+            scaled = f"named_struct('n', {v}.n, 'd', CAST(try_multiply({v}.d, {shift}) AS {DEC}))"
+            result = lambda m: f"named_struct('n', CAST(try_multiply({m}, {shift}) AS {DEC}), 'd', CAST(1 AS {DEC}))"
+        pair = _let(_let(scaled, _nearest), result)
+        return _let(pair, lambda r: f"CASE WHEN {r}.n IS NULL OR {r}.d IS NULL "
+                                    f"THEN {stop_sql(f'{why} needs more than 38 digits')} ELSE {r} END")
+
+    return _let(pair, body)

@@ -234,8 +234,8 @@ def held_by_csv_reader(spark, b: dict, df, prog=None):
     apart, odd, bad, zeros = scan_csv_lines(spark, location, len(df.columns))
     if prog is not None and set(bad) - set(odd):  # (a ragged row, bytes not UTF-8: the embedded reader's error, one parse)
         embedded_csv_error(prog, b, sorted(set(bad) - set(odd)))
-    if prog is not None and zeros:  # (its note of leading zeros: csv_files.note_leading_zeros, at the file's line)
-        embedded_csv_error(prog, b, zeros)
+    if prog is not None and zeros:
+        _note_leading_zeros(prog, b, zeros)
     if not apart and not odd and not bad:
         return df
     from .csv_files import held_cells
@@ -271,6 +271,30 @@ def _local_csv_files(b: dict, among=None) -> list:
         return files
     wanted = {Path(unquote(urlparse(u).path)).resolve() if u.startswith("file:") else Path(u).resolve() for u in among}
     return [f for f in files if f.resolve() in wanted]
+
+
+# a local file with a cell written with leading zeros is read again on the
+# driver, by the embedded reader, for its note at the cell's line only up to
+# this size: that reading holds the whole file in the driver's memory
+NOTE_READ_BYTES = 64 << 20
+
+
+def _note_leading_zeros(prog, b: dict, zeros: list) -> None:
+    """The note of a ``spark csv`` input's cell written with leading zeros
+    (``007`` read as 7: csv_files.note_leading_zeros), at its file's line
+    as the embedded reader gives it for a local file of at most
+    :data:`NOTE_READ_BYTES`; a larger file is named without its line."""
+    from chronolog.language.errors import Note
+
+    files = _local_csv_files(b, zeros)
+    small = [str(f) for f in files if f.stat().st_size <= NOTE_READ_BYTES]
+    if small:
+        embedded_csv_error(prog, b, small)
+    for f in files:
+        if str(f) not in small:
+            warnings.warn(Note(
+                f"{f}: a cell written with leading zeros (as 007) is read as a number, its zeros dropped; "
+                f'@mapping("{b["pred"]}", K, "NAME", "string"). for its column keeps them'), stacklevel=2)
 
 
 def embedded_csv_error(prog, b: dict, among=None) -> None:

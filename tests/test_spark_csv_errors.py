@@ -181,3 +181,23 @@ def test_spark_csv_notes_leading_zeros_as_the_embedded_reader(spark, tmp_path, p
     out, got = notes(lambda: cs.reason(spark, program, **PATHS[path][0]))
     assert got == want
     assert sorted(table_to_rows(out["reach"].toArrow(), "reach", None, timestamps="times")) == want_model.facts("reach")
+
+
+def test_a_large_spark_csv_file_is_noted_without_being_read_on_the_driver(spark, tmp_path, monkeypatch):
+    """Past ``NOTE_READ_BYTES`` a file with a cell written with leading
+    zeros is named in the note, not read whole on the driver for its line."""
+    from chronolog import spark as cs
+    from chronolog.connectors import csv_columns, spark as spark_connector
+    from chronolog.language.errors import Note
+
+    files = {"r.csv": "x,y,start,end\na,7,0,5\nb,007,1,4\n"}
+    want = chronolog.reason(_write(tmp_path, files, "r.csv", "", REACH, "csv"))
+    program = _write(tmp_path, files, "r.csv", "", REACH, "spark csv")
+    monkeypatch.setattr(spark_connector, "NOTE_READ_BYTES", 10)
+    monkeypatch.setattr(csv_columns, "read_csv_columns", lambda *a, **k: pytest.fail("the file was read on the driver"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = cs.reason(spark, program, **PATHS["driver"][0])
+    notes = [str(w.message) for w in caught if issubclass(w.category, Note)]
+    assert len(notes) == 1 and "r.csv: a cell written with leading zeros" in notes[0] and '@mapping("r"' in notes[0], notes
+    assert sorted(table_to_rows(out["reach"].toArrow(), "reach", None, timestamps="times")) == want.facts("reach")

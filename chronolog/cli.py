@@ -381,16 +381,12 @@ def _large(paths) -> bool:
 
 
 def _describe_component(c) -> str:
+    from chronolog.engine.termination import describe_repetition
     from chronolog.language.timeline import format_number
 
     preds = ", ".join(c.get("predicates", []))
-    if c.get("period") is None or c.get("kind") == "constant":
-        what = f"constant from {format_number(c['repeats_from'])}"
-    else:
-        what = f"repeats every {format_number(c['period'])} from {format_number(c['repeats_from'])}"
-    if c.get("repeats_before") is not None:
-        what += f", and into the past before {format_number(c['repeats_before'])}"
-    return f"{preds}: {c['direction']}, {what} (computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s))"
+    return (f"{preds}: {c['direction']}, {describe_repetition(c)} "
+            f"(computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s))")
 
 
 def _run_spark(program, dialect, horizon, overwrite, master, distributed, window=None, conf=(), stats=False, plot_to=None):

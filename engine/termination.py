@@ -94,15 +94,17 @@ class BoundedRun:
 
 def run_bounded(out, ev, what: str = "attempt") -> None:
     """Run the evaluator ``ev`` (one bounded run), add its rounds and
-    derivations to ``out.stats`` and keep it in ``out``'s record of the
-    stratum (one clock reading and one tuple a run: a run is a whole
+    derivations to ``out.stats`` (an Outcome's, or a stream's evaluator's)
+    and keep it in an Outcome's record of the stratum (one clock reading and one tuple a run: a run is a whole
     evaluation)."""
     started = time.perf_counter()
     ev.run()
     seconds = time.perf_counter() - started
     executors = getattr(ev, "executors", None) or {}
     on = "columns" if "columns" in executors.values() else "rows"
-    out._bounded.append(BoundedRun(ev.horizon, ev.stats["rounds"], ev.stats["derivations"], seconds, on, what))
+    kept = getattr(out, "_bounded", None)  # (None: a stream's step, quiet_stretch.py, keeps no record)
+    if kept is not None:
+        kept.append(BoundedRun(ev.horizon, ev.stats["rounds"], ev.stats["derivations"], seconds, on, what))
     for k in ("rounds", "derivations"):
         out.stats[k] += ev.stats.get(k, 0)
 

@@ -389,41 +389,55 @@ def _describe_component(c) -> str:
             f"(computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s))")
 
 
+def spark_settings(program, conf) -> dict:
+    """A Spark command's checks before its session: the program is a file
+    (not standard input), each ``--conf`` is ``KEY=VALUE``; the settings."""
+    settings = {}
+    for kv in conf:
+        k, eq, v = kv.partition("=")
+        if not eq or not k.strip():
+            raise ChronologError(f"--conf {kv}: not KEY=VALUE", hint="e.g. --conf spark.chronolog.oneTaskBytes=-1")
+        settings[k.strip()] = v.strip()
+    if str(program) == "-":
+        raise ChronologError("a Spark run (--spark) reads its program from a file, not from standard input (-)",
+                             hint="save the program to a file and name it")
+    from chronolog.standard_input import check_program_file
+
+    check_program_file(program)  # (not `-`: refused above)
+    return settings
+
+
+def spark_session(master, settings: dict):
+    """The command's Spark session (``--spark MASTER``, ``--conf`` settings)."""
+    import warnings
+
+    from chronolog import spark as cs
+    from chronolog.arguments import as_option
+
+    # pyspark warns about pandas >= 3 on every start; chronolog's Spark
+    # path passes its tests with pandas 3 (data crosses as Arrow), so on
+    # the command line the warning is only noise
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+    with as_option("master", "--spark"):
+        session = cs.session(master, **settings)
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
 def _run_spark(program, dialect, horizon, overwrite, master, distributed, window=None, conf=(), stats=False, plot_to=None):
     """``run --spark``: bindings through Spark; unbound outputs are printed;
     ``conf``: ``KEY=VALUE`` Spark settings; ``stats``: the path taken on
     standard error; ``plot_to``: ``--plot``, every output drawn."""
     try:
-        settings = {}
-        for kv in conf:
-            k, eq, v = kv.partition("=")
-            if not eq or not k.strip():
-                raise ChronologError(f"--conf {kv}: not KEY=VALUE", hint="e.g. --conf spark.chronolog.oneTaskBytes=-1")
-            settings[k.strip()] = v.strip()
-        if str(program) == "-":
-            raise ChronologError("a Spark run (--spark) reads its program from a file, not from standard input (-)",
-                                 hint="save the program to a file and name it")
-        from chronolog.standard_input import check_program_file
-
-        check_program_file(program)  # (not `-`: refused above)
+        settings = spark_settings(program, conf)
         if plot_to is not None:
             from chronolog.plot import check_path
 
             check_path(plot_to, overwrite, "--plot")
-        import warnings
-
         from chronolog import spark as cs
         from chronolog.engine.arrow import table_to_rows
 
-        # pyspark warns about pandas >= 3 on every start; chronolog's Spark
-        # path passes its tests with pandas 3 (data crosses as Arrow), so on
-        # the command line the warning is only noise
-        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
-        from chronolog.arguments import as_option
-
-        with as_option("master", "--spark"):
-            session = cs.session(master, **settings)
-        session.sparkContext.setLogLevel("ERROR")
+        session = spark_session(master, settings)
         try:
             taken, bound = {}, {}
             from chronolog.arguments import as_option

@@ -230,6 +230,16 @@ def test_command_line_bad_facts(tmp_path):
     assert f"{facts}:2:" in r.output
 
 
+def test_command_line_spark_options_alone(tmp_path):
+    prog = tmp_path / "reach.vada"
+    prog.write_text(RECURSIVE)
+    for args, says in ((["--spark", "local[1]"], "--spark runs the program: it is an option of plan --analyze"),
+                       (["--distributed"], "--distributed is an option of a Spark run, and this plan has no --spark"),
+                       (["--analyze", "--spark", "local[1]", "--facts", str(prog)], "--facts is not read by a Spark run")):
+        r = CliRunner().invoke(cli, ["plan", str(prog), *args])
+        assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output
+
+
 EDGES = st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd"), st.integers(0, 8), st.integers(0, 4)),
                  max_size=8)
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +97,21 @@ def test_doc_example(spark):
     with contextlib.redirect_stdout(out):
         exec(compile(code, "docs/spark.md", "exec"), {"spark": spark})
     assert out.getvalue() == want
+
+
+@pytest.mark.slow
+def test_command_line(spark, tmp_path):
+    """``chronolog plan --analyze --spark`` (a session of its own, in a
+    process of its own) prints the path and facts the API's call does."""
+    from chronolog import spark as cs
+
+    prog = tmp_path / "control.vada"
+    prog.write_text(PROGRAM + FACTS)
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    r = subprocess.run([sys.executable, "-m", "chronolog", "plan", str(prog), "--analyze", "--spark", "local[1]", "--distributed",
+                        "--conf", "spark.chronolog.oneTaskBytes=-1"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    got, want = parse(r.stdout), parse(cs.explain_plan(spark, prog, analyze=True, distributed=True, one_task_bytes=-1))
+    assert got["path"] == want["path"] and got["path"].startswith("seminaive rounds of Spark SQL")
+    assert {i: s["holds"] for i, s in got["strata"].items()} == {i: s["holds"] for i, s in want["strata"].items()}
+    assert [s["ran"][0] for s in got["strata"].values()] == [s["ran"][0] for s in want["strata"].values()]  # rounds

@@ -57,10 +57,12 @@ def _analyzed(program, facts, dialect, horizon, engine, source, base_dir, max_ro
 def explain_spark_plan(spark, program, inputs=None, *, analyze: bool = False, reason, **options) -> str:
     """``chronolog.spark.explain_plan``: the plan as ``chronolog plan``
     prints it (its Spark lines say which path a run may take); with
-    ``analyze`` it runs ``chronolog.spark.reason(spark, program, inputs,
-    **options)`` (``reason``: that function) and says the path taken and why, its Spark jobs and time,
-    per stratum on the rounds its rounds, time and jobs, and each output's
-    facts and rows (every derived predicate unless ``outputs`` names some)."""
+    ``analyze`` it runs ``reason(spark, program, inputs, **options)``
+    (``chronolog.spark.reason``, handed down: this module does not import
+    Spark's) and says the path taken and why, its Spark jobs and time, per
+    stratum on the rounds its rounds, time and jobs, and each output's
+    facts and rows (every derived predicate unless ``outputs`` names some:
+    counted from the tables after the call, outside its jobs)."""
     from time import perf_counter
 
     from chronolog.api import parse_horizon

@@ -9,7 +9,10 @@ engine/columns/evaluator.py) note each stratum, the seminaive loop
 (engine/seminaive.py) each round's rows per rule.  Nothing is recorded
 unless asked: an evaluator's ``analysis`` is None then, and each loop tests
 that once a stratum (the seminaive loop's rounds then call the backend's
-own round, with nothing between).
+own round, with nothing between).  A model found where it repeats gives
+the bounded runs its search keeps anyway (engine/termination.py,
+:meth:`Analysis.repeated`); a Spark call the stats its paths fill anyway
+and the session's job counter (:meth:`Analysis.on_spark`).
 """
 
 from __future__ import annotations

@@ -106,11 +106,10 @@ def session(master: str):
 
 
 def job_counter(spark):
-    """A function giving the number of jobs the session has submitted so far
-    (the scheduler's next job id: every action, broadcast and schema
-    inference takes one)."""
-    scheduler = spark.sparkContext._jsc.sc().dagScheduler()
-    return lambda: int(scheduler.nextJobId())
+    """A function giving the number of jobs the session has submitted so far."""
+    from chronolog.connectors.spark import jobs_so_far
+
+    return lambda: jobs_so_far(spark)
 
 
 def cpu_counter(spark):

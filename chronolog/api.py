@@ -837,6 +837,14 @@ def reason(
         ).model
 
 
+
+def _analysis_under_way():
+    """EXPLAIN ANALYZE's record (engine/analysis.py) when one is under way,
+    else None: a plain run does not import the module to ask
+    (tests/test_start_up.py)."""
+    analysis = sys.modules.get("chronolog.engine.analysis")
+    return analysis.current() if analysis is not None else None
+
 class Reasoner:
     """A reasoning session: the least model now, kept up to date as facts arrive.
 
@@ -1061,10 +1069,7 @@ class Reasoner:
                 columns=self._columns,
             )
         self.evaluator.progress = self._progress
-        # EXPLAIN ANALYZE's record (engine/analysis.py), when one is under way: a
-        # plain run does not import the module to ask (tests/test_start_up.py)
-        analysis = sys.modules.get("chronolog.engine.analysis")
-        self.evaluator.analysis = analysis.current() if analysis is not None else None
+        self.evaluator.analysis = _analysis_under_way()
         self.evaluator.run()
         self.model = Model(self.evaluator.store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect
@@ -1087,6 +1092,9 @@ class Reasoner:
 
         with round_limit(self.max_rounds):
             out = evaluate(self.plan, self._rows, self.strategy, self._repeating_given, self._open_horizon, self.engine)
+        analysis = _analysis_under_way()
+        if analysis is not None:
+            analysis.repeated(self.plan, out)
         ran = {s.index: "columns" if s.preds & out.on_columns else "rows" for s in self.plan.strata}
         stats = dict(out.stats, components=out.components, executors=ran)
         model = Model(out.store, self.plan, self._open_horizon, stats, None, repeating=out.repeating)

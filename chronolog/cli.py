@@ -381,16 +381,47 @@ def _large(paths) -> bool:
 
 
 def _describe_component(c) -> str:
+    from chronolog.engine.termination import describe_repetition
     from chronolog.language.timeline import format_number
 
     preds = ", ".join(c.get("predicates", []))
-    if c.get("period") is None or c.get("kind") == "constant":
-        what = f"constant from {format_number(c['repeats_from'])}"
-    else:
-        what = f"repeats every {format_number(c['period'])} from {format_number(c['repeats_from'])}"
-    if c.get("repeats_before") is not None:
-        what += f", and into the past before {format_number(c['repeats_before'])}"
-    return f"{preds}: {c['direction']}, {what} (computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s))"
+    return (f"{preds}: {c['direction']}, {describe_repetition(c)} "
+            f"(computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s))")
+
+
+def spark_settings(program, conf) -> dict:
+    """A Spark command's checks before its session: the program is a file
+    (not standard input), each ``--conf`` is ``KEY=VALUE``; the settings."""
+    settings = {}
+    for kv in conf:
+        k, eq, v = kv.partition("=")
+        if not eq or not k.strip():
+            raise ChronologError(f"--conf {kv}: not KEY=VALUE", hint="e.g. --conf spark.chronolog.oneTaskBytes=-1")
+        settings[k.strip()] = v.strip()
+    if str(program) == "-":
+        raise ChronologError("a Spark run (--spark) reads its program from a file, not from standard input (-)",
+                             hint="save the program to a file and name it")
+    from chronolog.standard_input import check_program_file
+
+    check_program_file(program)  # (not `-`: refused above)
+    return settings
+
+
+def spark_session(master, settings: dict):
+    """The command's Spark session (``--spark MASTER``, ``--conf`` settings)."""
+    import warnings
+
+    from chronolog import spark as cs
+    from chronolog.arguments import as_option
+
+    # pyspark warns about pandas >= 3 on every start; chronolog's Spark
+    # path passes its tests with pandas 3 (data crosses as Arrow), so on
+    # the command line the warning is only noise
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
+    with as_option("master", "--spark"):
+        session = cs.session(master, **settings)
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 def _run_spark(program, dialect, horizon, overwrite, master, distributed, window=None, conf=(), stats=False, plot_to=None):
@@ -398,36 +429,15 @@ def _run_spark(program, dialect, horizon, overwrite, master, distributed, window
     ``conf``: ``KEY=VALUE`` Spark settings; ``stats``: the path taken on
     standard error; ``plot_to``: ``--plot``, every output drawn."""
     try:
-        settings = {}
-        for kv in conf:
-            k, eq, v = kv.partition("=")
-            if not eq or not k.strip():
-                raise ChronologError(f"--conf {kv}: not KEY=VALUE", hint="e.g. --conf spark.chronolog.oneTaskBytes=-1")
-            settings[k.strip()] = v.strip()
-        if str(program) == "-":
-            raise ChronologError("a Spark run (--spark) reads its program from a file, not from standard input (-)",
-                                 hint="save the program to a file and name it")
-        from chronolog.standard_input import check_program_file
-
-        check_program_file(program)  # (not `-`: refused above)
+        settings = spark_settings(program, conf)
         if plot_to is not None:
             from chronolog.plot import check_path
 
             check_path(plot_to, overwrite, "--plot")
-        import warnings
-
         from chronolog import spark as cs
         from chronolog.engine.arrow import table_to_rows
 
-        # pyspark warns about pandas >= 3 on every start; chronolog's Spark
-        # path passes its tests with pandas 3 (data crosses as Arrow), so on
-        # the command line the warning is only noise
-        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
-        from chronolog.arguments import as_option
-
-        with as_option("master", "--spark"):
-            session = cs.session(master, **settings)
-        session.sparkContext.setLogLevel("ERROR")
+        session = spark_session(master, settings)
         try:
             taken, bound = {}, {}
             from chronolog.arguments import as_option

@@ -102,11 +102,16 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Say where each stratum runs with this evaluation horizon (as `run --horizon`).")
 @click.option("--facts", "facts", multiple=True, type=FilePath(path_type=Path), help="A file of facts the run would be given (repeatable): its arities are checked and its facts that repeat forever (every) placed as the run places them.")
 @click.option("--analyze", is_flag=True, help="Run PROGRAM on the facts and print, beside the plan, what each stratum and rule did: executor, rounds, time, fallbacks, rows, facts (EXPLAIN ANALYZE).")
-def plan(program, dialect, engine, horizon, facts, analyze):
+@click.option("--spark", "spark_master", default=None, metavar="MASTER", help="With --analyze: run through Spark (e.g. local[2]) as run --spark does, and say the path taken, its Spark jobs and rounds.")
+@click.option("--distributed", is_flag=True, help="With --spark: as run --spark --distributed.")
+@click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE", help="With --spark: a Spark setting (repeatable).")
+def plan(program, dialect, engine, horizon, facts, analyze, spark_master, distributed, spark_conf):
     """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
     from chronolog.plan_api import explain_plan
 
     try:
+        if spark_master is not None or distributed or spark_conf:
+            return _plan_spark(program, dialect, horizon, facts, analyze, spark_master, distributed, spark_conf)
         check_program_file(program)
         d = _dialect_for(program, dialect)
         prog, given_facts = command_inputs(program, facts, d)
@@ -114,6 +119,30 @@ def plan(program, dialect, engine, horizon, facts, analyze):
             click.echo(explain_plan(prog, given_facts or None, analyze=analyze, dialect=d, horizon=horizon, engine=engine))
     except ChronologError as e:
         _fail(e)
+
+
+def _plan_spark(program, dialect, horizon, facts, analyze, master, distributed, conf):
+    """``plan --analyze --spark MASTER``: chronolog.spark.explain_plan over
+    the program's bindings, as ``run --spark`` reads them."""
+    from chronolog.cli import spark_session, spark_settings
+
+    if master is None:
+        raise ChronologError(f"{'--distributed' if distributed else '--conf'} is an option of a Spark run, and this plan has no --spark",
+                             hint="add --spark local[*] (or your cluster's master URL), or leave the option out")
+    if not analyze or facts:
+        raise ChronologError("--facts is not read by a Spark run (--spark): it reads the program's bindings" if facts else
+                             "--spark runs the program: it is an option of plan --analyze",
+                             hint="bind the data in the program, or run without --spark" if facts else "add --analyze")
+    settings = spark_settings(program, conf)
+    from chronolog import spark as cs
+
+    session = spark_session(master, settings)
+    try:
+        with as_option("horizon", "--horizon"):
+            click.echo(cs.explain_plan(session, program, analyze=True, dialect=_dialect_for(program, dialect),
+                                       horizon=horizon, distributed=distributed))
+    finally:
+        session.stop()
 
 
 @cli.command()

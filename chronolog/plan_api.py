@@ -52,3 +52,42 @@ def _analyzed(program, facts, dialect, horizon, engine, source, base_dir, max_ro
     hz = parse_horizon(horizon, model.plan.program.calendar) if horizon is not None else None
     periods = [rep.period for _, _, rep in answer._repetitions]
     return describe_plan(model.plan, engine, hz, periods, analysis)
+
+
+def explain_spark_plan(spark, program, inputs=None, *, analyze: bool = False, reason, **options) -> str:
+    """``chronolog.spark.explain_plan``: the plan as ``chronolog plan``
+    prints it (its Spark lines say which path a run may take); with
+    ``analyze`` it runs ``reason(spark, program, inputs, **options)``
+    (``chronolog.spark.reason``, handed down: this module does not import
+    Spark's) and says the path taken and why, its Spark jobs and time, per
+    stratum on the rounds its rounds, time and jobs, and each output's
+    facts and rows (every derived predicate unless ``outputs`` names some:
+    counted from the tables after the call, outside its jobs)."""
+    from time import perf_counter
+
+    from chronolog.api import parse_horizon
+    from chronolog.connectors.spark import _strip, jobs_so_far
+    from chronolog.engine.analysis import analysing
+    from chronolog.language.programs import read_program
+    from chronolog.planner import plan as make_plan
+    from chronolog.planner.normalize import is_fresh
+    from chronolog.plan_text import describe_plan
+
+    prog = read_program(program, options.get("dialect", "vadalog"))
+    plan = make_plan(_strip(prog, True))  # (the plan the Spark paths make)
+    horizon = options.get("horizon")
+    hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
+    if not analyze:
+        return describe_plan(plan, "auto", hz)
+    stats = options.pop("stats", None)
+    stats = {} if stats is None else stats
+    if options.get("outputs") is None:
+        options["outputs"] = sorted(p for p in plan.derived_predicates() if not is_fresh(p))
+    before, started = jobs_so_far(spark), perf_counter()
+    with analysing() as analysis:  # (the driver path's embedded run records its strata too)
+        out = reason(spark, program, inputs, stats=stats, **options)
+    analysis.on_spark(stats, jobs_so_far(spark) - before, perf_counter() - started)
+    analysis.seconds = analysis.spark.seconds
+    analysis.count_tables({p: t if options.get("arrow") else t.toArrow() for p, t in out.items()})
+    return describe_plan(plan, "auto", hz, None, analysis)
+

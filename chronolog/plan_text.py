@@ -52,16 +52,18 @@ def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None, anal
     (``plan --analyze``, as EXPLAIN ANALYZE)."""
     placement = choose(plan, engine, horizon, repeating)
     out = []
-    if analysis is not None:
+    calendar = plan.program.calendar  # (an infinite end open; on a date timeline, dates)
+    shown = calendar.format_interval if calendar is not None else format_interval
+    if analysis is not None and analysis.spark is not None:
+        out.extend(_on_spark(analysis.spark))
+    elif analysis is not None:
         out.append(f"analyzed: {_ran_in_all(analysis)}")
     out.extend(describe_fragment(plan))
     hz = horizon if horizon is not None else plan.temporal
     if hz is not None:
         from chronolog.language.timeline import make
 
-        calendar = plan.program.calendar  # (an infinite end open; on a date timeline, dates)
-        shown = (calendar.format_interval if calendar is not None else format_interval)(make(hz[0], hz[1], True, True))
-        out.append(f"horizon: {shown}")
+        out.append(f"horizon: {shown(make(hz[0], hz[1], True, True))}")
     if plan.outputs:
         out.append("outputs: " + ", ".join(plan.outputs))
     out.append(describe_partitioning(plan))
@@ -80,7 +82,7 @@ def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None, anal
             out.append(f"  runs on {choice.backend} ({choice.why})")
         out += [f"  may fall back to rows if {f}" for f in choice.fallbacks]
         if analysis is not None:
-            out.extend(_stratum_ran(analysis, st))
+            out.extend(_stratum_ran(analysis, st, shown))
         batch = batch_of.get(st.index)
         if batch is not None and choice.backend != ROWS:
             others = ", ".join(str(m) for m in batch.members if m != st.index)
@@ -141,33 +143,96 @@ def _rows(n: int) -> str:
     return f"{n:,} row{'' if n == 1 else 's'}"
 
 
+# the Spark paths as a run names them (stats["path"]) and as they are printed
+_SPARK_PATHS = {
+    "relational": "seminaive rounds of Spark SQL",
+    "one task": "one Spark task (the whole program, the embedded engine)",
+    "keyed": "Spark tasks per key group (the embedded engine in each)",
+    "driver": "the driver (the embedded engine)",
+}
+
+
+def _on_spark(spark) -> list:
+    """The lines of a Spark call: its path and why, its jobs and time."""
+    out = [f"analyzed: {_ms(spark.seconds)} in all (reading, planning, running; collecting the counts after); "
+           f"{_counted(spark.jobs, 'Spark job')}",
+           f"spark ran on: {_SPARK_PATHS.get(spark.path, spark.path)}: {spark.why}"]
+    if spark.load is not None:
+        out.append(f"spark loaded the inputs: {_counted(spark.load.jobs, 'Spark job')}, {_ms(spark.load.seconds)}")
+    return out
+
+
 def _ran_in_all(analysis) -> str:
     """The first line of ``plan --analyze``: the whole call, and the strata's share."""
     on: dict = {}
     for run in analysis.strata.values():
         on[run.executor] = on.get(run.executor, 0) + 1
     where = ", ".join(f"{n} on {ex}" for ex, n in sorted(on.items()))
-    strata = f"strata {where} in {_ms(sum(r.seconds for r in analysis.strata.values()))}" if on else (
-        "the model was found where it repeats, in bounded runs of each recursion through time: no stratum's rounds recorded")
-    return f"{_ms(analysis.seconds)} in all (reading, planning, running); {strata}"
+    out = f"{_ms(analysis.seconds)} in all (reading, planning, running); strata {where} in " \
+          f"{_ms(sum(r.seconds for r in analysis.strata.values()))}"
+    if any(r.bounded is not None for r in analysis.strata.values()):
+        out += "; the model found where it repeats, in bounded runs"
+    if analysis.helpers:
+        h = analysis.helpers
+        out += (f"; {len(h)} bounded run{'' if len(h) == 1 else 's'} of the search's own predicates "
+                f"(unbounded literals): {_counted(sum(r.rounds for r in h), 'round')}, "
+                f"{_rows(sum(r.derivations for r in h))}, {_ms(sum(r.seconds for r in h))}")
+    return out
 
 
-def _stratum_ran(analysis, st) -> list:
-    """What stratum ``st`` did: where it ran, its rounds and time, a
-    fallback, and its predicates' facts in the model."""
+def _counted(n: int, what: str) -> str:
+    return f"{n:,} {what}{'' if n == 1 else 's'}"
+
+
+# how each direction of a recursion through time was searched (engine/termination.py)
+_SEARCHED = {
+    "forward": "computed forward",
+    "backward": "computed backward, time mirrored",
+    "both": "guessed and proved on both sides",
+    "none": "no recursion through time: where its inputs repeat",
+}
+
+
+def _bounded(run, shown) -> list:
+    """A stratum of a model found where it repeats (engine/termination.py):
+    its bounded runs, each to its window's end, and where the model repeats."""
+    from chronolog.engine.termination import describe_repetition
+
+    rep = run.repetition
+    found = f" (the model {describe_repetition(rep)}; {_SEARCHED[rep['direction']]})" if rep is not None else ""
+    out = [f"  ran on {run.executor}: {_counted(run.rounds, 'round')}, {_ms(run.seconds)} "
+           f"in {_counted(len(run.bounded), 'bounded run')}{found}"]
+    for r in run.bounded:
+        within = f"within {shown(r.window)}" if r.window is not None else "over all time"
+        out.append(f"    {r.what} {within}: {_counted(r.rounds, 'round')}, {_rows(r.derivations)}, {_ms(r.seconds)}")
+    return out
+
+
+def _stratum_ran(analysis, st, shown) -> list:
+    """What stratum ``st`` did: where it ran, its rounds and time (in a
+    model found where it repeats, each bounded run), a fallback, and its
+    predicates' facts in the model."""
     run = analysis.strata.get(st.index)
     out = []
     if run is not None:
-        if run.batch is not None and run.batch != st.index:
+        if run.bounded is not None:
+            out.extend(_bounded(run, shown))
+        elif run.jobs is not None:
+            shared = ", ".join(map(str, sorted(run.shared)))
+            out.append(f"  ran on spark rounds: {_counted(run.rounds, 'round')}, {_ms(run.seconds)}, "
+                       f"{_counted(run.jobs, 'Spark job')}" + (f" (rounds shared with strata {shared})" if shared else ""))
+        elif run.batch is not None and run.batch != st.index:
             out.append(f"  ran on {run.executor}, as one rule with stratum {run.batch} (in its time)")
         elif run.batch is not None:
             others = ", ".join(str(i) for i, r in analysis.strata.items() if r.batch == st.index and i != st.index)
             out.append(f"  ran on {run.executor}, as one rule with strata {others}: {_ms(run.seconds)}")
         else:
-            rounds = "" if run.rounds is None else f"{run.rounds:,} round{'' if run.rounds == 1 else 's'}, "
+            rounds = "" if run.rounds is None else f"{_counted(run.rounds, 'round')}, "
             out.append(f"  ran on {run.executor}: {rounds}{_ms(run.seconds)}")
         if run.fallback is not None:
             out.append(f"  fell back from columns to rows: {run.fallback}")
+    elif analysis.spark is not None:
+        out.append(f"  ran in {_SPARK_PATHS.get(analysis.spark.path, analysis.spark.path)}: no rounds of its own recorded")
     for pred in st.preds:
         counts = analysis.counts.get(pred)
         if counts is not None:

@@ -37,6 +37,19 @@ def run_program(spark, program_path, **options):
     return _connector.run_program_with(spark, program_path, embedded=api, **options)
 
 
+def explain_plan(spark, program, inputs: dict | None = None, *, analyze: bool = False, **options) -> str:
+    """The plan of ``program`` as ``chronolog plan`` prints it; with
+    ``analyze=True`` run as :func:`reason` runs it (``inputs`` and
+    ``options`` as its) and annotated with what the call did, as EXPLAIN
+    ANALYZE: the path taken and why, its Spark jobs and wall time; per
+    stratum on the relational rounds its rounds, time and jobs (on the
+    driver, the embedded run's strata); each output's facts and rows
+    (every derived predicate unless ``outputs`` names some)."""
+    from chronolog.plan_api import explain_spark_plan
+
+    return explain_spark_plan(spark, program, inputs, analyze=analyze, reason=reason, **options)
+
+
 # the options and what they do: the connector's docstrings (one text, one place)
 reason.__doc__ = _connector.reason_with.__doc__
 run_program.__doc__ = _connector.run_program_with.__doc__

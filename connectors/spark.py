@@ -26,11 +26,10 @@ from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.errors import ArgumentError, DataError, InconsistencyError, ProgramError
+from chronolog.engine.arrow import TIME_COLUMNS
 from chronolog.language.timeline import EVERYWHERE, MAX_DIGITS
 
 from . import distributed as dist
-
-TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
 
 
 class DriverFallback(UserWarning):
@@ -66,6 +65,12 @@ SESSION_DEFAULTS = {
     # seminaive rounds makes about 85, so a second run compiled 64 again
     "spark.sql.codegen.cache.maxEntries": "1000",
 }
+
+
+def jobs_so_far(spark) -> int:
+    """The jobs the session has submitted so far: the scheduler's next job
+    id (every action, broadcast and schema inference takes one)."""
+    return int(spark.sparkContext._jsc.sc().dagScheduler().nextJobId())
 
 
 def session(master: str | None = "local[*]", app_name: str = "chronolog", tuned: bool = True, **conf):

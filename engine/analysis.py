@@ -9,7 +9,10 @@ engine/columns/evaluator.py) note each stratum, the seminaive loop
 (engine/seminaive.py) each round's rows per rule.  Nothing is recorded
 unless asked: an evaluator's ``analysis`` is None then, and each loop tests
 that once a stratum (the seminaive loop's rounds then call the backend's
-own round, with nothing between).
+own round, with nothing between).  A model found where it repeats gives
+the bounded runs its search keeps anyway (engine/termination.py,
+:meth:`Analysis.repeated`); a Spark call the stats its paths fill anyway
+and the session's job counter (:meth:`Analysis.on_spark`).
 """
 
 from __future__ import annotations
@@ -45,6 +48,16 @@ class StratumRun:
     seconds: float = 0.0
     fallback: str | None = None
     batch: int | None = None
+    # a model found where it repeats (engine/termination.py): the stratum's
+    # bounded runs (termination.BoundedRun) and where it repeats (its
+    # component: period, repeats_from, direction, ...; None: it does not)
+    bounded: list | None = None
+    repetition: dict | None = None
+    # on Spark's rounds (connectors/spark_rounds/rounds.py): the Spark jobs
+    # of its rounds, and the strata that ran in the same rounds (a
+    # dependency level's strata run as one: their time and jobs are shared)
+    jobs: int | None = None
+    shared: set = field(default_factory=set)
     produced: dict = field(default_factory=dict)  # id(RulePlan) -> rows in all rounds
     last: dict = field(default_factory=dict)  # id(RulePlan) -> rows in the last round
 
@@ -63,11 +76,27 @@ class StratumRun:
 
 
 @dataclass
+class SparkRun:
+    """A call of ``chronolog.spark.reason``: the path it took (relational:
+    the rounds; one task; keyed; driver) and why, its Spark jobs and time."""
+
+    path: str
+    why: str
+    jobs: int
+    seconds: float
+    load: object = None  # the rounds' load of the inputs (a RoundStat), or None
+
+
+@dataclass
 class Analysis:
     strata: dict = field(default_factory=dict)  # stratum index -> StratumRun
     seconds: float = 0.0  # the whole call: reading, planning, running
     # pred -> (facts, maximal intervals, of those the ones that repeat forever) in the model
     counts: dict = field(default_factory=dict)
+    # bounded runs of no stratum of the plan (termination.BoundedRun: an
+    # unbounded literal the search materialised in a predicate of its own)
+    helpers: list = field(default_factory=list)
+    spark: SparkRun | None = None  # a Spark call's path, jobs and time (None: embedded)
 
     def stratum(self, index: int) -> StratumRun:
         got = self.strata.get(index)
@@ -79,6 +108,48 @@ class Analysis:
         """The strata's loops: stratum ``index`` ran on ``executor``."""
         run = self.stratum(index)
         run.executor, run.rounds, run.seconds = executor, rounds, seconds
+
+    def repeated(self, plan, outcome) -> None:
+        """A model found where it repeats: each stratum's bounded runs in
+        ``outcome`` (termination.Outcome.runs), under the stratum of
+        ``plan`` holding its predicates; those of predicates of the search's
+        own (an unbounded literal materialised) go to ``helpers``."""
+        index = {p: st.index for st in plan.strata for p in st.preds}
+        for preds, runs, info in outcome.runs:
+            at = next((index[p] for p in sorted(preds) if p in index), None)
+            if at is None:
+                self.helpers.extend(runs)
+                continue
+            run = self.stratum(at)
+            run.executor = "columns" if any(r.executor == "columns" for r in runs) else "rows"
+            run.rounds = (run.rounds or 0) + sum(r.rounds for r in runs)
+            run.seconds += sum(r.seconds for r in runs)
+            run.bounded = (run.bounded or []) + list(runs)
+            if info is not None:
+                run.repetition = info
+
+    def on_spark(self, stats: dict, jobs: int, seconds: float) -> None:
+        """A Spark call: ``stats`` as ``chronolog.spark.reason`` filled it
+        (path, why, and on the rounds a RoundStat per round), its ``jobs``
+        and wall time."""
+        self.spark = SparkRun(stats.get("path", "?"), stats.get("why", ""), jobs, seconds, stats.get("load"))
+        for rs in stats.get("rounds", ()) if self.spark.path == "relational" else ():
+            for i in rs.strata:
+                run = self.stratum(i)
+                run.executor, run.jobs = "spark rounds", (run.jobs or 0) + rs.jobs
+                run.rounds += 1
+                run.seconds += rs.seconds
+                run.shared |= set(rs.strata) - {i}
+
+    def count_tables(self, tables: dict) -> None:
+        """Each predicate's facts (atoms) and rows (maximal intervals) in
+        ``tables`` (``{pred: pyarrow.Table}`` in the layout of engine/arrow.py)."""
+        from chronolog.engine.arrow import TIME_COLUMNS
+
+        for pred, table in tables.items():
+            terms = [table.column(c).to_pylist() for c in table.column_names if c not in TIME_COLUMNS]
+            atoms = len(set(zip(*terms))) if terms else min(table.num_rows, 1)
+            self.counts[pred] = (atoms, table.num_rows, 0)
 
     def fell_back(self, index: int, why: str) -> None:
         """Columns gave stratum ``index`` back to rows: what they counted goes."""

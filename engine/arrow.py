@@ -411,14 +411,14 @@ def _closedness(v, name: str, table, i: int, pred: str) -> bool:
         return bool(v)
     from chronolog.language.errors import DataError
 
-    values = ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in table.schema.names if n not in _TIME_COLUMNS)
+    values = ", ".join(f"{n}={table.column(n)[i].as_py()!r}" for n in table.schema.names if n not in TIME_COLUMNS)
     hint = f"{name} is true or false (or 1 or 0); a null is closed"
     if isinstance(v, str):  # ('true' itself: the column read as text)
         hint = f'{name} is text, not a boolean: {hint}; convert it, e.g. df["{name}"] = df["{name}"].str.lower() == "true"'
     raise DataError(f"{pred}: {name} is {v!r} in the row {values}", hint=hint)
 
 
-_TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
+TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
 
 
 class _ExactColumns:

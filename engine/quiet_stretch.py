@@ -100,9 +100,7 @@ def model_over_step(plan, core, own, step_iv, out, quiet=None) -> tuple:
         seg = _with_state(tm._inputs_before(core, INF, lo - 2 * margin, afar), state)
         store = tm._store_of(seg)
         window = make(lo, hi_step, True, True) if lo != -INF else make(-INF, hi_step, False, True)
-        ev = Evaluator(plan, store, window, "blocking")
-        ev.run()
-        tm._add_stats(out, ev)
+        tm.run_bounded(out, Evaluator(plan, store, window, "blocking"))
         pieces.append({p: dict(rel.atoms) for p in own if (rel := store.get(p)) is not None})
     result: dict = {}
     for piece in pieces:

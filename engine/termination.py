@@ -34,6 +34,7 @@ import dataclasses
 import functools
 import itertools
 import math
+import time
 from fractions import Fraction
 from dataclasses import dataclass, field
 
@@ -71,6 +72,41 @@ class Outcome:
     # the predicates whose bounded attempts ran on the columnar executor
     # (:func:`_attempts_on`); every other stratum ran on rows
     on_columns: set = field(default_factory=set)
+    # per stratum run, in order: (its predicates, its BoundedRuns, its
+    # component or None), what EXPLAIN ANALYZE prints (engine/analysis.py)
+    runs: list = field(default_factory=list)
+    _bounded: list = field(default_factory=list)  # the BoundedRuns of the stratum under way
+
+
+@dataclass
+class BoundedRun:
+    """One evaluation of a stratum: an attempt to a bound, a check that a
+    guessed model is closed (two_way.py), or the one run of a stratum that
+    does not move time (no window)."""
+
+    window: tuple | None  # the interval it was confined to (None: none)
+    rounds: int
+    derivations: int
+    seconds: float
+    executor: str  # rows, or columns where any stratum of it ran on columns
+    what: str = "attempt"
+
+
+def run_bounded(out, ev, what: str = "attempt") -> None:
+    """Run the evaluator ``ev`` (one bounded run), add its rounds and
+    derivations to ``out.stats`` (an Outcome's, or a stream's evaluator's)
+    and keep it in an Outcome's record of the stratum (one clock reading and one tuple a run: a run is a whole
+    evaluation)."""
+    started = time.perf_counter()
+    ev.run()
+    seconds = time.perf_counter() - started
+    executors = getattr(ev, "executors", None) or {}
+    on = "columns" if "columns" in executors.values() else "rows"
+    kept = getattr(out, "_bounded", None)  # (None: a stream's step, quiet_stretch.py, keeps no record)
+    if kept is not None:
+        kept.append(BoundedRun(ev.horizon, ev.stats["rounds"], ev.stats["derivations"], seconds, on, what))
+    for k in ("rounds", "derivations"):
+        out.stats[k] += ev.stats.get(k, 0)
 
 
 def evaluate(plan, rows: dict, strategy: str = "blocking", repeating=None, horizon=None, engine: str = "auto") -> Outcome:
@@ -146,6 +182,13 @@ def _given_repeating(plan, repeating):
 
 
 def _run_stratum(plan, stratum, out, strategy, engine="rows", given=0) -> None:
+    out._bounded = []
+    info = _stratum(plan, stratum, out, strategy, engine, given)
+    out.runs.append((frozenset(stratum.preds), out._bounded, info))
+
+
+def _stratum(plan, stratum, out, strategy, engine, given):
+    """One stratum's model into ``out``; its component (None: it does not repeat)."""
     own = set(stratum.preds)
     sub = dataclasses.replace(plan, rules=list(stratum.rules), strata=[stratum], constraints=[])
     core = {}
@@ -163,12 +206,10 @@ def _run_stratum(plan, stratum, out, strategy, engine="rows", given=0) -> None:
         grouped = _check_time_grouping(stratum, moving)
     if not moving and not reps:
         store = _store_of(core)
-        ev = Evaluator(sub, store, None, strategy)
-        ev.run()
-        _add_stats(out, ev)
+        run_bounded(out, Evaluator(sub, store, None, strategy), "run")
         _keep(out, store, {}, own)
         _keep_quiet(out, _local_quiet(sub, core, {}, quiet), own)
-        return
+        return None
     if not moving:
         store, rep, info = _two_sided(sub, core, reps, own, strategy, out)
         info["direction"] = "none"
@@ -190,6 +231,7 @@ def _run_stratum(plan, stratum, out, strategy, engine="rows", given=0) -> None:
             store, rep, info = _forward(mirrored, _mirror_core(core), _mirror_reps(reps), own, strategy, out,
                                         one=one, quiet=_mirror_quiet(quiet))
             store, rep = _mirror_answer(store, rep)
+            out._bounded = [dataclasses.replace(r, window=mirror_interval(r.window) if r.window else None) for r in out._bounded]
             info["direction"] = "backward"
             info["quiet"] = _mirror_quiet(info.get("quiet") or {})
             if info.get("repeats_from") is not None:
@@ -204,6 +246,21 @@ def _run_stratum(plan, stratum, out, strategy, engine="rows", given=0) -> None:
     if info["predicates"]:
         out.components.append(info)
     _keep(out, store, rep, own)
+    return info
+
+
+def describe_repetition(c: dict) -> str:
+    """Where a component (:attr:`Outcome.components`) repeats: "repeats
+    every 7 from 12", "constant from 3" (``run --stats``, ``plan --analyze``)."""
+    from chronolog.language.timeline import format_number
+
+    if c.get("period") is None or c.get("kind") == "constant":
+        what = f"constant from {format_number(c['repeats_from'])}"
+    else:
+        what = f"repeats every {format_number(c['period'])} from {format_number(c['repeats_from'])}"
+    if c.get("repeats_before") is not None:
+        what += f", and into the past before {format_number(c['repeats_before'])}"
+    return what
 
 
 # ------------------------------------------------------------------ pieces
@@ -304,11 +361,6 @@ def _mirror_reps(reps):
 def _joint_period(reps, sign):
     periods = {abs(r.period) for by in reps.values() for rs in by.values() for r in rs if (r.period > 0) == (sign > 0)}
     return lcm_of(periods) if periods else None
-
-
-def _add_stats(out, ev) -> None:
-    for k in ("rounds", "derivations"):
-        out.stats[k] += ev.stats.get(k, 0)
 
 
 def _materialise_unbounded(plan):
@@ -487,7 +539,6 @@ def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_s
             _add_unrolled(store, reps, (first, hi + reach + 1, True, True))
             window = make(-INF, hi, False, True) if lo == -INF else make(lo, hi, True, True)
             store, ev = _attempt(plan, store, window, strategy, on, out)
-        _add_stats(out, ev)
         rep = _repetition(plan, store, ev, t_data, hi, reach, joint)
         if rep is not None:
             return store, rep, hi, attempt
@@ -538,12 +589,12 @@ def _attempt(plan, store, window, strategy, on, out):
     predicates of those that ran on columns."""
     if on != "columns":
         ev = Evaluator(plan, store, window, strategy)
-        ev.run()
+        run_bounded(out, ev)
         return store, ev
     from .columns.evaluator import HybridEvaluator
 
     ev = HybridEvaluator(plan, store, window, strategy, engine="columns")
-    ev.run()
+    run_bounded(out, ev)
     for st in plan.strata:
         if ev.executors.get(st.index) == "columns":
             out.on_columns.update(st.preds)
@@ -952,8 +1003,7 @@ class _LeftSteadyState:
         store = _store_of(self.core)
         _add_unrolled(store, self.reps, (lo - self.reach - 1, hi + self.reach + 1, True, True))
         ev = Evaluator(self.plan, store, make(lo, hi, True, True), strategy)
-        ev.run()
-        _add_stats(out, ev)
+        run_bounded(out, ev)
         return store, ev
 
     def _state(self, store):
@@ -1023,8 +1073,7 @@ def _two_sided(plan, core, reps, own, strategy, out):
     store = _store_of(core)
     _add_unrolled(store, reps, (lo - reach - 1, hi + reach + 1, True, True))
     ev = Evaluator(plan, store, make(lo, hi, True, True), strategy)
-    ev.run()
-    _add_stats(out, ev)
+    run_bounded(out, ev)
     answer, rep_right = _answer(store, Repetition(s_r + reach, p_r), hi - reach, own, fold_limit=s_l - reach)
     mirrored, _ = _mirror_answer(answer, {})
     left, rep_left = _answer(mirrored, Repetition(-(s_l - reach), p_l), -(lo + reach), own, fold_limit=-(s_r + reach))

@@ -98,8 +98,7 @@ def _one(plan, core, reps, own, strategy, out, fast=None):
         tm._add_unrolled(store, reps, (lo - reach - 1, hi + reach + 1, True, True))
         ev = Evaluator(fast or plan, store, make(lo, hi, True, True), strategy)
         ev.rounds_bounded = True  # a window around data beyond a float's range is never crossed step by step
-        ev.run()
-        tm._add_stats(out, ev)
+        tm.run_bounded(out, ev)
         guess = _guess(store, own, s_l, s_r, lo_in, hi_in, reach, (p_l, const_l), (p_r, const_r))
         if guess is not None and _closed_in_window(guess, lo_in, hi_in, reach):
             if CHECK_CLOSURE == "both" and not _closed(plan, guess, core, reps, own, reach, strategy, out):
@@ -345,9 +344,7 @@ def _union_closed(plan, core, reps, own, answer, repeating, infos, reach, strate
         seeded = _unrolled(answer, repeating, own, window)
         for p, atoms in seeded.items():
             store.relation(p).atoms = {t: list(ivs) for t, ivs in atoms.items()}
-        ev = Evaluator(plan, store, window, strategy)
-        ev.run()
-        tm._add_stats(out, ev)
+        tm.run_bounded(out, Evaluator(plan, store, window, strategy), "check")
         if _clipped(store, own, window) != seeded:
             return False
     return True
@@ -421,9 +418,7 @@ def _closed(plan, guess, core, reps, own, reach, strategy, out) -> bool:
     seeded = _unrolled(answer, rep, own, window)
     for p, atoms in seeded.items():
         store.relation(p).atoms = {t: list(ivs) for t, ivs in atoms.items()}
-    ev = Evaluator(plan, store, window, strategy)
-    ev.run()
-    tm._add_stats(out, ev)
+    tm.run_bounded(out, Evaluator(plan, store, window, strategy), "check")
     return _clipped(store, own, window) == seeded
 
 

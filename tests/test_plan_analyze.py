@@ -47,6 +47,11 @@ def parse(text: str) -> dict:
             continue
         elif m := re.match(r"  ran on (\w+): (\d+) rounds?, [\d.]+ ms$", line):
             cur["ran"] = (m[1], int(m[2]))
+        elif m := re.match(r"  ran on (\w+): ([\d,]+) rounds?, [\d.]+ ms in (\d+) bounded runs?(?: \(the model (.*)\))?$", line):
+            cur["ran"] = (m[1], int(m[2].replace(",", "")))
+            cur["repeats"], cur["bounded"] = m[4], []
+        elif m := re.match(r"    (attempt|check|run) (?:within \S+|over all time): ([\d,]+) rounds?, ([\d,]+) rows?, [\d.]+ ms$", line):
+            cur["bounded"].append((m[1], int(m[2].replace(",", "")), int(m[3].replace(",", ""))))
         elif m := re.match(r"  ran on (\w+), as one rule with strat(?:a [\d, ]+: [\d.]+ ms|um \d+ \(in its time\))$", line):
             cur["ran"] = (m[1], None)  # (a batch of strata of one shape: no rounds of its own)
         elif m := re.match(r"  fell back from columns to rows: (.*)$", line):
@@ -130,14 +135,63 @@ def test_fallback_to_rows_says_why():
     assert "denominator" in strata[0]["fallback"]
 
 
-def test_model_that_repeats():
-    program = "p(X) :- <->[3,3] p(X).\nq(X) :- p(X), not r(X)."
-    text = chronolog.explain_plan(program, "p(a)@0\np(b)@[1,2]", analyze=True)
-    model = chronolog.reason(program, "p(a)@0\np(b)@[1,2]")
+def helper_runs(text: str) -> tuple:
+    """The header's bounded runs of the search's own predicates: (rounds, rows)."""
+    m = re.search(r"bounded runs? of the search's own predicates \(unbounded literals\): ([\d,]+) rounds?, ([\d,]+) rows?", text)
+    return (int(m[1].replace(",", "")), int(m[2].replace(",", ""))) if m else (0, 0)
+
+
+def check_repeating(program, facts, engine="auto") -> dict:
+    """A model found where it repeats: the printed facts are the model's,
+    each stratum's bounded runs add up to its rounds, and all of them (and
+    the search's own predicates') to the model's rounds and derivations;
+    each component's attempts and period are those of ``model.stats``."""
+    text = chronolog.explain_plan(program, facts, analyze=True, engine=engine)
+    model = chronolog.reason(program, facts, engine=engine)
     assert not model.is_finite
-    holds = {p: c for s in parse(text).values() for p, c in s["holds"].items()}
-    assert holds == model_counts(model) and holds["p"][2] > 0
+    strata = parse(text)
+    holds = {p: c for s in strata.values() for p, c in s["holds"].items()}
+    assert holds == model_counts(model)
+    assert {i: s["ran"][0] for i, s in strata.items()} == model.stats["executors"]
+    extra = helper_runs(text)
+    for s in strata.values():
+        assert s["ran"][1] == sum(rounds for _, rounds, _ in s["bounded"])
+    assert sum(s["ran"][1] for s in strata.values()) + extra[0] == model.stats["rounds"]
+    assert sum(rows for s in strata.values() for _, _, rows in s["bounded"]) + extra[1] == model.stats["derivations"]
+    by_pred = {p: s for s in strata.values() for p in s["holds"]}
+    for c in model.stats["components"]:
+        s = by_pred[c["predicates"][0]]
+        assert len([w for w, *_ in s["bounded"] if w == "attempt"]) >= c["attempts"]
+        if c["kind"] == "periodic":
+            assert s["repeats"].startswith(f"repeats every {c['period']} from {c['repeats_from']}")
     assert "found where it repeats" in text.splitlines()[0]
+    return strata
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_model_that_repeats(engine):
+    strata = check_repeating("p(X) :- <->[3,3] p(X).\nq(X) :- p(X), not r(X).", "p(a)@0\np(b)@[1,2]", engine)
+    assert strata[0]["ran"][0] == engine  # (a recurrence: its attempts are columnar runs)
+    assert strata[0]["repeats"] == "repeats every 3 from 2; computed forward"
+    assert strata[0]["holds"]["p"] == (2, 2, 2)
+
+
+def test_model_that_repeats_backward_and_through_an_unbounded_literal():
+    strata = check_repeating("p(X) :- <+>[2,2] p(X).\nq(X) :- <->[0,+inf) p(X), s(X).", "p(a)@10\ns(a)@[0,4]")
+    assert strata[0]["repeats"].endswith("computed backward, time mirrored")
+
+
+def test_model_that_repeats_both_ways():
+    strata = check_repeating("p(X) :- <->[2,2] p(X).\np(X) :- <+>[3,3] p(X).\nr(X) :- p(X), s(X).", "p(a)@0\ns(a)@[0,20]")
+    assert strata[0]["repeats"] == "repeats every 1 from 3, and into the past before -3; guessed and proved on both sides"
+
+
+@settings(max_examples=examples(20), deadline=None)
+@given(step=st.integers(1, 4), starts=st.lists(st.tuples(st.sampled_from("ab"), st.integers(0, 9), st.integers(0, 2)),
+                                               min_size=1, max_size=4))
+def test_random_repeating_models(step, starts):
+    facts = "".join(f"p({x})@[{s},{s + d}]\n" for x, s, d in starts)
+    check_repeating(f"p(X) :- <->[{step},{step}] p(X).\nq(X) :- p(X), <->[0,1] p(X).", facts)
 
 
 def test_without_analyze_is_the_plan(tmp_path):
@@ -174,6 +228,16 @@ def test_command_line_bad_facts(tmp_path):
     r = CliRunner().invoke(cli, ["plan", str(prog), "--facts", str(facts), "--analyze"])
     assert r.exit_code == 2 and "Traceback" not in r.output
     assert f"{facts}:2:" in r.output
+
+
+def test_command_line_spark_options_alone(tmp_path):
+    prog = tmp_path / "reach.vada"
+    prog.write_text(RECURSIVE)
+    for args, says in ((["--spark", "local[1]"], "--spark runs the program: it is an option of plan --analyze"),
+                       (["--distributed"], "--distributed is an option of a Spark run, and this plan has no --spark"),
+                       (["--analyze", "--spark", "local[1]", "--facts", str(prog)], "--facts is not read by a Spark run")):
+        r = CliRunner().invoke(cli, ["plan", str(prog), *args])
+        assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output
 
 
 EDGES = st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd"), st.integers(0, 8), st.integers(0, 4)),

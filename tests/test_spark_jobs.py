@@ -25,10 +25,11 @@ NEGATION = "n(X,Z) :- e(X,Y), f(Y,Z), not g(X). " + EDGES
 def jobs_of(spark, call):
     """``call()``'s result and the Spark jobs it submitted (the scheduler's
     next job id before and after: the rounds set job groups of their own)."""
-    scheduler = spark.sparkContext._jsc.sc().dagScheduler()
-    before = int(scheduler.nextJobId())
+    from chronolog.connectors.spark import jobs_so_far
+
+    before = jobs_so_far(spark)
     got = call()
-    return got, int(scheduler.nextJobId()) - before
+    return got, jobs_so_far(spark) - before
 
 
 def facts(tables: dict) -> dict:

@@ -75,7 +75,7 @@ def _named_dialect(err: ChronologError, text: str, dialect: str) -> ChronologErr
             continue
         try:
             find_dialect(other).parse(text)
-        except (ChronologError, RecursionError):
+        except Exception:  # (whatever stops another dialect: the error to report is this one's)
             continue
         hint = f'the program reads as {title}: --dialect {other}, a {suffix} file or dialect="{other}"'
         return SyntaxError_(err.message, err.pos, hint=f"{err.hint}; {hint}" if err.hint else hint, source_line=err.source_line)

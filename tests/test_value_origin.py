@@ -90,3 +90,16 @@ def test_a_built_in_given_an_input_value_of_the_wrong_kind_names_its_row(tmp_pat
     out = refused("run", prog, "--facts", tmp_path / "r.txt")
     assert out.startswith(f"{tmp_path / 'r.txt'}:2:"), out
     assert "floor() needs a number, not 'x'" in out and f"{prog}:1:" in out
+
+
+@pytest.mark.parametrize("name, text, line", [
+    ("r.txt", "r(a,1)@1\nr(b,x)@2\nr(c,5)@3\n", 2),
+    ("r.csv", "pred,c0,c1,start,end\nr,a,1,1,1\nr,b,x,2,2\n", 3),
+])
+def test_chronolog_stream_names_the_input_line(tmp_path, name, text, line):
+    (tmp_path / name).write_text(text)
+    prog = tmp_path / "p.vada"
+    prog.write_text(RULE)
+    out = refused("stream", prog, "--input", tmp_path / name)
+    assert out.startswith(f"{tmp_path / name}:{line}:"), out
+    assert f"{prog}:1:20" in out

@@ -42,21 +42,18 @@ def test_a_large_bound_csv_read_as_columns_is_named_by_its_line(tmp_path):
     assert out.startswith(f"{tmp_path / 'r.csv'}:20002:"), out
 
 
-def test_a_fact_file_line_is_named(tmp_path):
-    (tmp_path / "r.txt").write_text("r(a,1)@[0,5]\n% a comment naming r(b,x)\nr(b,x)@[0,5]\n")
+@pytest.mark.parametrize("command, option", [("run", "--facts"), ("stream", "--input")])
+@pytest.mark.parametrize("name, text, line", [
+    ("r.txt", "r(a,1)@1\n% a comment naming r(b,x)\nr(b,x)@2\nr(c,5)@3\n", 3),
+    ("r.csv", "pred,c0,c1,start,end\nr,a,1,1,1\nr,b,x,2,2\n", 3),
+])
+def test_a_fact_file_line_is_named(tmp_path, command, option, name, text, line):
+    (tmp_path / name).write_text(text)
     prog = tmp_path / "p.vada"
     prog.write_text(RULE)
-    out = refused("run", prog, "--facts", tmp_path / "r.txt")
-    assert out.startswith(f"{tmp_path / 'r.txt'}:3:"), out
+    out = refused(command, prog, option, tmp_path / name)
+    assert out.startswith(f"{tmp_path / name}:{line}:"), out
     assert f"{prog}:1:20" in out
-
-
-def test_a_csv_of_facts_row_is_named(tmp_path):
-    (tmp_path / "r.csv").write_text("pred,c0,c1,start,end\nr,a,1,0,5\nr,b,x,0,5\n")
-    prog = tmp_path / "p.vada"
-    prog.write_text(RULE)
-    out = refused("run", prog, "--facts", tmp_path / "r.csv")
-    assert out.startswith(f"{tmp_path / 'r.csv'}:3"), out
 
 
 def test_a_dataframe_row_and_a_program_fact_are_named():
@@ -90,16 +87,3 @@ def test_a_built_in_given_an_input_value_of_the_wrong_kind_names_its_row(tmp_pat
     out = refused("run", prog, "--facts", tmp_path / "r.txt")
     assert out.startswith(f"{tmp_path / 'r.txt'}:2:"), out
     assert "floor() needs a number, not 'x'" in out and f"{prog}:1:" in out
-
-
-@pytest.mark.parametrize("name, text, line", [
-    ("r.txt", "r(a,1)@1\nr(b,x)@2\nr(c,5)@3\n", 2),
-    ("r.csv", "pred,c0,c1,start,end\nr,a,1,1,1\nr,b,x,2,2\n", 3),
-])
-def test_chronolog_stream_names_the_input_line(tmp_path, name, text, line):
-    (tmp_path / name).write_text(text)
-    prog = tmp_path / "p.vada"
-    prog.write_text(RULE)
-    out = refused("stream", prog, "--input", tmp_path / name)
-    assert out.startswith(f"{tmp_path / name}:{line}:"), out
-    assert f"{prog}:1:20" in out

@@ -120,7 +120,8 @@ def _compile(expr, slots: dict, where):
                 r = fn(*xs)
             except BuiltinTypeError as e:
                 err = _type_error(f"{e} in '{where}'", where, hint=e.hint)
-                err.operands = (where, tuple(zip(expr.args, xs)))  # (chronolog/value_origin.py names their input)
+                # the arguments the message names (not round()'s digits when X is fine): value_origin names their input
+                err.operands = (where, tuple((a, x) for a, x in zip(expr.args, xs) if _names(str(e), x)))
                 raise err from None
             except OverflowError:  # float() of an exact number beyond a binary float's range, floor(inf)
                 infinite = next((x for x in xs if type(x) is float and x in (math.inf, -math.inf)), None)
@@ -165,6 +166,13 @@ def _not_a_number(text, operands, where):
     vals = ", ".join(_shown(v) for v in operands)
     return _type_error(f"{text} is not a number (NaN) for {vals}", where,
                        hint="an infinite float met an operation without a value (inf - inf, inf * 0, mod(inf, y)); keep infinite values out of it with a condition")
+
+
+def _names(message: str, v) -> bool:
+    """Whether ``message`` names the value ``v`` as a whole word."""
+    import re
+
+    return re.search(r"(?<![\w./-])" + re.escape(_shown(v)) + r"(?![\w./])", message) is not None
 
 
 def _shown(v) -> str:

@@ -590,3 +590,13 @@ def test_a_number_beyond_the_exact_limits_in_a_fact_is_a_syntax_error(number, wh
         parse(f"P(X):- Q(X)\n{line}\n") if where == "program" else parse_facts(f"Q(b)@1\n{line}\n")
     assert e.value.pos.line == 2 and e.value.pos.column == 7, e.value
     assert "1000" in str(e.value) or "division by zero" in str(e.value)
+
+
+@pytest.mark.parametrize("fact", ["A(x)@2024-01-05", "A(x)@[2024-01-05,2024-01-07]", "A(x)@(2024-01-05T10:00:00,5]"])
+def test_a_date_in_a_meteor_fact_says_meteor_has_no_dates(fact):
+    """The hint was the shape of a fact, which the line had."""
+    for read in (lambda: parse_facts([fact]), lambda: parse(f"Q(X):- A(X)\n{fact}\n")):
+        with pytest.raises(SyntaxError_) as e:
+            read()
+        assert "MeTeoR's time points are numbers, with no dates" in e.value.hint, e.value
+        assert "--dialect vadalog" in e.value.hint

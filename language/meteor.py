@@ -214,7 +214,10 @@ class MeteorDialect(Dialect):
                     hint = "MeTeoR programs have one rule per line, 'head :- body'"
             else:
                 msg = f"unexpected {str(tok)!r}; expected {expected_text(expected)}"
-                if re.search(r"(^|[\s,])not\s*$", prefix):
+                if str(tok) == "-" and re.search(r"@\s*[\[(]?\s*\d{4}$", prefix):  # P(a)@2024-01-05
+                    hint = ("MeTeoR's time points are numbers, with no dates; a program over dates is written in "
+                            "Temporal Vadalog (@timeGranularity(\"days\"), --dialect vadalog)")
+                elif re.search(r"(^|[\s,])not\s*$", prefix):
                     hint = "negation in the MeTeoR dialect is written after '||': P(X):- A(X) || B(X)"
                 elif tok.type == "LSQB" or (tok.type == "LPAR" and "AT" in expected and in_body):
                     hint = _OP_HINT

@@ -1209,7 +1209,7 @@ def test_lone_carriage_returns_end_lines_in_programs_and_fact_files(tmp_path, en
     lines.insert(3000, "q(bad)@[0,1.")
     (tmp_path / "q.facts").write_bytes((end.join(lines) + end).encode())
     r = run("run", tmp_path / "p.vada", "--facts", tmp_path / "q.facts")
-    assert r.exit_code == 2 and f"q.facts:3001:12: syntax error: unexpected '.'" in r.output, r.output[:300]
+    assert r.exit_code == 2 and "q.facts:3001:12: syntax error: unexpected '.'" in r.output, r.output[:300]
 
 
 @pytest.mark.parametrize("end", ["\r", "\r\n", "\n"])

@@ -125,8 +125,11 @@ def _in_lines(pred, i, value, lines, source, dialect, calendar):
     each line that names the predicate is read alone."""
     from chronolog.language.facts import read_dialect_facts
 
+    text = value if type(value) is str else None  # (a string is on its line as it is, or escaped: then read each line)
+    if text is not None and ("\\" in text or '"' in text):
+        text = None
     for n, line in enumerate(lines, 1):
-        if pred not in line:
+        if pred not in line or (text is not None and text not in line):
             continue
         try:
             rows = read_dialect_facts([line], source, dialect, calendar)

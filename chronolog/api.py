@@ -997,8 +997,15 @@ class Reasoner:
         from chronolog.language.nulls import NullFactory, null_labels, run_scope
 
         nulls = NullFactory(lambda: null_labels([t for t, _ in rows] for rows in given.values()))
-        with run_scope(nulls):
-            self._evaluate(store, hz, strategy, explain, _GivenRows(base, columns) if columns else base)
+        try:
+            with run_scope(nulls):
+                self._evaluate(store, hz, strategy, explain, _GivenRows(base, columns) if columns else base)
+        except DataError as e:
+            if not hasattr(e, "operands"):
+                raise
+            from chronolog.value_origin import with_origin
+
+            raise with_origin(e, prog, facts, dialect, prog.calendar, _base_dir(base_dir, program)) from None
         self.model._nulls = nulls  # a proof's re-run names the witnesses alike
 
     def _evaluate(self, store, hz, strategy, explain, base) -> None:

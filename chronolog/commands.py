@@ -186,6 +186,14 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
                 run_hypothetical(program, fh, source, d, window=window, delay=delay)
             else:
                 run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces", reach_back=reach_back)
+        except ChronologError as e:
+            if not hasattr(e, "operands") or input_ is None:
+                raise
+            from chronolog.api import _base_dir, load_program
+            from chronolog.value_origin import with_origin
+
+            prog = load_program(program, dialect=d)  # (again, on the error's path: a comparison's value from the input file)
+            raise with_origin(e, prog, Path(input_), d, prog.calendar, _base_dir(None, program)) from None
         finally:
             if input_ is not None:
                 fh.close()

@@ -163,6 +163,9 @@ class Stream:
         v, closed = self._promised
         pred, (terms, iv) = first
         if iv[0] < v or (iv[0] == v and closed and iv[2]):
+            if v == POS_INF:  # (close(), or a watermark at +inf: no fact is out of order, the stream is over)
+                raise DataError(f"cannot push {self._fact_text(pred, terms, iv)}: the stream has ended (close() or advance(+inf))",
+                                hint="push every fact before close(); a stream that goes on takes advance(t) as its watermark")
             raise DataError(
                 f"out-of-order fact {self._fact_text(pred, terms, iv)}: the stream is closed up to "
                 f"{self._frontier_text(self._promised)}",

@@ -79,6 +79,11 @@ class LarsBuilder(_ToAst):
                     raise self._err("@streamStart takes the first tick of the stream, e.g. @streamStart(35).", it.pos)
                 self.clip_start = it.args[0]
                 continue
+            if isinstance(it, ast.Annotation) and it.name == "timeGranularity":  # (else read and dropped: dates then refused
+                # with the hint to declare it)
+                raise self._err("LARS time is ticks: a LARS program has no date timeline, so @timeGranularity does not apply",
+                                it.pos, hint="write time points as whole ticks (a@5); a program over dates is written in "
+                                             "Temporal Vadalog (--dialect vadalog), whose windows take ISO durations (<->[0,P3D])")
             keep.append(it)
         prog = super().start(keep)
         if self.clip_start is not None:

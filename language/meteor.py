@@ -214,7 +214,10 @@ class MeteorDialect(Dialect):
                     hint = "MeTeoR programs have one rule per line, 'head :- body'"
             else:
                 msg = f"unexpected {str(tok)!r}; expected {expected_text(expected)}"
-                if re.search(r"(^|[\s,])not\s*$", prefix):
+                if str(tok) == "-" and re.search(r"@\s*[\[(]?\s*\d{4}$", prefix):  # P(a)@2024-01-05
+                    hint = ("MeTeoR's time points are numbers, with no dates; a program over dates is written in "
+                            "Temporal Vadalog (@timeGranularity(\"days\"), --dialect vadalog)")
+                elif re.search(r"(^|[\s,])not\s*$", prefix):
                     hint = "negation in the MeTeoR dialect is written after '||': P(X):- A(X) || B(X)"
                 elif tok.type == "LSQB" or (tok.type == "LPAR" and "AT" in expected and in_body):
                     hint = _OP_HINT
@@ -550,13 +553,16 @@ def _fast_fact(line: str, lineno: int, source: str):
                 return None
             vals.append(v)
         terms = tuple(vals)
-    if pt is not None:
-        t = _number(pt)
-        iv = (t, t, True, True)
-    else:
-        iv = make(_number(lo), _number(hi), lb == "[", rb == "]")
-        if iv is None:
-            return None  # the grammar reports the empty interval
+    try:
+        if pt is not None:
+            t = _number(pt)
+            iv = (t, t, True, True)
+        else:
+            iv = make(_number(lo), _number(hi), lb == "[", rb == "]")
+    except ValueError:  # a number beyond the exact limits, 1/0: the grammar reports it with its place
+        return None
+    if iv is None:
+        return None  # the grammar reports the empty interval
     return ast.Fact(pred, terms, iv, ast.Pos(source, lineno, m.start(1) + 1))
 
 
@@ -599,25 +605,28 @@ def parse_facts(text_or_lines: Union[str, Path, Iterable[str]], source: str = "<
                     vals.append(v)
                 terms = tuple(vals)
             if ok:
-                if pt is not None:
-                    t = _num_cache.get(pt)
-                    if t is None:
-                        t = _number(pt)
-                    iv = (t, t, True, True)
-                else:
-                    a = _num_cache.get(lo)
-                    if a is None:
-                        a = _number(lo)
-                    b = _num_cache.get(hi)
-                    if b is None:
-                        b = _number(hi)
-                    lc, hc = lb == "[", rb == "]"
-                    if type(a) is float or type(b) is float:
-                        iv = make(a, b, lc, hc)
-                    elif a < b or (a == b and lc and hc):
-                        iv = (a, b, lc, hc)
+                try:
+                    if pt is not None:
+                        t = _num_cache.get(pt)
+                        if t is None:
+                            t = _number(pt)
+                        iv = (t, t, True, True)
                     else:
-                        iv = None
+                        a = _num_cache.get(lo)
+                        if a is None:
+                            a = _number(lo)
+                        b = _num_cache.get(hi)
+                        if b is None:
+                            b = _number(hi)
+                        lc, hc = lb == "[", rb == "]"
+                        if type(a) is float or type(b) is float:
+                            iv = make(a, b, lc, hc)
+                        elif a < b or (a == b and lc and hc):
+                            iv = (a, b, lc, hc)
+                        else:
+                            iv = None
+                except ValueError:  # a number beyond the exact limits, 1/0: the grammar reports it with its place
+                    iv = None
                 if iv is not None:
                     append(ast.Fact(pred, terms, iv, ast.Pos(source, lineno, m.start(1) + 1)))
                     continue

@@ -8,7 +8,7 @@ import os
 from _thread import allocate_lock  # (threading's Lock, without importing threading)
 
 from . import ast
-from .errors import ArgumentError
+from .errors import ArgumentError, ChronologError, SyntaxError_
 from .records import copied
 
 
@@ -30,7 +30,11 @@ def read_program(program, dialect: str = "vadalog", source: str | None = None) -
     if isinstance(program, os.PathLike):
         from .source_text import read_text
 
-        return _shallow(find_dialect(dialect).parse(read_text(program, "program"), source or os.fspath(program)))
+        text = read_text(program, "program")
+        try:
+            return _shallow(find_dialect(dialect).parse(text, source or os.fspath(program)))
+        except ChronologError as e:
+            raise _named_dialect(e, text, dialect) from None
     check_program(program)
     from .source_text import plain_text
 
@@ -38,21 +42,45 @@ def read_program(program, dialect: str = "vadalog", source: str | None = None) -
     key = (dialect, source or "<program>", text)
     prog = _PARSED.get(key)
     if prog is None:
-        from .errors import ChronologError
-
         try:
             prog = _shallow(find_dialect(dialect).parse(text, key[1]))
-        except ChronologError:
+        except ChronologError as e:
             from .source_text import refuse_file_name
 
             refuse_file_name(text, "program", "the program's text")
-            raise
+            raise _named_dialect(e, text, dialect) from None
         if len(text) <= CACHED_CHARS and not _noted(prog):
             with _KEEPING:
                 _PARSED[key] = prog
                 while len(_PARSED) > 32:
                     del _PARSED[next(iter(_PARSED))]  # (the oldest)
     return _copy(prog)
+
+
+DIALECTS = {"vadalog": ("Temporal Vadalog", ".vada"), "meteor": ("MeTeoR", ".meteor"), "lars": ("LARS", ".lars")}
+GUESSED_CHARS = 1 << 20  # (a larger program is not read again in the other dialects)
+
+
+def _named_dialect(err: ChronologError, text: str, dialect: str) -> ChronologError:
+    """``err``, a syntax error of ``text`` read as ``dialect``, with a hint
+    naming the dialect that reads the whole text when one does: a program
+    pasted into the wrong dialect otherwise stops at a token with a list of
+    what that dialect expected there.  Only on the error's path."""
+    if type(err) is not SyntaxError_ or "--dialect" in err.hint or len(text) > GUESSED_CHARS:
+        return err
+    from .reader import dialect as find_dialect
+
+    for other, (title, suffix) in DIALECTS.items():
+        if other == dialect or (dialect, other) == ("vadalog", "meteor"):
+            continue  # (MeTeoR's reader takes Vadalog's operators, a line at a time: that it reads a
+            # Vadalog text with a '.' missing proves nothing; the Vadalog hints name MeTeoR's operators)
+        try:
+            find_dialect(other).parse(text)
+        except Exception:  # (whatever stops another dialect: the error to report is this one's)
+            continue
+        hint = f'the program reads as {title}: --dialect {other}, a {suffix} file or dialect="{other}"'
+        return SyntaxError_(err.message, err.pos, hint=f"{err.hint}; {hint}" if err.hint else hint, source_line=err.source_line)
+    return err
 
 
 DEEPEST = 100  # operators, calls and arithmetic nested in one literal (the passes after the reader recurse per level)

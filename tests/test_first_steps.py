@@ -58,6 +58,35 @@ def test_a_meteor_operator_in_vadalog_says_both_ways_out(tmp_path, rule, vadalog
     assert chronolog.reason(rule.rstrip("."), "temp(s1)@[1,2]", dialect="meteor").facts("hot") is not None
 
 
+WRONG_DIALECT = [  # (the program, the file it is pasted into, the dialect that reads it)
+    ("recentlyOpened(X) :- <->[0,12] inauguration(X).\n", "p.lars", "vadalog"),
+    ("hot(X) :- [-][0,2] temp(X).\n", "p.lars", "vadalog"),
+    ("q(X,Y,Z) :- [3] <> a(X,Y), [#3] <> b(Y,Z).\n", "p.vada", "lars"),
+    ("@T steam(V) :- [3] @T temp(V), V >= 100.\n", "p.meteor", "lars"),
+    ("Hot(X):- ALWAYS[-2,-1]TempAbove24(X)\n", "p.lars", "meteor"),
+    ("A(X):- B(X) || C(X)\n", "p.vada", "meteor"),
+]
+
+
+@pytest.mark.parametrize("text, name, reads_as", WRONG_DIALECT)
+def test_a_program_in_the_wrong_dialect_names_the_one_that_reads_it(tmp_path, text, name, reads_as):
+    """A Temporal Vadalog program in a .lars file, a LARS one in a .vada
+    file: the syntax error said what token it expected, never that another
+    dialect reads the program whole."""
+    prog = tmp_path / name
+    prog.write_text(text)
+    refused(prog, where=f"{prog}:1", says="syntax error", hint=f"--dialect {reads_as}")
+    # and the hint is right: that dialect reads it
+    chronolog.reason(prog, dialect=reads_as)
+
+
+def test_a_program_no_dialect_reads_has_no_dialect_hint(tmp_path):
+    prog = tmp_path / "p.lars"
+    prog.write_text("q(X) :- [3] <> a(X) b(X).\n")
+    r = run("run", prog)
+    assert r.exit_code == 2 and "--dialect" not in r.output, r.output
+
+
 @pytest.mark.parametrize("date", ["01/02/2024", "01.02.2024"])
 def test_a_date_not_written_year_month_day_has_a_hint(tmp_path, date):
     prog = tmp_path / "p.vada"

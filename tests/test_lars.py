@@ -591,3 +591,20 @@ def test_a_fact_off_the_ticks_is_named_at_its_own_line(tmp_path):
         with pytest.raises(ChronologError) as e:
             reason(program, facts, dialect="lars")
         assert str(e.value).startswith(f"{where}: data error: a LARS fact holds at ticks, not on [2.5,"), str(e.value)
+
+
+def test_a_time_granularity_in_a_lars_program_is_refused_at_its_place(tmp_path):
+    """LARS time is ticks: @timeGranularity was read and dropped, and a
+    dated fact was then refused with the hint to declare it, which the
+    program had done."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    prog = tmp_path / "p.lars"
+    prog.write_text('q(X) :- [3] <> a(X).\n@timeGranularity("days").\n')
+    (tmp_path / "a.txt").write_text("a(x)@2024-01-05\n")
+    r = CliRunner().invoke(cli, ["run", str(prog), "--facts", str(tmp_path / "a.txt")])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.output.startswith(f"{prog}:2:1:") and "LARS time is ticks" in r.output, r.output
+    assert "--dialect vadalog" in r.output.split("hint:", 1)[1], r.output

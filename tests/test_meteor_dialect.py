@@ -578,3 +578,25 @@ def test_constants_meteor_cannot_say_stay_quoted_and_read_back_here():
     lines = model.lines(["Q"])
     assert lines == ["Q(197)@[3,3]", 'Q("197")@[2,2]', 'Q("a b")@[1,1]', 'Q("x,y")@[4,4]']
     assert {(f.pred, f.terms, f.interval) for f in parse_facts(lines)} == {("Q", t, i) for t, i in model.facts("Q")}
+
+
+@pytest.mark.parametrize("number", ["1e40020", "1e-40020", "9" * 1200, "1/0"])
+@pytest.mark.parametrize("where", ["program", "dataset"])
+def test_a_number_beyond_the_exact_limits_in_a_fact_is_a_syntax_error(number, where):
+    """A fact line's numbers went straight to parse_number, whose ValueError
+    left `chronolog run` as an internal error; a rule's window was reported."""
+    line = f"Q(a)@[{number},40]"
+    with pytest.raises(SyntaxError_) as e:
+        parse(f"P(X):- Q(X)\n{line}\n") if where == "program" else parse_facts(f"Q(b)@1\n{line}\n")
+    assert e.value.pos.line == 2 and e.value.pos.column == 7, e.value
+    assert "1000" in str(e.value) or "division by zero" in str(e.value)
+
+
+@pytest.mark.parametrize("fact", ["A(x)@2024-01-05", "A(x)@[2024-01-05,2024-01-07]", "A(x)@(2024-01-05T10:00:00,5]"])
+def test_a_date_in_a_meteor_fact_says_meteor_has_no_dates(fact):
+    """The hint was the shape of a fact, which the line had."""
+    for read in (lambda: parse_facts([fact]), lambda: parse(f"Q(X):- A(X)\n{fact}\n")):
+        with pytest.raises(SyntaxError_) as e:
+            read()
+        assert "MeTeoR's time points are numbers, with no dates" in e.value.hint, e.value
+        assert "--dialect vadalog" in e.value.hint

@@ -636,3 +636,16 @@ def test_stream_reads_the_fact_csv_that_run_facts_reads(tmp_path):
     facts.write_text("pred,c0,start,end\np,a,5,6\np,b,0,1\n")
     late = runner.invoke(cli, ["stream", str(prog), "--input", str(facts)])
     assert late.exit_code == 2 and f"{facts}:3" in late.stderr
+
+
+@pytest.mark.parametrize("end", ["close", "advance"])
+def test_a_push_after_the_end_says_the_stream_has_ended(end):
+    """A push after close() was an 'out-of-order fact', the stream 'closed
+    up to +inf': the fact was in order; the stream was over."""
+    s = chronolog.Stream("p(X) :- <->[0,2] a(X).")
+    s.push("a(x)@5")
+    s.close() if end == "close" else s.advance(float("inf"))
+    assert [str(f) for f in s] == ["p(x)@[5,7]"]
+    with pytest.raises(chronolog.ChronologError, match=r"cannot push a\(z\)@\[20,20\]: the stream has ended") as e:
+        s.push("a(z)@20")
+    assert "out-of-order" not in str(e.value) and "before close()" in e.value.hint

@@ -119,7 +119,10 @@ def _compile(expr, slots: dict, where):
             try:
                 r = fn(*xs)
             except BuiltinTypeError as e:
-                raise _type_error(f"{e} in '{where}'", where, hint=e.hint) from None
+                err = _type_error(f"{e} in '{where}'", where, hint=e.hint)
+                # the arguments the message names (not round()'s digits when X is fine): value_origin names their input
+                err.operands = (where, tuple((a, x) for a, x in zip(expr.args, xs) if _names(str(e), x)))
+                raise err from None
             except OverflowError:  # float() of an exact number beyond a binary float's range, floor(inf)
                 infinite = next((x for x in xs if type(x) is float and x in (math.inf, -math.inf)), None)
                 if infinite is not None:  # the argument is no number the function maps, not a result too large
@@ -148,7 +151,9 @@ def compile_condition(cmp: ast.Comparison, slots: dict):
                         or (not _is_number(x) and type(x) is not type(y)) or type(x) is tuple):
             problem = compare_problem(x, y)  # (the order of terms: the built-ins min/max share it)
             if problem is not None:
-                raise _type_error(f"{problem[0]} in '{cmp}'", cmp, hint=problem[1])
+                err = _type_error(f"{problem[0]} in '{cmp}'", cmp, hint=problem[1])
+                err.operands = (cmp, ((cmp.left, x), (cmp.right, y)))  # (chronolog/value_origin.py names their input)
+                raise err
         if not ordered and _is_number(x) != _is_number(y):
             return cmp.op == "!="
         return f(x, y)
@@ -161,6 +166,13 @@ def _not_a_number(text, operands, where):
     vals = ", ".join(_shown(v) for v in operands)
     return _type_error(f"{text} is not a number (NaN) for {vals}", where,
                        hint="an infinite float met an operation without a value (inf - inf, inf * 0, mod(inf, y)); keep infinite values out of it with a condition")
+
+
+def _names(message: str, v) -> bool:
+    """Whether ``message`` names the value ``v`` as a whole word."""
+    import re
+
+    return re.search(r"(?<![\w./-])" + re.escape(_shown(v)) + r"(?![\w./])", message) is not None
 
 
 def _shown(v) -> str:

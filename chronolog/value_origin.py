@@ -1,0 +1,157 @@
+"""Where a value in a comparison's error came from: the input row that gave it.
+
+``cannot compare 'x' and 2 in 'V > 2'`` names the rule; the value came from a
+row of a CSV file, a line of fact text or a row of a DataFrame, and that row
+is what the user has to fix.  The engine keeps no position per row (a
+predicate's rows keep its first position alone), so the inputs are read
+again here, on the error's path only, and the first row of the body atom
+that binds the compared variable with that value is named."""
+
+from __future__ import annotations
+
+import os
+
+from chronolog.language import ast
+from chronolog.language.builtins import is_number
+from chronolog.language.errors import DataError
+
+SCANNED_BYTES = 64 << 20  # (a larger fact file is not read again for the line of a value)
+
+
+def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar, base_dir) -> DataError:
+    """``err`` (the error of a comparison or a built-in, ``err.operands``:
+    its literal and each operand with its value) placed at the input row
+    the first value an input gave came from, the rule named in its message;
+    ``err`` itself when no input gave one (derived or computed values)."""
+    literal, operands = err.operands
+    for operand, value in operands:
+        if not isinstance(operand, ast.Var):
+            continue
+        for pred, i in _binders(prog, literal, operand.name):
+            found = _find(pred, i, value, prog, facts, dialect, calendar, base_dir)
+            if found is not None:
+                where, line = found
+                return DataError(f"{err.message}, the rule at {err.pos}: {_shown(value)} comes from this row of {pred} (term {i + 1})",
+                                 where, hint=err.hint, source_line=line)
+    return err
+
+
+def _binders(prog, literal, name):
+    """(pred, index) of each positive atom of the rule holding ``literal``
+    that has the variable ``name`` at ``index``."""
+    for rule in prog.rules:
+        if not any(lit is literal or (type(lit) is type(literal) and lit.pos == literal.pos and str(lit) == str(literal))
+                   for lit in rule.body):
+            continue
+        out = []
+        for lit in rule.body:
+            for atom in _atoms(lit):
+                out += [(atom.pred, i) for i, t in enumerate(atom.terms) if isinstance(t, ast.Var) and t.name == name]
+        return out
+    return []
+
+
+def _atoms(lit):
+    if isinstance(lit, ast.Atom):
+        yield lit
+    elif isinstance(lit, ast.Binary):
+        yield from _atoms(lit.left)
+        yield from _atoms(lit.right)
+    elif isinstance(lit, ast.Temporal):
+        yield from _atoms(lit.inner)
+
+
+def _same(a, b) -> bool:
+    return (type(a) is type(b) or is_number(a) and is_number(b)) and a == b
+
+
+def _find(pred, i, value, prog, facts, dialect, calendar, base_dir):
+    """(position, source line) of the first input row of ``pred`` with
+    ``value`` as its term ``i``, or None."""
+    for f in prog.facts:
+        if f.pred == pred and len(f.terms) > i and _same(f.terms[i], value):
+            return f.pos, ""
+    if facts is not None:
+        found = _in_facts(pred, i, value, facts, dialect, calendar)
+        if found is not None:
+            return found
+    if any(a.name == "bind" for a in prog.annotations):
+        from chronolog.connectors.bindings import load_bound_inputs
+
+        kept = {}
+        for f in load_bound_inputs(prog, base_dir):
+            if f.pred != pred:
+                continue
+            n = kept[f.pos.file] = kept.get(f.pos.file, -1) + 1
+            if len(f.terms) > i and _same(f.terms[i], value):
+                if f.pos.line > 0:
+                    return f.pos, _line_of(f.pos.file, f.pos.line)
+                return ast.Pos(f"{f.pos.file}, row {n}"), ""  # (a Parquet or Arrow file: no lines)
+    return None
+
+
+def _in_facts(pred, i, value, facts, dialect, calendar):
+    from chronolog import frames
+    from chronolog.api import load_facts
+
+    if isinstance(facts, (list, tuple)) and all(isinstance(f, os.PathLike) for f in facts):
+        return next((w for f in facts if (w := _in_facts(pred, i, value, f, dialect, calendar)) is not None), None)
+    if isinstance(facts, os.PathLike):
+        from chronolog.connectors import fact_csv
+
+        if fact_csv.is_fact_csv(facts):
+            for pos, p, terms, _, _ in fact_csv.rows_in_order(facts, calendar):
+                if p == pred and len(terms) > i and _same(terms[i], value):
+                    return pos, _line_of(os.fspath(facts), pos.line)
+            return None
+        if os.path.getsize(facts) > SCANNED_BYTES:
+            return None
+        from chronolog.language.source_text import read_text
+
+        return _in_lines(pred, i, value, read_text(facts, "facts file").splitlines(), os.fspath(facts), dialect, calendar)
+    if isinstance(facts, str):
+        return _in_lines(pred, i, value, facts.splitlines(), getattr(facts, "source", "<facts>"), dialect, calendar)
+    if isinstance(facts, dict) and pred in facts and not frames.is_frame(facts):  # (a table of every predicate: not read again)
+        rows = load_facts({pred: facts[pred]}, dialect, calendar).get(pred, [])
+        n = next((k for k, (terms, _) in enumerate(rows) if len(terms) > i and _same(terms[i], value)), None)
+        if n is not None:
+            what = "row" if not isinstance(facts[pred], (list, tuple)) else "item"
+            return ast.Pos(f"facts[{pred!r}], {what} {n}"), ""
+    return None
+
+
+def _in_lines(pred, i, value, lines, source, dialect, calendar):
+    """The line of fact text that gives ``pred`` ``value`` as term ``i``:
+    each line that names the predicate is read alone."""
+    from chronolog.language.facts import read_dialect_facts
+
+    text = value if type(value) is str else None  # (a string is on its line as it is, or escaped: then read each line)
+    if text is not None and ("\\" in text or '"' in text):
+        text = None
+    for n, line in enumerate(lines, 1):
+        if pred not in line or (text is not None and text not in line):
+            continue
+        try:
+            rows = read_dialect_facts([line], source, dialect, calendar)
+        except Exception:  # (a line that reads only with its neighbours, a comment: not the one)
+            continue
+        if any(len(terms) > i and _same(terms[i], value) for terms, _ in rows.get(pred, [])):
+            return ast.Pos(source, n, 1), line
+    return None
+
+
+def _line_of(path, line: int) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for n, text in enumerate(fh, 1):
+                if n == line:
+                    return text.rstrip("\r\n")[:200]
+    except OSError:
+        pass
+    return ""
+
+
+def _shown(v) -> str:
+    from chronolog.engine.rows.expressions import _shown as shown
+
+    return shown(v)

@@ -291,3 +291,40 @@ def test_functions_of_fractions_write_small_sql(spark):
     e = ast.Call("round", (ast.Call("abs", (ast.BinOp("-", m, ast.Const(Fraction(1, 3))),)), ast.Const(2)))
     sizes = [len(arith.sql(x, {"M": "m"}, {"M": TEXT}, None)[0]) for x in (m, e, ast.Call("floor", (e,)))]
     assert max(sizes) < 8_000, sizes
+
+
+# ------------------------------------------------------------------ sums, products, min/max and mod of fractions
+
+FOLDS = NO_KEY + """
+mean(C, A) :- owns(I, C, P), A = avg(P).
+total(T) :- mean(C, A), T = sum(A).
+thirds(T) :- mean(C, A), T = sum(A / 3).
+grand(T) :- mean(C, A), T = avg(A).
+times(T) :- mean(C, A), A != 0, T = prod(A).
+least(C, X, Y, Z) :- mean(C, A), owns(I, C, P), X = min(A, P), Y = max(A, 1/2, -1), Z = min(P, A * 2).
+rest(C, X, Y) :- mean(C, A), A != 0, owns(I, C, P), X = mod(A, 1/4), Y = mod(P, A).
+@output("total"). @output("thirds"). @output("grand"). @output("times"). @output("least"). @output("rest").
+"""
+FOLDS_OUTPUTS = ["total", "thirds", "grand", "times", "least", "rest"]
+
+
+def test_sums_products_and_extremes_of_fractions_are_the_engines(spark):
+    """The sum of the groups' means (3/2 + 1/3 + 7/3 - 2 is 13/6), of a
+    third of each, their mean and
+    product; min/max of a mean against an integer column and constants,
+    ``mod`` of fractions (the divisor's sign, as Python's %): the engine's
+    typed answers (a whole sum is an integer), in the rounds."""
+    rows = [("i", "a", 1, 0, 4), ("j", "a", 2, 0, 6), ("i", "b", 0, 0, 5), ("j", "b", 0, 0, 5), ("k", "b", 1, 0, 9),
+            ("l", "c", 3, 0, 3), ("m", "c", 4, 0, 3), ("n", "c", 0, 0, 3), ("o", "d", -2, 0, 2), ("p", "d", -3, 7, 8)]
+    model = check_typed(spark, FOLDS, {"owns": owns(rows)}, FOLDS_OUTPUTS)
+    assert ((Fraction(13, 6),), (0, 2, True, True)) in model.facts("total")  # (3/2 + 1/3 + 7/3 - 2)
+    facts = "v(a, 1/3)@[0,5]. v(b, 2/3)@[0,5]. v(c, -5/7)@[2,3].\n"
+    whole = facts + NO_KEY + 's(T) :- v(K, X), T = sum(X).\np(T) :- v(K, X), T = prod(X * 3).\n@output("s"). @output("p").\n'
+    model = check_typed(spark, whole, {"owns": owns([("i", "a", 1, 0, 4)])}, ["s", "p"])
+    assert ((1,), (0, 2, True, False)) in model.facts("s")  # (1/3 + 2/3: the integer 1)
+
+
+def test_mod_of_fractions_by_zero_is_the_engines_error(spark):
+    """``mod(X, 0)`` of a fraction is the engine's error, from one task."""
+    prog = "v(a, 1/3)@[0,5]. v(b, 0)@[0,5].\n" + NO_KEY + 'r(K, L, Y) :- v(K, X), v(L, Z), Y = mod(X, Z).\n@output("r").\n'
+    refused(spark, prog, {"owns": owns([("i", "a", 1, 0, 4)])}, ["r"], "by zero")

@@ -204,24 +204,28 @@ def test_the_plan_says_rounds_for_means_and_fractions_computed_on():
 def test_random_means_computed_on_are_the_engines(spark, rows, decimals, op):
     """Any means of integers or decimals, compared with and combined by
     ``+ - * /`` with a random fraction, in a later rule and after their
-    own aggregate, and given to floor, ceil, abs and round: the engine's
-    exact numbers, kinds included."""
+    own aggregate, given to floor, ceil, abs, round, min, max and mod,
+    summed and multiplied over the groups: the engine's exact numbers,
+    kinds included."""
     o, p, q = op
     prog = NO_KEY + f"""
     mean(C, A) :- owns(I, C, P), A = avg(P).
     x(C, Y) :- mean(C, M), Y = M {o} ({p}/{q}), Y >= -1/2.
     f(C, F, G, H, R) :- mean(C, M), F = floor(M {o} ({p}/{q})), G = ceil(M), H = abs(M), R = round(M * {q}, {p % 3 - 1}).
     z(C, Y) :- owns(I, C, P), A = avg(P), Y = ({p}/{q}) {o} A.
-    @output("x"). @output("z"). @output("f").
+    s(T, U) :- mean(C, M), T = sum(M {o} ({p}/{q})), U = prod(M).
+    m(C, X, Y) :- mean(C, M), owns(I, C, P), X = max(M, {p}/{q}, P), Y = mod(min(M, P), {p % 4 + 1}/{q}).
+    @output("x"). @output("z"). @output("f"). @output("s"). @output("m").
     """
+    outputs = ["x", "z", "f", "s", "m"]
     table = owns([(i, c, v, s, s + n) for i, c, v, s, n in rows], decimals)
     facts = {"owns": table_to_rows(table, "owns")}
     try:
         chronolog.reason(prog, facts)
     except chronolog.ChronologError:  # (a division by a mean of 0: the engine's error, from one task)
-        refused(spark, prog, {"owns": table}, ["x", "z", "f"], "divides by zero")
+        refused(spark, prog, {"owns": table}, outputs, "divides by zero")
         return
-    check_typed(spark, prog, {"owns": table}, ["x", "z", "f"])
+    check_typed(spark, prog, {"owns": table}, outputs)
 
 
 def test_a_mean_read_after_its_aggregate_in_a_calendars_program_stops_for_one_task(spark):
@@ -290,6 +294,24 @@ def test_functions_of_fractions_write_small_sql(spark):
     m = ast.Var("M")
     e = ast.Call("round", (ast.Call("abs", (ast.BinOp("-", m, ast.Const(Fraction(1, 3))),)), ast.Const(2)))
     sizes = [len(arith.sql(x, {"M": "m"}, {"M": TEXT}, None)[0]) for x in (m, e, ast.Call("floor", (e,)))]
+    assert max(sizes) < 8_000, sizes
+
+
+def test_folds_and_choices_of_fractions_write_small_sql(spark):
+    """A segment's sum of term text (a fold of one addition over the least
+    common denominator and one reduction, 6,050 characters with its key
+    text) and ``mod(max(M, 1/3), 1/4)`` (4,612) stay small."""
+    from chronolog.connectors.spark_rounds.classes import TEXT
+    from chronolog.connectors.spark_rounds.fractions import fold_sql, text_sql
+    from chronolog.language import ast
+    from test_spark_rounds_nesting import arithmetic
+
+    arith = arithmetic(spark, None)
+    arith.types.text_floats = False
+    m = ast.Var("M")
+    e = ast.Call("mod", (ast.Call("max", (m, ast.Const(Fraction(1, 3)))), ast.Const(Fraction(1, 4))))
+    sizes = [len(arith.sql(e, {"M": "m"}, {"M": TEXT}, None)[0])]
+    sizes += [len(text_sql(fold_sql(f, "collect_list(x)", f"{f}() of term text"))) for f in ("sum", "prod")]
     assert max(sizes) < 8_000, sizes
 
 

@@ -38,8 +38,10 @@ min and max of strings compare them by code point, as Python does, of
 booleans #F before #T (Spark's false before true), of floats as Python
 does, and of term text in the engine's order of terms, the run stopping
 where the engine has none (text_order.py; count of anything); a sum, a
-mean or a product of term text reads each cell as the run's number
-(text_order.number_sql), where no float is among the run's term text.  A sum or a mean of floats
+mean or a product of term text is exact on fractions' pairs, folded per
+segment (fractions.fold_sql), its value term text (in a program with a
+calendar: each cell read as the run's number, text_order.number_sql),
+where no float is among the run's term text.  A sum or a mean of floats
 is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
 the same whatever the order), Spark rounds each addition in an order of its
 own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each float is an integer of its
@@ -123,7 +125,9 @@ def _constants(e) -> list:
 def result_class(a, env: dict):
     """The class of an aggregate's value: its expression's for min and max
     (numbers, strings, booleans, floats or instants), a set's for munion (sets.py), a float for
-    a sum, a mean or a product of floats, else a number (None: not known yet)."""
+    a sum, a mean or a product of floats, else a number (None: not known yet;
+    classes.infer_classes makes a mean, and a sum or product of term text,
+    term text where no calendar is)."""
     fold = FOLDS[a.func]
     if fold != "count" and expr_class(a.expr, env) == TEXT:  # (any term: classes.TEXT)
         if fold in ("min", "max"):  # in the engine's order of terms (text_order.py)

@@ -266,7 +266,8 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
     a head's constant is term text too.  ``means``: an average of
     exact numbers is term text, and so are the head's arguments it is
     written into (:class:`TwoKinds`): its exact value, which the run's
-    number type need not hold (planner/aggregates.exact_means).
+    number type need not hold (planner/aggregates.exact_means); so is a
+    sum or product of term text (fractions.fold_sql).
 
     As a least fixpoint: a rule gives its head classes once every atom of
     its body may hold facts (given, or derived by a rule that did), and

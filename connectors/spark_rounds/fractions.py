@@ -29,7 +29,10 @@ Arithmetic on exact numbers of term text (``M * 3 - 1`` on a mean, ``X +
 1/3``: :func:`operation_sql`) is written on such pairs ``(n, d)``, ``d >
 0``, each operation's ``try_`` products and sums in ``decimal(38, 0)``
 (a null past 38 digits stops the run), the result written once as its
-key text by :func:`key_text_sql`.
+key text by :func:`key_text_sql`; ``min``, ``max`` and ``mod`` of such
+pairs likewise (:func:`extreme_sql`, :func:`mod_sql`), and a segment's
+sum or product of term text (:func:`fold_sql`) reduced to lowest terms
+at each step.
 """
 
 from __future__ import annotations

@@ -186,12 +186,12 @@ def test_fractions_past_38_digits_stop_for_one_task(spark):
 
 def test_the_plan_says_rounds_for_means_and_fractions_computed_on():
     """``chronolog plan`` places these programs on Spark's rounds
-    (functions of means too)."""
+    (functions of means, their sums, min, max and mod too)."""
     from chronolog.api import load_program
     from chronolog.planner import plan as make_plan
     from chronolog.planner.backend_choice import unkeyed_spark
 
-    for src in (READ, FUNCS, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
+    for src in (READ, FUNCS, FOLDS, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
         assert unkeyed_spark(make_plan(load_program(src))).path == "rounds"
 
 

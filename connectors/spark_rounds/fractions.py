@@ -153,8 +153,8 @@ def _checked(pair: str, why: str, first: str = "") -> str:
 
 def lowest_sql(pair: str) -> str:
     """The pair ``(n, d)`` in lowest terms (its fields null where Spark's
-    quotient has no room: 33 digits or more): a fold's running value kept
-    small."""
+    quotient has no room: 33 digits or more): a product's running value
+    kept small."""
     def body(x):
         g = gcd_sql(f"{x}.d", f"pmod(abs({x}.n), {x}.d)")
         return _let(g, lambda h: f"CASE WHEN {h} = 1 THEN {x} ELSE {_pair(f'try_divide({x}.n, {h})', f'try_divide({x}.d, {h})')} END")
@@ -162,29 +162,35 @@ def lowest_sql(pair: str) -> str:
     return _let(pair, body)
 
 
-def _sum_lowest(a: str, b: str) -> str:
+def _sum_over_lcm(a: str, b: str) -> str:
     """``a + b`` of two pairs (lambda variables) over the least common
-    denominator (``a.d / g * b.d``, ``g`` their gcd), in lowest terms."""
+    denominator ``a.d / g · b.d``, ``g`` their gcd: Euclid's steps only
+    where neither denominator divides the other (once a fold's running
+    denominator holds every value's, none)."""
     def body(g):
         da, db = f"CAST(try_divide({a}.d, {g}) AS {DEC})", f"CAST(try_divide({b}.d, {g}) AS {DEC})"
         return _pair(f"try_add(try_multiply({a}.n, {db}), try_multiply({b}.n, {da}))", f"try_multiply({da}, {b}.d)")
 
-    return lowest_sql(_let(gcd_sql(f"{a}.d", f"pmod({b}.d, {a}.d)"), body))
+    g = (f"CASE WHEN pmod({a}.d, {b}.d) = 0 THEN {b}.d WHEN pmod({b}.d, {a}.d) = 0 THEN {a}.d "
+         f"ELSE {gcd_sql(f'{a}.d', f'pmod({b}.d, {a}.d)')} END")
+    return _let(g, body)
 
 
 def fold_sql(fold: str, texts: str, why: str) -> str:
     """The pair of the sum or product (``fold``) of ``texts``, an array of
     key texts of exact numbers (a segment's values), or the run stops: a
-    term that is no exact number, a running value past 38 digits.  Each
-    step adds over the least common denominator and reduces to lowest
-    terms, so the running denominator divides the lcm of the values'
-    denominators, however many they are (a sum of means over groups of up
-    to 80 facts: lcm(1..80) < 10^35)."""
+    term that is no exact number, a running value past 38 digits.  A sum
+    adds over the least common denominator, so the running denominator
+    is the lcm of the values' denominators so far, however many they are
+    (a sum of means over groups of up to 80 facts: lcm(1..80) < 10^35),
+    and the numerator at most the sum of their magnitudes times it; the
+    key text reduces it once.  A product reduces to lowest terms at each
+    step (its denominators multiply)."""
     acc, x = lambda_name("_s"), lambda_name("_x")
 
     def step(v):
         if fold == "sum":
-            return _checked(_sum_lowest(acc, v), why)
+            return _checked(_sum_over_lcm(acc, v), why)
         return _checked(lowest_sql(_pair(f"try_multiply({acc}.n, {v}.n)", f"try_multiply({acc}.d, {v}.d)")), why)
 
     start = _pair(0 if fold == "sum" else 1, 1)

@@ -299,8 +299,9 @@ def test_functions_of_fractions_write_small_sql(spark):
 
 def test_folds_and_choices_of_fractions_write_small_sql(spark):
     """A segment's sum of term text (a fold of one addition over the least
-    common denominator and one reduction, 6,050 characters with its key
-    text) and ``mod(max(M, 1/3), 1/4)`` (4,612) stay small."""
+    common denominator, 5,553 characters with its key text), a product
+    (one multiplication and a reduction) and ``mod(max(M, 1/3), 1/4)``
+    (4,612) stay small."""
     from chronolog.connectors.spark_rounds.classes import TEXT
     from chronolog.connectors.spark_rounds.fractions import fold_sql, text_sql
     from chronolog.language import ast

@@ -663,6 +663,13 @@ def _spark_exact_means(out, rows):
     return _spark_float_sums(out, rows)
 
 
+@bench(name="spark_fraction_folds", args="bench/spark_aggregate.py --facts 20000 --program fraction_folds --sides 'one task' relational",
+       tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
+       what="sums of means (fractions) over companies and investors, max and mod of a mean, exact, with no key: rounds against one task")
+def _spark_fraction_folds(out, rows):
+    return _spark_float_sums(out, rows)
+
+
 @bench(name="spark_jobs", args="bench/spark_jobs.py --repeat 3 --paths rounds driver", tags=("spark",),
        peer="the embedded engine on the same programs",
        what="Spark jobs and wall per small call (golden examples and program shapes): rounds and driver paths")

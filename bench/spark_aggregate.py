@@ -3,7 +3,7 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|udfs|floats|exact_means|control]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|udfs|floats|exact_means|fraction_folds|control]
         [--sides driver relational "one task" auto] [--memory]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
@@ -35,6 +35,10 @@ the exact fold of each segment's floats in SQL (aggregate.py).
 then a threshold on it and arithmetic with a fraction in later rules, the
 engine's exact numbers as term text in SQL (what went to one task before:
 run it with ``--sides "one task" relational``).
+``--program fraction_folds``: the sum of the companies' means (fractions)
+at each point, each investor's sum of a third of their companies' means,
+and max and mod of a mean against constants, exact on fractions in SQL
+(what went to one task before: run it with ``--sides "one task" relational``).
 ``--program control``: company control (examples/ownership/temporal.vada)
 over the graphs of bench/spark_ownership.py.
 Each side reads the file anew; every output is counted in Spark (the whole
@@ -153,8 +157,17 @@ high(C) :- mean(C, M), M > 50.
 spread(C, D) :- mean(C, M), D = M * 3 - 1/3.
 @output("high"). @output("spread").
 """
+FRACTION_FOLDS = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+mean(C, A) :- owns(I, C, P), A = avg(P).
+total(T) :- mean(C, A), T = sum(A).
+thirds(I, S) :- owns(I, C, P), mean(C, A), S = sum(A / 3).
+band(C, L, R) :- mean(C, A), L = max(A, 50), R = mod(A, 7/2).
+@output("total"). @output("thirds"). @output("band").
+"""
 PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS, "floats": FLOATS,
-            "float_sums": FLOAT_SUMS, "float_means": FLOAT_MEANS, "exact_means": EXACT_MEANS}
+            "float_sums": FLOAT_SUMS, "float_means": FLOAT_MEANS, "exact_means": EXACT_MEANS,
+            "fraction_folds": FRACTION_FOLDS}
 FLOAT_DATA = {"floats", "float_sums", "float_means"}  # the programs that read p as a double
 
 

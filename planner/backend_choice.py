@@ -365,9 +365,10 @@ ROUNDS_FALLBACK = ("a column of term text (an input's whose terms mix kinds, an 
                    "a rule's labelled nulls, an average of exact numbers, arithmetic on one) is ordered or folded by "
                    "min/max where the engine orders no two of its terms (a number and a string, sets, nulls) or a number has 39+ "
                    "digits, computed on by + - * / where it holds floats or a string or a fraction past 38 digits, "
-                   "given to a function (but floor, ceil, abs and round of an exact number, 1/3 too, within 38 digits), summed, "
-                   "multiplied or averaged where it holds floats or a term other than a number of the "
-                   "run's decimals (1/3, a string), or is given a float or a set a rule computes or a decimal of 16+ digits ending in 5, "
+                   "given to a function (but floor, ceil, abs, round, min, max and mod of exact numbers, 1/3 too, within 38 digits; "
+                   "mod by zero is the engine's error), summed, multiplied or averaged where it holds floats or a term other than an "
+                   "exact number (a string), a running sum or product of its fractions needs more than 38 digits, or, with a calendar, "
+                   "a number other than the run's decimals (1/3), or is given a float or a set a rule computes or a decimal of 16+ digits ending in 5, "
                    "an input holds a labelled null, a program with a calendar makes labelled nulls, a watched chase (its nulls flow back "
                    "into its body) fires more often than there are facts without nulls, "
                    "the inputs hold numbers beyond 38 digits or times off the decimal grid, "
@@ -658,6 +659,6 @@ def _spark_fallbacks(st, horizon=None) -> tuple:
             if funcs & {"avg"}:
                 out += _mean_fallbacks(st, op)
             if funcs & {"sum", "msum", "avg", "prod", "mprod"}:
-                out.append("a sum or product leaves the run's number type, or floats meet +inf and -inf (a sum) "
+                out.append("a sum or product leaves the run's number type (of fractions: 38 digits), or floats meet +inf and -inf (a sum) "
                            "or an infinity and a zero (a product)")
     return tuple(dict.fromkeys(out))

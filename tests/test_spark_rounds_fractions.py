@@ -186,12 +186,12 @@ def test_fractions_past_38_digits_stop_for_one_task(spark):
 
 def test_the_plan_says_rounds_for_means_and_fractions_computed_on():
     """``chronolog plan`` places these programs on Spark's rounds
-    (functions of means too)."""
+    (functions of means, their sums, min, max and mod too)."""
     from chronolog.api import load_program
     from chronolog.planner import plan as make_plan
     from chronolog.planner.backend_choice import unkeyed_spark
 
-    for src in (READ, FUNCS, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
+    for src in (READ, FUNCS, FOLDS, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
         assert unkeyed_spark(make_plan(load_program(src))).path == "rounds"
 
 
@@ -204,24 +204,28 @@ def test_the_plan_says_rounds_for_means_and_fractions_computed_on():
 def test_random_means_computed_on_are_the_engines(spark, rows, decimals, op):
     """Any means of integers or decimals, compared with and combined by
     ``+ - * /`` with a random fraction, in a later rule and after their
-    own aggregate, and given to floor, ceil, abs and round: the engine's
-    exact numbers, kinds included."""
+    own aggregate, given to floor, ceil, abs, round, min, max and mod,
+    summed and multiplied over the groups: the engine's exact numbers,
+    kinds included."""
     o, p, q = op
     prog = NO_KEY + f"""
     mean(C, A) :- owns(I, C, P), A = avg(P).
     x(C, Y) :- mean(C, M), Y = M {o} ({p}/{q}), Y >= -1/2.
     f(C, F, G, H, R) :- mean(C, M), F = floor(M {o} ({p}/{q})), G = ceil(M), H = abs(M), R = round(M * {q}, {p % 3 - 1}).
     z(C, Y) :- owns(I, C, P), A = avg(P), Y = ({p}/{q}) {o} A.
-    @output("x"). @output("z"). @output("f").
+    s(T, U) :- mean(C, M), T = sum(M {o} ({p}/{q})), U = prod(M).
+    m(C, X, Y) :- mean(C, M), owns(I, C, P), X = max(M, {p}/{q}, P), Y = mod(min(M, P), {p % 4 + 1}/{q}).
+    @output("x"). @output("z"). @output("f"). @output("s"). @output("m").
     """
+    outputs = ["x", "z", "f", "s", "m"]
     table = owns([(i, c, v, s, s + n) for i, c, v, s, n in rows], decimals)
     facts = {"owns": table_to_rows(table, "owns")}
     try:
         chronolog.reason(prog, facts)
     except chronolog.ChronologError:  # (a division by a mean of 0: the engine's error, from one task)
-        refused(spark, prog, {"owns": table}, ["x", "z", "f"], "divides by zero")
+        refused(spark, prog, {"owns": table}, outputs, "divides by zero")
         return
-    check_typed(spark, prog, {"owns": table}, ["x", "z", "f"])
+    check_typed(spark, prog, {"owns": table}, outputs)
 
 
 def test_a_mean_read_after_its_aggregate_in_a_calendars_program_stops_for_one_task(spark):
@@ -291,3 +295,59 @@ def test_functions_of_fractions_write_small_sql(spark):
     e = ast.Call("round", (ast.Call("abs", (ast.BinOp("-", m, ast.Const(Fraction(1, 3))),)), ast.Const(2)))
     sizes = [len(arith.sql(x, {"M": "m"}, {"M": TEXT}, None)[0]) for x in (m, e, ast.Call("floor", (e,)))]
     assert max(sizes) < 8_000, sizes
+
+
+def test_folds_and_choices_of_fractions_write_small_sql(spark):
+    """A segment's sum of term text (a fold of one addition over the least
+    common denominator, 5,553 characters with its key text), a product
+    (one multiplication and a reduction) and ``mod(max(M, 1/3), 1/4)``
+    (4,612) stay small."""
+    from chronolog.connectors.spark_rounds.classes import TEXT
+    from chronolog.connectors.spark_rounds.fractions import fold_sql, text_sql
+    from chronolog.language import ast
+    from test_spark_rounds_nesting import arithmetic
+
+    arith = arithmetic(spark, None)
+    arith.types.text_floats = False
+    m = ast.Var("M")
+    e = ast.Call("mod", (ast.Call("max", (m, ast.Const(Fraction(1, 3)))), ast.Const(Fraction(1, 4))))
+    sizes = [len(arith.sql(e, {"M": "m"}, {"M": TEXT}, None)[0])]
+    sizes += [len(text_sql(fold_sql(f, "collect_list(x)", f"{f}() of term text"))) for f in ("sum", "prod")]
+    assert max(sizes) < 8_000, sizes
+
+
+# ------------------------------------------------------------------ sums, products, min/max and mod of fractions
+
+FOLDS = NO_KEY + """
+mean(C, A) :- owns(I, C, P), A = avg(P).
+total(T) :- mean(C, A), T = sum(A).
+thirds(T) :- mean(C, A), T = sum(A / 3).
+grand(T) :- mean(C, A), T = avg(A).
+times(T) :- mean(C, A), A != 0, T = prod(A).
+least(C, X, Y, Z) :- mean(C, A), owns(I, C, P), X = min(A, P), Y = max(A, 1/2, -1), Z = min(P, A * 2).
+rest(C, X, Y) :- mean(C, A), A != 0, owns(I, C, P), X = mod(A, 1/4), Y = mod(P, A).
+@output("total"). @output("thirds"). @output("grand"). @output("times"). @output("least"). @output("rest").
+"""
+FOLDS_OUTPUTS = ["total", "thirds", "grand", "times", "least", "rest"]
+
+
+def test_sums_products_and_extremes_of_fractions_are_the_engines(spark):
+    """The sum of the groups' means (3/2 + 1/3 + 7/3 - 2 is 13/6), of a
+    third of each, their mean and
+    product; min/max of a mean against an integer column and constants,
+    ``mod`` of fractions (the divisor's sign, as Python's %): the engine's
+    typed answers (a whole sum is an integer), in the rounds."""
+    rows = [("i", "a", 1, 0, 4), ("j", "a", 2, 0, 6), ("i", "b", 0, 0, 5), ("j", "b", 0, 0, 5), ("k", "b", 1, 0, 9),
+            ("l", "c", 3, 0, 3), ("m", "c", 4, 0, 3), ("n", "c", 0, 0, 3), ("o", "d", -2, 0, 2), ("p", "d", -3, 7, 8)]
+    model = check_typed(spark, FOLDS, {"owns": owns(rows)}, FOLDS_OUTPUTS)
+    assert ((Fraction(13, 6),), (0, 2, True, True)) in model.facts("total")  # (3/2 + 1/3 + 7/3 - 2)
+    facts = "v(a, 1/3)@[0,5]. v(b, 2/3)@[0,5]. v(c, -5/7)@[2,3].\n"
+    whole = facts + NO_KEY + 's(T) :- v(K, X), T = sum(X).\np(T) :- v(K, X), T = prod(X * 3).\n@output("s"). @output("p").\n'
+    model = check_typed(spark, whole, {"owns": owns([("i", "a", 1, 0, 4)])}, ["s", "p"])
+    assert ((1,), (0, 2, True, False)) in model.facts("s")  # (1/3 + 2/3: the integer 1)
+
+
+def test_mod_of_fractions_by_zero_is_the_engines_error(spark):
+    """``mod(X, 0)`` of a fraction is the engine's error, from one task."""
+    prog = "v(a, 1/3)@[0,5]. v(b, 0)@[0,5].\n" + NO_KEY + 'r(K, L, Y) :- v(K, X), v(L, Z), Y = mod(X, Z).\n@output("r").\n'
+    refused(spark, prog, {"owns": owns([("i", "a", 1, 0, 4)])}, ["r"], "by zero")

@@ -67,6 +67,8 @@ IN_ROUNDS = [
     (EXACT, "o(X, Y) :- p(X, V), p(Y, W), Y != 1/3, Y != -5/7, X == Y * 2."),  # (equal key texts: a computed side's)
     (EXACT, "o(X, Y) :- p(X, V), Y = X + 1.\no(X, Y) :- p(X, V), Y = (X - 1/3) / (X * 2 + 3)."),  # (exact on fractions)
     (EXACT, "o(X, Y, Z) :- p(X, V), Y = floor(X), Z = round(X * 3, 1)."),  # (floor, ceil, abs, round: exact on fractions)
+    (EXACT, "o(X, Y, Z) :- p(X, V), Y = mod(X, 2), Z = max(X, 1/4)."),  # (mod, min, max: exact on fractions)
+    (["1", "1/3", "2"], "o(S, P) :- p(X, V), S = sum(X), P = mprod(X)."),  # (sums and products of fractions, exact)
     # strings beside numbers, the numbers kept out of the order by the conditions before it
     (STRINGS + ["1", "-1/3"], 'o(X) :- p(X, V), X != 1, X != -1/3, X > "a".\n'
                               'o(X) :- p(X, V), p(Y, W), X != 1, X != -1/3, Y != 1, Y != -1/3, X <= Y, Y < "B".'),
@@ -98,11 +100,9 @@ ONE_TASK = [
     (["1", "a", "2"], "o(X) :- p(X, V), X > 1.", "term text the engine does not order in X > 1"),
     (["#T", "1", "#F"], "o(M) :- p(X, V), M = max(X).", "term text the engine does not order in max"),
     (["{1,a}", "{2}", "1"], "o(X) :- p(X, V), X < 2.", "term text the engine does not order"),  # sets: member by member
-    # mod of a fraction: no decimal in the run's numbers (+ - * /, floor, ceil, abs and round are exact: IN_ROUNDS)
-    (EXACT, "o(X, Y) :- p(X, V), Y = mod(X, 2).", "not a number of the run"),
     # a float's key text may be an exact number's (0.5): arithmetic on it stays with the engine
     (NUMBERS, "o(X, Y) :- p(X, V), X > 0, Y = X + 1.", "may hold floats"),
-    (["1", "1/3", "2"], "o(S) :- p(X, V), S = sum(X).", "not a number of the run"),
+    (["1", "a", "2"], "o(S) :- p(X, V), S = sum(X).", "no exact number"),  # (a string: the engine's error)
     (NUMBERS, "o(V, S) :- p(X, V), S = sum(X).", "sum of term text that may hold floats"),
     (["1", "123456789012345678901234567890123456789", "2"], "o(X) :- p(X, V), X < 1/3.", "past 38 digits"),
 ]

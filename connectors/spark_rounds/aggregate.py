@@ -38,8 +38,10 @@ min and max of strings compare them by code point, as Python does, of
 booleans #F before #T (Spark's false before true), of floats as Python
 does, and of term text in the engine's order of terms, the run stopping
 where the engine has none (text_order.py; count of anything); a sum, a
-mean or a product of term text reads each cell as the run's number
-(text_order.number_sql), where no float is among the run's term text.  A sum or a mean of floats
+mean or a product of term text is exact on fractions' pairs, folded per
+segment (fractions.fold_sql), its value term text (in a program with a
+calendar: each cell read as the run's number, text_order.number_sql),
+where no float is among the run's term text.  A sum or a mean of floats
 is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
 the same whatever the order), Spark rounds each addition in an order of its
 own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each float is an integer of its
@@ -79,7 +81,7 @@ from .arithmetic import expr_class, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, body_classes
 from . import float_sums
-from .fractions import key_text_sql as fraction_text
+from .fractions import fold_sql as fraction_fold, key_text_sql as fraction_text, text_sql as fraction_key_text
 from .fragment import NotRelational
 from .relations import PARTITIONS
 from .sets import set_text
@@ -123,7 +125,9 @@ def _constants(e) -> list:
 def result_class(a, env: dict):
     """The class of an aggregate's value: its expression's for min and max
     (numbers, strings, booleans, floats or instants), a set's for munion (sets.py), a float for
-    a sum, a mean or a product of floats, else a number (None: not known yet)."""
+    a sum, a mean or a product of floats, else a number (None: not known yet;
+    classes.infer_classes makes a mean, and a sum or product of term text,
+    term text where no calendar is)."""
     fold = FOLDS[a.func]
     if fold != "count" and expr_class(a.expr, env) == TEXT:  # (any term: classes.TEXT)
         if fold in ("min", "max"):  # in the engine's order of terms (text_order.py)
@@ -189,11 +193,13 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
                 raise NotRelational(f"aggregation: {a.func} of {c or 'unknown'} terms", rule)
             value = f"x{k}"  # a copy of the column: a group or a contributor may be the same variable
             read = col[a.expr.name]
-            if c == TEXT and f not in ("min", "max", "munion"):  # a sum, mean or product: of the run's numbers
+            if c == TEXT and f not in ("min", "max", "munion"):  # a sum, mean or product
                 if getattr(types, "text_floats", True):
                     raise NotRelational(f"aggregation: {a.func} of term text that may hold floats (a float's key text "
                                         "may be an exact number's)", rule)
-                read, c = number_sql(read, types, f"{a.func}({a.expr})"), NUM  # (or the run stops: text_order.py)
+                if not getattr(types, "text_means", False):  # (a calendar's program: of the run's numbers, or the run stops)
+                    read, c = number_sql(read, types, f"{a.func}({a.expr})"), NUM
+                # (else exact, on fractions' pairs, its value term text: _values, classes.infer_classes)
             copies.append(f"{read} AS {value}")
             if c != NUM or f == "munion":
                 own[value] = own[f"a{k}"] = c
@@ -307,7 +313,8 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
     gsel = "".join(f"{g} AS {g}, " for g in group)
     part = f"PARTITION BY {', '.join(group)} " if group else ""
     floated = {value for _, f, value in specs if f in ("sum", "avg", "prod") and own.get(value) == FLOAT}  # (own: a dict here)
-    extremes = bool(floated) or any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
+    texted = {value: f for _, f, value in specs if f in ("sum", "avg", "prod") and own.get(value) == TEXT}  # (fractions.fold_sql)
+    extremes = bool(floated) or bool(texted) or any(f in ("min", "max", "prod", "munion") for _, f, _ in specs)
     sets = {value for _, f, value in specs if f == "munion"}
     vcols = sorted({c for c in values.values() if c is not None} | {x for _, p, m in integer_sums.values() for x in (p, m)})
     integers = {*integer_sums, *(x for _, p, m in integer_sums.values() for x in (p, m))}  # (float_sums' integers: no decimals)
@@ -340,6 +347,10 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
                        f"FROM {ranked} GROUP BY {', '.join(bcols)}", [*group, "i", "p", "_b", *vcols])
         aggs, stats = [], []
         for c in vcols:
+            if c in texted:  # a segment's sum or product of term text, exact on pairs, reduced as it goes
+                aggs.append(f"{fraction_fold('prod' if texted[c] == 'prod' else 'sum', f'collect_list({c})', f'{texted[c]}() of term text')} AS f_{c}")
+                stats.append(f"f_{c}")
+                continue
             fs = ("min", "max") if c in own else ("sum", "min", "max")
             if own.get(c) == TEXT:  # (term text: the engine's order, text_order.py)
                 aggs += [f"{extreme_sql(f, f'collect_list({c})')} AS {f}_{c}" for f in fs]
@@ -352,7 +363,7 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
             if c in floated:  # each binding's float, for the engine's sum or product (udfs.EngineFold)
                 aggs.append(f"collect_list({c}) AS l_{c}")
                 stats.append(f"l_{c}")
-        pvals = sorted({value for _, f, value in specs if f == "prod" and value not in floated})
+        pvals = sorted({value for _, f, value in specs if f == "prod" and value not in floated and value not in texted})
         if pvals:
             spread = _product_factors(q, spread, pvals)
             for c in pvals:
@@ -368,7 +379,7 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
         both = q.add(f"{spread[1:-1]}\nUNION ALL {points}", q.cols[spread])  # (spread's own SELECT: a step is "(SELECT ...)")
         segs = q.add(f"SELECT {gsel}i, min(p) AS s, lead(min(p)) OVER ({part}ORDER BY i) AS e, count(_b) AS n, {', '.join(aggs)} "
                      f"FROM {both} GROUP BY {', '.join([*group, 'i'])}", [*group, "i", "s", "e", "n", *stats])
-        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max", "u", "l")} for c in vcols}  # (no sum of strings or floats is read)
+        funcs = {c: {f: f"t.{f}_{c}" for f in ("sum", "min", "max", "u", "l", "f")} for c in vcols}  # (no sum of strings or floats is read)
         for c in pvals:
             funcs[c]["prod"] = _product_sql(c, scale, wide)
     # each aggregate's value on a segment, in the head column's type
@@ -382,6 +393,12 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
             continue
         if value in floated:
             sel.append(f"{fold_sql(spark, f, funcs[value]['l'], 'double')} AS {name}")
+            continue
+        if value in texted:  # the exact sum, product or mean (sum / n) as its key text
+            x = funcs[value]["f"]
+            if f == "avg":
+                x = f"named_struct('n', {x}.n, 'd', CAST(try_multiply({x}.d, CAST(greatest(t.n, 1) AS DECIMAL(38, 0))) AS DECIMAL(38, 0)))"
+            sel.append(f"{fraction_key_text(x)} AS {name}")
             continue
         if f == "count":
             x = "t.n"

@@ -62,13 +62,20 @@ FUNCTIONS = {"abs": 1, "min": None, "max": None, "floor": 1, "ceil": 1, "mod": 2
 
 
 WHOLE = ("floor", "ceil")  # of term text: exact on its pair (fractions.py), as round(X); abs and round(X, D) stay term text
+CHOICES = ("min", "max", "mod")  # of exact numbers, one at least term text: on their pairs, term text
 
 
 def on_text(e, env: dict) -> bool:
     """Whether ``e`` is ``floor``, ``ceil``, ``abs`` or ``round`` (to a
-    constant number of digits) of term text, computed exactly on its pair
-    (fractions.py)."""
-    return (isinstance(e, ast.Call) and e.name in WHOLE + ("abs", "round") and expr_class(e.args[0], env) == TEXT
+    constant number of digits) of term text, or ``min``, ``max`` or
+    ``mod`` of exact numbers one of which at least is term text, computed
+    exactly on their pairs (fractions.py)."""
+    if not isinstance(e, ast.Call):
+        return False
+    if e.name in CHOICES:
+        args = [expr_class(a, env) for a in e.args]
+        return TEXT in args and set(args) <= {NUM, TEXT} and (e.name != "mod" or len(args) == 2)
+    return (e.name in WHOLE + ("abs", "round") and expr_class(e.args[0], env) == TEXT
             and (e.name != "round" or round_digits(e) is not None))
 
 
@@ -226,8 +233,9 @@ class Arithmetic:
         return bound.wrap(self.call(e.name, xs, text)), NUM
 
     def fraction(self, e, varcols: dict, varcls: dict, rule) -> str:
-        """The key text of ``e``, arithmetic (``+ - * /``), ``abs`` or
-        ``round(X, D)`` on exact numbers of which one at least is term text
+        """The key text of ``e``, arithmetic (``+ - * /``), ``abs``,
+        ``round(X, D)``, ``min``, ``max`` or ``mod`` on exact numbers of
+        which one at least is term text
         (a mean, ``1/3``): exact, on pairs ``(n, d)`` (fractions.py),
         written as key text once at the end; the run stops past 38 digits."""
         from .fractions import text_sql
@@ -247,13 +255,16 @@ class Arithmetic:
         """The pair ``(n, d)`` of the exact number ``x`` within ``e``
         (fractions.py).  An operand of term text read from a column must
         hold no float (its text may be an exact number's)."""
-        from .fractions import constant_parts, function_sql, number_parts, operation_sql
+        from .fractions import constant_parts, extreme_sql, function_sql, mod_sql, number_parts, operation_sql
         from .text_order import decoded, typed
 
         if isinstance(x, ast.Const):
             return constant_parts(x.value)
         if expr_class(x, varcls) == TEXT and isinstance(x, ast.BinOp):
             return operation_sql(x.op, *(self.pair(y, e, varcols, varcls, rule) for y in (x.left, x.right)), str(x))
+        if expr_class(x, varcls) == TEXT and on_text(x, varcls) and x.name in CHOICES:
+            pairs = [self.pair(y, e, varcols, varcls, rule) for y in x.args]
+            return mod_sql(*pairs, str(x)) if x.name == "mod" else extreme_sql(x.name, pairs, str(x))
         if expr_class(x, varcls) == TEXT and on_text(x, varcls):
             return function_sql(x.name, self.pair(x.args[0], e, varcols, varcls, rule), round_digits(x), str(x))
         sql, c = self.sql(x, varcols, varcls, rule)

@@ -266,7 +266,8 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
     a head's constant is term text too.  ``means``: an average of
     exact numbers is term text, and so are the head's arguments it is
     written into (:class:`TwoKinds`): its exact value, which the run's
-    number type need not hold (planner/aggregates.exact_means).
+    number type need not hold (planner/aggregates.exact_means); so is a
+    sum or product of term text (fractions.fold_sql).
 
     As a least fixpoint: a rule gives its head classes once every atom of
     its body may hold facts (given, or derived by a rule that did), and
@@ -340,14 +341,21 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
             if isinstance(op, Aggregate):
                 from chronolog.planner.aggregates import exact_means
 
+                from chronolog.language.builtins import FOLDS
+
                 from .aggregate import result_class
+                from .arithmetic import expr_class
 
                 means_here = exact_means(r) if means else {}
                 for v, a in op.aggregates:  # a number, or min/max's strings (aggregate.py)
                     c = result_class(a, env)
-                    if c == NUM and v in means_here:  # (its exact value as term text)
-                        if not means_here[v] <= texts:
-                            raise TwoKinds(means_here[v], f"{v} = {a.func}(...) is an average: any exact number, as term text", r)
+                    # (a sum or product of term text: exact on fractions, fractions.fold_sql)
+                    folded = means and FOLDS[a.func] in ("sum", "prod") and expr_class(a.expr, env) == TEXT
+                    if c == NUM and (v in means_here or folded):  # (its exact value as term text)
+                        heads = {(r.head_pred, i) for i, t in enumerate(r.head_terms) if t == ast.Var(v)}
+                        if not heads <= texts:
+                            raise TwoKinds(heads, f"{v} = {a.func}(...) is an average, or a sum or product of term text: "
+                                                  "any exact number, as term text", r)
                         c = TEXT
                     if c is not None:
                         env[v] = c

@@ -29,7 +29,10 @@ Arithmetic on exact numbers of term text (``M * 3 - 1`` on a mean, ``X +
 1/3``: :func:`operation_sql`) is written on such pairs ``(n, d)``, ``d >
 0``, each operation's ``try_`` products and sums in ``decimal(38, 0)``
 (a null past 38 digits stops the run), the result written once as its
-key text by :func:`key_text_sql`.
+key text by :func:`key_text_sql`; ``min``, ``max`` and ``mod`` of such
+pairs likewise (:func:`extreme_sql`, :func:`mod_sql`), and a segment's
+sum or product of term text (:func:`fold_sql`) reduced to lowest terms
+at each step.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from functools import partial
 from .arithmetic import stop_sql
 from .float_sums import DEC
 from .sql import lambda_name, let
+from .text_order import decoded
 
 PLACES = 31  # decimals written: Spark's exact quotient of two decimal(38, 0) has at most 32 digits before the point
 _let = partial(let, prefix="_f")
@@ -130,10 +134,111 @@ def operation_sql(op: str, a: str, b: str, why: str) -> str:
             n, d = f"try_multiply({x}.n, {y}.n)", f"try_multiply({x}.d, {y}.d)"
         else:  # (the divisor's sign moved to the numerator: d > 0)
             n, d = f"try_multiply({x}.n, CASE WHEN {y}.n < 0 THEN -{y}.d ELSE {y}.d END)", f"try_multiply({x}.d, abs({y}.n))"
-        pair = f"named_struct('n', CAST({n} AS {DEC}), 'd', CAST({d} AS {DEC}))"
         zero = f"{y}.n = 0 THEN {stop_sql(f'{why} divides by zero')} WHEN " if op == "/" else ""
-        return _let(pair, lambda r: f"CASE WHEN {zero}{r}.n IS NULL OR {r}.d IS NULL "
-                                    f"THEN {stop_sql(f'{why} needs more than 38 digits')} ELSE {r} END")
+        return _checked(_pair(n, d), why, zero)
+
+    return _let(f"named_struct('_a', {a}, '_b', {b})", body)
+
+
+def _pair(n: str, d: str) -> str:
+    return f"named_struct('n', CAST({n} AS {DEC}), 'd', CAST({d} AS {DEC}))"
+
+
+def _checked(pair: str, why: str, first: str = "") -> str:
+    """``pair`` unless a field is null (past 38 digits), when the run stops
+    (``first``: an earlier ``cond THEN stop WHEN`` of the CASE)."""
+    return _let(pair, lambda r: f"CASE WHEN {first}{r}.n IS NULL OR {r}.d IS NULL "
+                                f"THEN {stop_sql(f'{why} needs more than 38 digits')} ELSE {r} END")
+
+
+def lowest_sql(pair: str) -> str:
+    """The pair ``(n, d)`` in lowest terms (its fields null where Spark's
+    quotient has no room: 33 digits or more): a product's running value
+    kept small."""
+    def body(x):
+        g = gcd_sql(f"{x}.d", f"pmod(abs({x}.n), {x}.d)")
+        return _let(g, lambda h: f"CASE WHEN {h} = 1 THEN {x} ELSE {_pair(f'try_divide({x}.n, {h})', f'try_divide({x}.d, {h})')} END")
+
+    return _let(pair, body)
+
+
+def _sum_over_lcm(a: str, b: str) -> str:
+    """``a + b`` of two pairs (lambda variables) over the least common
+    denominator ``a.d / g · b.d``, ``g`` their gcd: Euclid's steps only
+    where neither denominator divides the other (once a fold's running
+    denominator holds every value's, none)."""
+    def body(g):
+        da, db = f"CAST(try_divide({a}.d, {g}) AS {DEC})", f"CAST(try_divide({b}.d, {g}) AS {DEC})"
+        return _pair(f"try_add(try_multiply({a}.n, {db}), try_multiply({b}.n, {da}))", f"try_multiply({da}, {b}.d)")
+
+    g = (f"CASE WHEN pmod({a}.d, {b}.d) = 0 THEN {b}.d WHEN pmod({b}.d, {a}.d) = 0 THEN {a}.d "
+         f"ELSE {gcd_sql(f'{a}.d', f'pmod({b}.d, {a}.d)')} END")
+    return _let(g, body)
+
+
+def fold_sql(fold: str, texts: str, why: str) -> str:
+    """The pair of the sum or product (``fold``) of ``texts``, an array of
+    key texts of exact numbers (a segment's values), or the run stops: a
+    term that is no exact number, a running value past 38 digits.  A sum
+    adds over the least common denominator, so the running denominator
+    is the lcm of the values' denominators so far, however many they are
+    (a sum of means over groups of up to 80 facts: lcm(1..80) < 10^35),
+    and the numerator at most the sum of their magnitudes times it; the
+    key text reduces it once.  A product reduces to lowest terms at each
+    step (its denominators multiply)."""
+    acc, x = lambda_name("_s"), lambda_name("_x")
+
+    def step(v):
+        if fold == "sum":
+            return _checked(_sum_over_lcm(acc, v), why)
+        return _checked(lowest_sql(_pair(f"try_multiply({acc}.n, {v}.n)", f"try_multiply({acc}.d, {v}.d)")), why)
+
+    start = _pair(0 if fold == "sum" else 1, 1)
+    return f"aggregate({texts}, {start}, ({acc}, {x}) -> {_let(number_parts(decoded(x, numbers_only=True), why), step)})"
+
+
+def extreme_sql(name: str, pairs: list, why: str) -> str:
+    """The pair of ``min`` or ``max`` (``name``) of ``pairs``, the first of
+    equal ones kept (the engine's fold, builtins._extreme: equal numbers
+    have one key text), compared exactly (cross products; the run stops
+    past 38 digits)."""
+    op = "<" if name == "min" else ">"
+
+    def pick(best: str, y: str) -> str:
+        def body(v):
+            left, right = f"try_multiply({v}._b.n, {v}._a.d)", f"try_multiply({v}._a.n, {v}._b.d)"
+            return (f"CASE WHEN {left} IS NULL OR {right} IS NULL THEN {stop_sql(f'{why} needs more than 38 digits')} "
+                    f"WHEN {left} {op} {right} THEN {v}._b ELSE {v}._a END")
+
+        return _let(f"named_struct('_a', {best}, '_b', {y})", body)
+
+    out = pairs[0]
+    for y in pairs[1:]:
+        out = pick(out, y)
+    return out
+
+
+def mod_sql(a: str, b: str, why: str) -> str:
+    """The pair of ``mod(a, b)`` of two pairs: over the denominator ``a.d ·
+    b.d`` the remainder of the numerators with the divisor's sign
+    (Python's ``%``, as the engine's ``mod``), or the run stops: by zero
+    (the engine's error), past 38 digits."""
+    from .arithmetic import python_sign
+
+    def body(v):
+        x, y = f"{v}._a", f"{v}._b"
+        cross = (f"named_struct('x', try_multiply({x}.n, {y}.d), 'y', try_multiply({y}.n, {x}.d), "
+                 f"'d', try_multiply({x}.d, {y}.d))")
+
+        def rest(c):
+            def signed(r):
+                return _pair(python_sign(r, f"{c}.y", f"try_add({r}, {c}.y)"), f"{c}.d")
+
+            ok = f"{c}.x IS NOT NULL AND {c}.y IS NOT NULL AND {c}.d IS NOT NULL"
+            return (f"CASE WHEN {c}.y = 0 THEN {stop_sql(f'{why} by zero')} "
+                    f"WHEN {ok} THEN {_let(f'CAST({c}.x % {c}.y AS {DEC})', signed)} ELSE {_pair('NULL', 'NULL')} END")
+
+        return _checked(_let(cross, rest), why)
 
     return _let(f"named_struct('_a', {a}, '_b', {b})", body)
 
@@ -192,8 +297,6 @@ def function_sql(name: str, pair: str, digits: int | None, why: str) -> str:
         else:
             scaled = f"named_struct('n', {v}.n, 'd', CAST(try_multiply({v}.d, {shift}) AS {DEC}))"
             result = lambda m: f"named_struct('n', CAST(try_multiply({m}, {shift}) AS {DEC}), 'd', CAST(1 AS {DEC}))"
-        pair = _let(_let(scaled, _nearest), result)
-        return _let(pair, lambda r: f"CASE WHEN {r}.n IS NULL OR {r}.d IS NULL "
-                                    f"THEN {stop_sql(f'{why} needs more than 38 digits')} ELSE {r} END")
+        return _checked(_let(_let(scaled, _nearest), result), why)
 
     return _let(pair, body)

@@ -342,10 +342,12 @@ def same_atom_recurrences(draw):
 BOTH = [(0, 20), None]  # with a horizon and without one
 
 
-def _waves(mp):
-    """The answers of columns/waves.sweep, recorded (None: the heap sweep's case)."""
+def _waves(mp, min_atoms=1):
+    """The answers of columns/waves.sweep, recorded (None: the heap sweep's
+    case), taking atoms from ``min_atoms`` on (a few keys: small cases)."""
     from chronolog.engine.columns import waves
 
+    mp.setattr(waves, "WAVE_MIN_ATOMS", min_atoms)
     answers = []
     real = waves.sweep
 
@@ -364,7 +366,9 @@ def test_recurrences_whose_steps_keep_their_atom_agree_on_both_executors(prog, h
     attempt) and with one (the stratum swept once)."""
     program, facts = prog
     rows = chronolog.reason(program, facts, engine="rows", horizon=horizon)
-    columns = chronolog.reason(program, facts, engine="columns", horizon=horizon)
+    with pytest.MonkeyPatch.context() as mp:
+        _waves(mp)
+        columns = chronolog.reason(program, facts, engine="columns", horizon=horizon)
     assert columns.facts("p") == rows.facts("p"), (program, facts)
     assert columns.repeating("p") == rows.repeating("p"), (program, facts)
 
@@ -405,3 +409,18 @@ def test_a_step_that_changes_its_atom_or_tests_is_swept_on_the_heap():
             columns = chronolog.reason(program, facts, engine="columns", horizon=(0, 20))
         assert not answers, program
         assert columns.facts("p") == chronolog.reason(program, facts, engine="rows", horizon=(0, 20)).facts("p")
+
+
+def test_waves_take_many_atoms_and_leave_a_single_chain_to_the_heap():
+    """From WAVE_MIN_ATOMS distinct atoms on the sweep runs in waves; a
+    single chain (one key over 300 days) stays on the heap, where a wave
+    would hold one piece."""
+    from chronolog.engine.columns import waves
+
+    for facts, horizon, took in ((_keys(waves.WAVE_MIN_ATOMS), (0, 1100), True),
+                                 ({"s": [(("k",), (0, 0))], "q": [(("k",), (0, 300))]}, (0, 400), False)):
+        with pytest.MonkeyPatch.context() as mp:
+            answers = _waves(mp, waves.WAVE_MIN_ATOMS)
+            columns = chronolog.reason(FORWARD, facts, engine="columns", horizon=horizon)
+        assert answers and all((a is not None) == took for a in answers), took
+        assert columns.facts("p") == chronolog.reason(FORWARD, facts, engine="rows", horizon=horizon).facts("p")

@@ -424,3 +424,17 @@ def test_waves_take_many_atoms_and_leave_a_single_chain_to_the_heap():
             columns = chronolog.reason(FORWARD, facts, engine="columns", horizon=horizon)
         assert answers and all((a is not None) == took for a in answers), took
         assert columns.facts("p") == chronolog.reason(FORWARD, facts, engine="rows", horizon=horizon).facts("p")
+
+
+def test_plan_says_which_recurrences_the_sweep_takes_in_waves():
+    """``describe_plan`` of a recurrence whose steps keep their atom says
+    the waves; one whose step has a condition or derives another atom not."""
+    from chronolog.plan_text import describe_plan
+
+    for program, waves in ((FORWARD, True), (CYCLE, True),
+                           ("p(X) :- s(X).\np(X) :- <->[1,1] p(X), q(X), X > 1.", False),
+                           ("p(X) :- s(X).\np(Y) :- <->[1,1] p(X), next(X,Y).", False)):
+        plan = chronolog.reason(program, engine="rows", horizon=(0, 10)).plan
+        text = describe_plan(plan, "columns")
+        assert "recurrence kernel: one sweep through time" in text, program
+        assert ("in waves of arrays" in text) == waves, program

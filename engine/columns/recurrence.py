@@ -31,6 +31,7 @@ from chronolog.language import ast
 from chronolog.language.timeline import POS_INF
 from chronolog.planner.ir import Assign, PlanRule, Scan
 from chronolog.planner.physical import rule_operator
+from chronolog.planner.recurrence import keeps_its_atom
 
 from ..interval_codes import NEG, POS
 from .encoding import LIMIT, Fallback
@@ -251,7 +252,7 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
         seed_s += frame["s"].to_list()
         seed_e += frame["e"].to_list()
         seed_depth += [depth] * frame.height
-    if not runaway and waves.applicable(rec):
+    if not runaway and keeps_its_atom(rec):
         swept = waves.sweep([(*g[:6], [(hs, he) for _, hs, he, _ in g[6]]) for g in groups],
                             seed_atoms, seed_s, seed_e, seed_depth, max_depth)
         if swept is not None:

@@ -36,18 +36,6 @@ from ..interval_codes import NEG, POS
 WAVE_MIN_ATOMS = 1024
 
 
-def applicable(rec) -> bool:
-    """Whether every step of ``rec`` derives the atom it reads, with no test."""
-    from chronolog.language import ast
-
-    for step in rec.steps:
-        past = [t.name for t in step.past.terms]
-        head = [t.name if isinstance(t, ast.Var) else None for t in step.rule.head_terms]
-        if step.tests or head != past:
-            return False
-    return True
-
-
 def sweep(groups, atoms, s, e, depth, max_depth):
     """``(atoms, ids, s, e, derived)``: the distinct atoms, and the final
     pieces (each its atom's number in ``atoms``, arrays), how many of them

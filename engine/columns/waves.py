@@ -17,9 +17,11 @@ the steps are pointwise (a diamond, an intersection), so any split of
 the pieces derives the same points.
 
 Atoms are interned once, from the seeds (a step keeps its atom, so no
-other comes up); equal seed atoms of two types (``1`` and ``1.0``), a
-piece starting at ``-inf`` (its shift starts there again: a wave would
-not end) or a rule with tests leave the heap sweep to it (``None``).
+other comes up); fewer than :data:`WAVE_MIN_ATOMS` of them, equal seed
+atoms of two types (``1`` and ``1.0``) or a piece starting at ``-inf``
+(its shift starts there again: a wave would not end) leave the sweep to
+the heap (``None``); recurrence.py asks only where every step keeps its
+atom (planner/recurrence.keeps_its_atom).
 """
 
 from __future__ import annotations

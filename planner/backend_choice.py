@@ -29,6 +29,7 @@ from . import input_size as size  # (the thresholds, read when used: tests lower
 ROWS, COLUMNS, BY_SIZE = "rows", "columns", "columns or rows by input size"
 
 RECURRENCE = "recurrence kernel: one sweep through time"
+WAVES = ", in waves of arrays over many keys"  # its steps keep their atom (engine/columns/waves.py)
 
 # a program with no key runs in one Spark task when its inputs are at most
 # this many bytes (docs/design.md, "One task for small inputs without a key")
@@ -172,7 +173,7 @@ class Placement:
             if self.engine != ROWS and whole and repeating_recurrence(self.plan.physical.stratum(index).stratum):
                 found = f"{self.repeats}: the model is found where it repeats, each bounded attempt of this recurrence"
                 if self.engine == COLUMNS:
-                    return COLUMNS, f"{found} a columnar run ({RECURRENCE})"
+                    return COLUMNS, f"{found} a columnar run ({_kernel(self.plan.physical.stratum(index).stratum)})"
                 return BY_SIZE, (f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows "
                                  f"({found} on that executor)")
             if backend == ROWS:
@@ -313,6 +314,13 @@ def _ir_recurrence(ir) -> bool:
     return recurrence(ir) is not None
 
 
+def _kernel(ir) -> str:
+    """What the recurrence kernel says of recurrence stratum ``ir``: in waves where its steps keep their atom."""
+    from .recurrence import keeps_its_atom, recurrence
+
+    return RECURRENCE + (WAVES if keeps_its_atom(recurrence(ir)) else "")
+
+
 def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False, rows_only: bool = False) -> tuple:
     """``(backend, why)`` of stratum ``st`` in one process: rows, columns,
     or :data:`BY_SIZE` (auto: :func:`.input_size.by_size` decides when the run starts;
@@ -324,10 +332,10 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool
         return ROWS, refused
     if _is_recurrence(st):
         if engine == COLUMNS:
-            return COLUMNS, RECURRENCE
+            return COLUMNS, _kernel(st.stratum)
         if engine == ROWS:
             return ROWS, "forced"
-        return BY_SIZE, f"columns ({RECURRENCE}) when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows"
+        return BY_SIZE, f"columns ({_kernel(st.stratum)}) when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows"
     if engine in (ROWS, COLUMNS):
         return engine, "forced"
     if recurrences:

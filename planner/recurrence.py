@@ -50,6 +50,18 @@ def recurrence(stratum):
     return shape if isinstance(shape, Recurrence) else None
 
 
+def keeps_its_atom(rec) -> bool:
+    """Whether every step of ``rec`` derives the atom it reads, with no
+    condition or assignment (``p(X) :- <->[1,1] p(X), q(X).``): the
+    columns' sweep then takes it in waves of arrays (engine/columns/waves.py)."""
+    for step in rec.steps:
+        past = [t.name for t in step.past.terms]
+        head = [t.name if isinstance(t, ast.Var) else None for t in step.rule.head_terms]
+        if step.tests or head != past:
+            return False
+    return True
+
+
 def why_not(stratum) -> str:
     """Why ``stratum`` is not a recurrence ("" when it is)."""
     shape = _shape(stratum)

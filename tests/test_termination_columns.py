@@ -296,3 +296,145 @@ def test_plan_says_a_recurrence_over_facts_that_repeat_runs_its_attempts_on_colu
         assert line.startswith(f"  runs on {ran} "), line
         assert model.stats["executors"][index] == ran
     assert model.repeating("p") == chronolog.reason(src, engine="rows").repeating("p")
+
+
+# ------------------------------------------ the sweep in waves (columns/waves.py)
+@st.composite
+def same_atom_recurrences(draw):
+    """Recurrences whose every step derives the atom it reads (the waves'
+    shape): an atom of one or two variables, one to three steps of different
+    windows (the least one the wave's width), a driver joined on the first
+    variable with several intervals a key, open or closed ends, or none;
+    several seeds an atom close in time (pieces of one atom in one wave,
+    out of order by depth), a few keys."""
+    two = draw(st.booleans())
+    atom, seed = ("p(X,Y)", "s(X,Y)") if two else ("p(X)", "s(X)")
+    rules = [f"{atom} :- {seed}."]
+    for _ in range(draw(st.integers(1, 3))):
+        a = draw(st.sampled_from([Fraction(1, 2), 1, 2, 3]))
+        b = a + draw(st.sampled_from([0, 0, Fraction(1, 2), 1, 3]))
+        body = [f"<->[{fmt_num(a)},{fmt_num(b)}] {atom}"]
+        if draw(st.integers(0, 3)):
+            body.append("q(X)")
+        if draw(st.integers(0, 4)) == 0:
+            body.append("not n(X)")
+        rules.append(f"{atom} :- {', '.join(body)}.")
+
+    def interval(lo, width):
+        if width == 0:
+            return f"[{fmt_num(lo)},{fmt_num(lo)}]"
+        return draw(st.sampled_from("[(")) + f"{fmt_num(lo)},{fmt_num(lo + width)}" + draw(st.sampled_from("])"))
+
+    point = st.sampled_from([0, Fraction(1, 2), 1, Fraction(3, 2), 2, 3, Fraction(7, 2), 4, 6])
+    facts = []
+    for i in range(draw(st.integers(1, 4))):
+        for y in (["a", "b"][: draw(st.integers(1, 2))] if two else [None]):
+            for _ in range(draw(st.integers(1, 3))):
+                lo, width = draw(point), draw(st.sampled_from([0, 0, Fraction(1, 4), 1, 2]))
+                facts.append(f"s(k{i}{'' if y is None else ',' + y})@{interval(lo, width)}.")
+        for _ in range(draw(st.integers(0, 3))):
+            facts.append(f"q(k{i})@{interval(draw(point) - 1, draw(st.sampled_from([1, 2, 4, 9])))}.")
+        if draw(st.integers(0, 3)) == 0:
+            facts.append(f"n(k{i})@{interval(draw(point) + 2, draw(st.sampled_from([0, 1])))}.")
+    return "\n".join(rules), "\n".join(facts)
+
+
+BOTH = [(0, 20), None]  # with a horizon and without one
+
+
+def _waves(mp, min_atoms=1):
+    """The answers of columns/waves.sweep, recorded (None: the heap sweep's
+    case), taking atoms from ``min_atoms`` on (a few keys: small cases)."""
+    from chronolog.engine.columns import waves
+
+    mp.setattr(waves, "WAVE_MIN_ATOMS", min_atoms)
+    answers = []
+    real = waves.sweep
+
+    def spy(*args):
+        answers.append(real(*args))
+        return answers[-1]
+
+    mp.setattr(waves, "sweep", spy)
+    return answers
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(same_atom_recurrences(), st.sampled_from([None, (0, 25)]))
+def test_recurrences_whose_steps_keep_their_atom_agree_on_both_executors(prog, horizon):
+    """The waves' sweep against the rows, without a horizon (each bounded
+    attempt) and with one (the stratum swept once)."""
+    program, facts = prog
+    rows = chronolog.reason(program, facts, engine="rows", horizon=horizon)
+    with pytest.MonkeyPatch.context() as mp:
+        _waves(mp)
+        columns = chronolog.reason(program, facts, engine="columns", horizon=horizon)
+    assert columns.facts("p") == rows.facts("p"), (program, facts)
+    assert columns.repeating("p") == rows.repeating("p"), (program, facts)
+
+
+@pytest.mark.parametrize("program, facts, horizons", [
+    # a wave (3 time units wide) holding a derived piece of an atom at 3 and
+    # a given one after it at [7/2, 4]: each final in order of start
+    ("p(X) :- s(X).\np(X) :- <->[3,3] p(X), q(X).", "s(k)@[0,0].\ns(k)@[7/2,4].\nq(k)@[0,10].", BOTH),
+    # a shifted piece meeting three of its key's driver intervals
+    ("p(X) :- s(X).\np(X) :- <->[1,4] p(X), q(X).", "s(k)@[0,0].\nq(k)@[0,2].\nq(k)@[3,5).\nq(k)@(5,8].", BOTH),
+    # two steps, the narrower window the wave's width; open and closed ends
+    ("p(X,Y) :- s(X,Y).\np(X,Y) :- <->[1/2,1/2] p(X,Y), q(X).\np(X,Y) :- <->[2,3] p(X,Y).",
+     "s(k,a)@(0,1/4].\ns(k,b)@[1,1].\nq(k)@[0,1).\nq(k)@(2,6].", BOTH),
+    # a window to +inf: a piece's shift meets every later driver interval
+    # (with a horizon: without one the rows search such a recursion)
+    ("p(X) :- s(X).\np(X) :- <->[1,+inf) p(X), q(X).", "s(k)@[0,0].\nq(k)@[0,2].\nq(k)@[4,5].\nq(k)@[7,9].", [(0, 20)]),
+])
+def test_waves_take_each_piece_in_order_of_start(program, facts, horizons):
+    """Fixed cases of the waves' sweep (it ran, and the model is the rows')."""
+    for horizon in horizons:
+        rows = chronolog.reason(program, facts, engine="rows", horizon=horizon)
+        with pytest.MonkeyPatch.context() as mp:
+            answers = _waves(mp)
+            columns = chronolog.reason(program, facts, engine="columns", horizon=horizon)
+        assert answers and all(a is not None for a in answers), (program, horizon)
+        assert columns.facts("p") == rows.facts("p"), (program, horizon)
+        assert columns.repeating("p") == rows.repeating("p"), (program, horizon)
+
+
+def test_a_step_that_changes_its_atom_or_tests_is_swept_on_the_heap():
+    """Where a step derives another atom, or has a condition, the waves
+    leave the sweep to the heap; the models are the rows'."""
+    facts = "s(1)@[0,0].\ns(2)@[1,1].\nq(1)@[0,9].\nq(2)@[0,9].\nnext(1,2)@[0,9].\nnext(2,1)@[0,9]."
+    for program in ("p(X) :- s(X).\np(Y) :- <->[1,1] p(X), next(X,Y).",
+                    "p(X) :- s(X).\np(X) :- <->[1,1] p(X), q(X), X > 1."):
+        with pytest.MonkeyPatch.context() as mp:
+            answers = _waves(mp)
+            columns = chronolog.reason(program, facts, engine="columns", horizon=(0, 20))
+        assert not answers, program
+        assert columns.facts("p") == chronolog.reason(program, facts, engine="rows", horizon=(0, 20)).facts("p")
+
+
+def test_waves_take_many_atoms_and_leave_a_single_chain_to_the_heap():
+    """From WAVE_MIN_ATOMS distinct atoms on the sweep runs in waves; a
+    single chain (one key over 300 days) stays on the heap, where a wave
+    would hold one piece."""
+    from chronolog.engine.columns import waves
+
+    for facts, horizon, took in ((_keys(waves.WAVE_MIN_ATOMS), (0, 1100), True),
+                                 ({"s": [(("k",), (0, 0))], "q": [(("k",), (0, 300))]}, (0, 400), False)):
+        with pytest.MonkeyPatch.context() as mp:
+            answers = _waves(mp, waves.WAVE_MIN_ATOMS)
+            columns = chronolog.reason(FORWARD, facts, engine="columns", horizon=horizon)
+        assert answers and all((a is not None) == took for a in answers), took
+        assert columns.facts("p") == chronolog.reason(FORWARD, facts, engine="rows", horizon=horizon).facts("p")
+
+
+def test_plan_says_which_recurrences_the_sweep_takes_in_waves():
+    """``describe_plan`` of a recurrence whose steps keep their atom says
+    the waves; one whose step has a condition or derives another atom not."""
+    from chronolog.plan_text import describe_plan
+
+    for program, waves in ((FORWARD, True), (CYCLE, True),
+                           ("p(X) :- s(X).\np(X) :- <->[1,1] p(X), q(X), X > 1.", False),
+                           ("p(X) :- s(X).\np(Y) :- <->[1,1] p(X), next(X,Y).", False)):
+        plan = chronolog.reason(program, engine="rows", horizon=(0, 10)).plan
+        text = describe_plan(plan, "columns")
+        assert "recurrence kernel: one sweep through time" in text, program
+        assert ("in waves of arrays" in text) == waves, program

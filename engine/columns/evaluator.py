@@ -697,7 +697,7 @@ class HybridEvaluator(Evaluator):
 
         from .lowering import rule_pipeline
         from .base import drain
-        from .recurrence import frame_of, sweep
+        from .recurrence import sweep
 
         rec = recurrence(stratum)
         if self.horizon is None or any(step.rule.fresh for step in rec.steps):  # pragma: no cover - check_horizon refuses it
@@ -706,8 +706,8 @@ class HybridEvaluator(Evaluator):
         seeds = [(self.table(rec.pred), 0)] + [(drain(rule_pipeline(self, planned[id(rule)])), 1) for rule in rec.seeds]
         # the rows stop such a recursion after max_rounds rounds: a chain as long falls back, for them to report it
         bounded = bool(stratum.inventing_rules) or self.rounds_bounded
-        atoms, s, e, derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None, bool(stratum.inventing_rules))
-        self._tables[rec.pred] = frame_of(atoms, s, e, self._arity(rec.pred), self.terms)
+        self._tables[rec.pred], derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None,
+                                                bool(stratum.inventing_rules))
         self.stats["derivations"] += derived
         return 1
 

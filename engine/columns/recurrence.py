@@ -31,12 +31,14 @@ from chronolog.language import ast
 from chronolog.language.timeline import POS_INF
 from chronolog.planner.ir import Assign, PlanRule, Scan
 from chronolog.planner.physical import rule_operator
+from chronolog.planner.recurrence import keeps_its_atom
 
 from ..interval_codes import NEG, POS
 from .encoding import LIMIT, Fallback
 from .relation import term_columns
 from .scan import var_column
 from .value_columns import python_list
+from . import waves
 
 
 class _Rule:
@@ -219,8 +221,9 @@ def _head_builder(picks):
 
 
 def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
-    """The pieces of the recurrence's predicate: ``(atoms, s, e)`` lists and
-    how many of them rules derived.  ``seeds``: ``(frame, 0)`` of its given
+    """The recurrence's predicate, a relation frame, and how many of its
+    pieces rules derived (:mod:`.waves` where each step keeps its atom,
+    else a heap of pieces).  ``seeds``: ``(frame, 0)`` of its given
     facts, ``(frame, 1)`` of what its seed rules derive.
     ``max_depth``: the rows' round limit where it applies (a longer chain
     falls back, for the rows to report); ``runaway``: the stratum creates
@@ -240,16 +243,23 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
         for g in groups.values()
         if g.index
     ]
-    heap: list = []
-    seq = 0
+    seed_atoms, seed_s, seed_e, seed_depth = [], [], [], []
     for frame, depth in seeds:
         if frame is None or not frame.height:
             continue
         cols = [python_list(frame[c], ev.terms) for c in frame.columns if c not in ("s", "e")]  # (the rows' Python values)
-        atoms = list(zip(*cols)) if cols else [()] * frame.height
-        for atom, s, e in zip(atoms, frame["s"].to_list(), frame["e"].to_list()):
-            heap.append((s, seq, e, atom, depth))
-            seq += 1
+        seed_atoms += list(zip(*cols)) if cols else [()] * frame.height
+        seed_s += frame["s"].to_list()
+        seed_e += frame["e"].to_list()
+        seed_depth += [depth] * frame.height
+    if not runaway and keeps_its_atom(rec):
+        swept = waves.sweep([(*g[:6], [(hs, he) for _, hs, he, _ in g[6]]) for g in groups],
+                            seed_atoms, seed_s, seed_e, seed_depth, max_depth)
+        if swept is not None:
+            atoms, ids, s, e, derived = swept
+            return frame_of(atoms, s, e, ev._arity(rec.pred), ev.terms, ids), derived
+    heap = list(zip(seed_s, range(len(seed_s)), seed_e, seed_atoms, seed_depth))
+    seq = len(heap)
     heapq.heapify(heap)
     # atom -> (the end of what is final from the sweep's position on, the atom as
     # first seen: an equal one of other types falls back)
@@ -337,14 +347,18 @@ def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
             col = {atom[i] for atom in covered}  # (each distinct value once: a series' name on every day is one check)
             if not all(type(v) is float for v in col) and any(map(too_big, col)):
                 raise Fallback("a runaway value: the rows report it")
-    return out_atoms, out_s, out_e, derived
+    return frame_of(out_atoms, out_s, out_e, ev._arity(rec.pred), ev.terms), derived
 
 
-def frame_of(atoms, s, e, arity, terms):
+def frame_of(atoms, s, e, arity, terms, ids=None):
     """The swept pieces as a coalesced relation frame (values as the rows
     would store them: relation.term_column, finite floats a value column,
-    the rest codes)."""
+    the rest codes).  ``ids``: each piece's atom as its number in ``atoms``
+    (each distinct atom's values then made once)."""
     from .coalesce import coalesce
     from .relation import _frame, term_column
 
-    return coalesce(_frame([term_column([a[i] for a in atoms], terms) for i in range(arity)], s, e), term_columns(arity))
+    cols = [term_column([a[i] for a in atoms], terms) for i in range(arity)]
+    if ids is not None:
+        cols = [c[ids] for c in cols]
+    return coalesce(_frame(cols, s, e), term_columns(arity))

@@ -816,3 +816,39 @@ def test_long_recursion_keeps_size_estimates_bounded(spark):
     for pred, rel in stats["relations"].items():
         if rel.df is not None:
             assert size_estimate(rel.df) <= DEFAULT_SIZE, pred
+
+
+@pytest.mark.parametrize("limit", [None, 0])
+def test_small_rounds_run_without_code_generation(spark, checkpointed, monkeypatch, limit):
+    """A round over at most ``CODEGEN_ROWS`` rows builds its plans without
+    whole-stage code generation, a larger one with it, and the session's
+    setting is unset again after the run; a session that set it keeps its
+    own (the test session's ``FAST_CONF``: off)."""
+    from chronolog.connectors.spark_rounds import catalog, rounds
+
+    if limit is not None:
+        monkeypatch.setattr(rounds, "CODEGEN_ROWS", limit)
+    seen = []
+    orig = catalog.Catalog.checkpoint
+    monkeypatch.setattr(catalog.Catalog, "checkpoint",
+                        lambda self, text: (seen.append(self.spark.conf.get(rounds.CODEGEN_CONF)), orig(self, text))[1])
+    own = facts_to_arrow(
+        [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(8)], ["owner", "company", "share"]
+    )
+    key = rounds.CODEGEN_CONF
+    saved = spark.conf.get(key, None)
+    spark.conf.unset(key)
+    try:
+        stats, _ = check(spark, OWNERSHIP, {"own": own})  # (the answers: the engine's)
+        assert not spark._jsparkSession.sessionState().conf().contains(key)
+        assert len(stats["rounds"]) >= 4 and seen[-1] == ("true" if limit == 0 else "false"), seen
+        assert limit != 0 or set(seen) == {"true"}, seen
+        spark.conf.set(key, "false")  # the session's own setting
+        seen.clear()
+        check(spark, OWNERSHIP, {"own": own})
+        assert set(seen) == {"false"} and spark.conf.get(key) == "false"
+    finally:
+        if saved is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, saved)

@@ -109,6 +109,16 @@ PROBE_RATIO = 50
 # a warm session), while so few rows shuffle at no cost (bench/spark_jobs.py).
 SHUFFLE_ROWS = 10_000
 BROADCAST_CONF = "spark.sql.autoBroadcastJoinThreshold"
+# A round whose relations hold at most this many rows in all runs its
+# operators interpreted, without whole-stage code generation: on so few
+# rows the generated code saves less than it costs to write (each
+# checkpoint's plan generates its Java source anew, and a new statement's
+# classes are compiled, ~50-250 ms each), the answers the same: a mean over
+# 20,000 facts read by later rules took a third less CPU in a warm JVM, 5-8%
+# less in a fresh one (docs/design.md).  A session whose own settings name
+# whole-stage code generation keeps them.
+CODEGEN_ROWS = 100_000
+CODEGEN_CONF = "spark.sql.codegen.wholeStage"
 # A run whose inputs are all held on the driver (the program's own few
 # facts: inputs.LITERAL_ROWS) collects each small round's merged relations
 # (a round under SHUFFLE_ROWS) to the driver in its one action, at most
@@ -160,6 +170,7 @@ class Rounds(seminaive.Backend):
         self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
         self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
         self._threshold = None  # the session's broadcast threshold while the run lasts (broadcasts)
+        self._codegen = None  # whether whole-stage code generation is on (codegen); None: the session's setting
         self._pending: list = []  # [(pred, DataFrame)]: inputs the next action writes and counts (inputs.deferred_inputs)
         self.chase = Chase(self.rules, self.catalog, self.relations)  # existential rules (chase.py)
         self._chasing: list = []  # the level's existential rules, in the plan's order
@@ -343,7 +354,9 @@ class Rounds(seminaive.Backend):
     def round(self, variants, deltas: dict) -> dict:
         """The variants' statements, then one action (a probe first when the deltas are small)."""
         self._number += 1
-        self.broadcasts(sum(r.count for r in self.relations.rels.values()) > SHUFFLE_ROWS)
+        rows = sum(r.count for r in self.relations.rels.values())
+        self.broadcasts(rows > SHUFFLE_ROWS)
+        self.codegen(rows > CODEGEN_ROWS)
         sc = self.spark.sparkContext
         group = f"chronolog-round-{next(_GROUPS)}"
         strata = tuple(sorted({self._owner[rp.rule.head_pred][1] for rp, _ in variants}))
@@ -434,6 +447,14 @@ class Rounds(seminaive.Backend):
         if self._threshold is not None:
             self.spark.conf.set(BROADCAST_CONF, self._threshold if on else "-1")
 
+    def codegen(self, on: bool) -> None:
+        """Let the next statements generate code for whole stages or not
+        (see :data:`CODEGEN_ROWS`; None: the session's own setting stays)."""
+        if self._codegen is None or on == self._codegen:
+            return
+        self._codegen = on
+        self.spark.conf.set(CODEGEN_CONF, "true" if on else "false")
+
     def load(self, inputs, rows=None) -> None:
         """Load ``inputs`` (:func:`inputs.load_inputs`) as a job group of its
         own, timed like a round (stratum -1) in ``stats.load``.  ``rows``:
@@ -499,11 +520,13 @@ class Rounds(seminaive.Backend):
             # default, 200, is 200 tasks of a few rows per stage on a laptop)
             settings[PARTITIONS] = str(2 * max(self.spark.sparkContext.defaultParallelism, 1))
         self._threshold = settings[BROADCAST_CONF] = conf.get(BROADCAST_CONF)  # (restored after: broadcasts)
+        if not is_set(self.spark, CODEGEN_CONF):  # (unset after: codegen)
+            settings[CODEGEN_CONF], self._codegen = "true", True
         values = {}
         for k, v in settings.items():
             current = conf.get(k, None) if k in _APPENDED else None
             values[k] = f"{current},{v}" if current else v  # (appended to the user's own exclusions)
-        with _session_conf(self.spark, values, unset_after={PARTITIONS}), _quiet_task_failures(self.spark), \
+        with _session_conf(self.spark, values, unset_after={PARTITIONS, CODEGEN_CONF}), _quiet_task_failures(self.spark), \
                 _callers_job_group(self.spark.sparkContext):
             if inputs:
                 self.load(inputs, rows)

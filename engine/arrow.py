@@ -255,12 +255,17 @@ def _refuse_term_text(texts, at, calendar, pred, name):
 def facts_to_arrow(facts, names, calendar=None):
     import pyarrow as pa
 
+    from chronolog.language.float_times import float_time
+
     arity = len(names)
     cols = {n: [] for n in names}
     starts, ends, sc, ec = [], [], [], []
     for terms, (lo, hi, lc, hc) in facts:
         for n, v in zip(names, terms):
             cols[n].append(v)
+        if calendar is None and (type(lo) is float or type(hi) is float):  # (given ends: a model's are exact)
+            # a float end is the number it shows, so that 0 beside 0.5 is one column of numbers, not term text
+            lo, hi = (float_time(x) if type(x) is float else x for x in (lo, hi))
         starts.append(None if lo == NEG_INF else lo)
         ends.append(None if hi == POS_INF else hi)
         sc.append(lc)

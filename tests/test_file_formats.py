@@ -21,6 +21,18 @@ def test_round_trip_keeps_exact_values(tmp_path, name):
     assert m.facts("q")[1][1] == (float("-inf"), Fraction(1, 3), False, True)
 
 
+@pytest.mark.parametrize("name", ["q.parquet", "q.arrow", "q.csv"])
+def test_float_interval_ends_beside_whole_ones_read_back_as_the_numbers_they_show(tmp_path, name):
+    """Given facts whose ends are Python floats beside ints (``0.5`` beside
+    ``0``): each end is the number its shortest text shows (docs/api.md,
+    "Floats as times"); on main the time column became term text
+    (``float(0.5)``), which no reader takes as a time."""
+    facts = [(("a",), (0, 1, True, True)), (("a",), (0.5, 2.0, True, False)), (("b",), (-1.0, 0.1, False, True))]
+    write_facts(tmp_path / name, facts, ["c0"], "q")
+    want = [(("a",), (0, 1, True, True)), (("a",), (Fraction(1, 2), 2, True, False)), (("b",), (-1, Fraction(1, 10), False, True))]
+    assert read_facts(tmp_path / name, "q") == want
+
+
 def test_parquet_keeps_decimal_and_int_types(tmp_path):
     m = chronolog.reason("q(X, V) :- p(X, V).\np(a, 1.5)@[0,10).\np(b, 2)@[3,4].\n")
     write_facts(tmp_path / "q.parquet", m.facts("q"), ["name", "v"], "q")

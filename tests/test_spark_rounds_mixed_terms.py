@@ -69,6 +69,9 @@ IN_ROUNDS = [
     (EXACT, "o(X, Y, Z) :- p(X, V), Y = floor(X), Z = round(X * 3, 1)."),  # (floor, ceil, abs, round: exact on fractions)
     (EXACT, "o(X, Y, Z) :- p(X, V), Y = mod(X, 2), Z = max(X, 1/4)."),  # (mod, min, max: exact on fractions)
     (["1", "1/3", "2"], "o(S, P) :- p(X, V), S = sum(X), P = mprod(X)."),  # (sums and products of fractions, exact)
+    # a sum and a product with contributors (each contributor's greatest value, then the fold): on main a
+    # syntax error of Spark SQL (the copy of the column, a cast of its text, named by splitting at " AS ")
+    (EXACT, "o(V, S) :- p(X, V), X != 1/3, X != -5/7, S = sum(X, <V>).\no(V, S) :- p(X, V), X > 1/3, S = prod(X, <X>)."),
     # strings beside numbers, the numbers kept out of the order by the conditions before it
     (STRINGS + ["1", "-1/3"], 'o(X) :- p(X, V), X != 1, X != -1/3, X > "a".\n'
                               'o(X) :- p(X, V), p(Y, W), X != 1, X != -1/3, Y != 1, Y != -1/3, X <= Y, Y < "B".'),
@@ -146,6 +149,7 @@ RULES = [
     "o(V, M) :- p(X, V), not q(V), M = max(X).",
     "o(X, N) :- p(X, V), not q(V), N = count(V).",
     "o(N) :- p(X, V), not q(X), X != {c}, N = count(X).",
+    "o(S) :- p(X, V), q(V), X != {c}, S = sum(X, <V>).",  # (contributors: each one's greatest value, then the sum)
 ]
 CONSTS = ["1/3", "0", "-1", "0.5", "a", '"B"', "2"]
 

@@ -200,7 +200,7 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
                 if not getattr(types, "text_means", False):  # (a calendar's program: of the run's numbers, or the run stops)
                     read, c = number_sql(read, types, f"{a.func}({a.expr})"), NUM
                 # (else exact, on fractions' pairs, its value term text: _values, classes.infer_classes)
-            copies.append(f"{read} AS {value}")
+            copies.append((read, value))
             if c != NUM or f == "munion":
                 own[value] = own[f"a{k}"] = c
             elif v in means:  # its exact value's key text (fractions.py)
@@ -210,8 +210,9 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
                 sets[f"a{k}"] = c
         agg_cols[v] = f"a{k}"
         specs.append((f"a{k}", f, value))
-    if copies:
-        body = q.add(f"SELECT *, {', '.join(copies)} FROM {body}", [*q.cols[body], *(x.split(" AS ")[1] for x in copies)])
+    if copies:  # (a copy's SQL may hold " AS " itself: a cast of term text)
+        body = q.add(f"SELECT *, {', '.join(f'{read} AS {value}' for read, value in copies)} FROM {body}",
+                     [*q.cols[body], *(value for _, value in copies)])
     contributors = [a.contributors for _, a in aggregates if a.contributors]
     if contributors:
         # each contributor tuple counts once per point, with the greatest of

@@ -93,6 +93,8 @@ def _find(pred, i, value, prog, facts, dialect, calendar, base_dir):
 def _in_facts(pred, i, value, facts, dialect, calendar):
     from chronolog import frames
     from chronolog.api import load_facts
+    from chronolog.language.fact_columns import FactColumns
+    from chronolog.language.facts import FactRows
 
     if isinstance(facts, (list, tuple)) and all(isinstance(f, os.PathLike) for f in facts):
         return next((w for f in facts if (w := _in_facts(pred, i, value, f, dialect, calendar)) is not None), None)
@@ -112,6 +114,8 @@ def _in_facts(pred, i, value, facts, dialect, calendar):
     if isinstance(facts, str):
         return _in_lines(pred, i, value, facts.splitlines(), getattr(facts, "source", "<facts>"), dialect, calendar)
     if isinstance(facts, dict) and pred in facts and not frames.is_frame(facts):  # (a table of every predicate: not read again)
+        if isinstance(facts[pred], (FactRows, FactColumns)):  # (read already: a Spark task's slice, its rows not the user's)
+            return None
         rows = load_facts({pred: facts[pred]}, dialect, calendar).get(pred, [])
         n = next((k for k, (terms, _) in enumerate(rows) if len(terms) > i and _same(terms[i], value)), None)
         if n is not None:

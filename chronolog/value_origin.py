@@ -13,7 +13,7 @@ import os
 
 from chronolog.language import ast
 from chronolog.language.builtins import is_number
-from chronolog.language.errors import DataError
+from chronolog.language.errors import ChronologError, DataError
 
 SCANNED_BYTES = 64 << 20  # (a larger fact file is not read again for the line of a value)
 
@@ -28,7 +28,10 @@ def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar
         if not isinstance(operand, ast.Var):
             continue
         for pred, i in _binders(prog, literal, operand.name):
-            found = _find(pred, i, value, prog, facts, dialect, calendar, base_dir)
+            try:
+                found = _find(pred, i, value, prog, facts, dialect, calendar, base_dir)
+            except ChronologError:  # (an input that no longer reads as it did, e.g. a file changed since: the error as it was)
+                return err
             if found is not None:
                 where, line = found
                 return DataError(f"{err.message}, the rule at {err.pos}: {_shown(value)} comes from this row of {pred} (term {i + 1})",

@@ -837,13 +837,13 @@ def reason(
         ).model
 
 
-
 def _analysis_under_way():
     """EXPLAIN ANALYZE's record (engine/analysis.py) when one is under way,
     else None: a plain run does not import the module to ask
     (tests/test_start_up.py)."""
     analysis = sys.modules.get("chronolog.engine.analysis")
     return analysis.current() if analysis is not None else None
+
 
 class Reasoner:
     """A reasoning session: the least model now, kept up to date as facts arrive.

@@ -14,6 +14,7 @@ LARS                     written here                               compiled int
 ``⊞n □a``                ``[n] [] a``                               ``[-][0,n] a`` (clipped: see below)
 ``⊞n a``                 ``[n] a``                                  ``a`` (now)
 ``◇a``, ``□a``           ``<> a``, ``[] a``                         ``<->[0,inf) a``, ``[-][0,inf) a``
+``⊞∞ ◇a``                ``[inf] <> a``                             the same (the whole stream so far)
 ``⊞n @T a``              ``[n] @T a``                               ``<->[0,n] a'(…,T)`` with
                                                                     ``a'(…,T) :- a(…)@T`` (time capture)
 ``@T h ← …``             ``@T h :- …``                              ``h@[T,T+1) :- …``
@@ -183,16 +184,22 @@ class LarsBuilder(_ToAst):
     # ---------------------------------------------------------- windows
     @v_args(meta=True)
     def time_window(self, meta, items):
+        """``[n]``: the last n ticks and now; ``[inf]``: the whole stream so
+        far, as the unwindowed ``<> a`` (LARS's windows take n in N or inf)."""
         n = items[0]
-        if not _is_int(n) or n < 0:
-            raise self._err(f"a time window has a size of whole ticks >= 0, not {n}", self._pos(meta))
+        if n != POS_INF and (not _is_int(n) or n < 0):
+            raise self._err(f"a time window holds whole ticks >= 0, not {format_number(n)}", self._pos(meta),
+                            "write the number of ticks before now it looks back on, [3] <> a(X) (now and the 3 ticks "
+                            "before), or [inf] <> a(X) (the whole stream so far)")
         return ("time", n)
 
     @v_args(meta=True)
     def tuple_window(self, meta, items):
         n = items[0]
         if not _is_int(n) or n < 1:
-            raise self._err(f"a tuple window holds n >= 1 atoms, not {n}", self._pos(meta))
+            raise self._err(f"a tuple window holds n >= 1 atoms, not {format_number(n)}", self._pos(meta),
+                            "write the number of the last atoms it holds, [#3] <> a(X); for every atom so far, "
+                            "a time window [inf] <> a(X)")
         return ("tuple", n)
 
     def diamond(self, items):

@@ -608,3 +608,41 @@ def test_a_time_granularity_in_a_lars_program_is_refused_at_its_place(tmp_path):
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     assert r.output.startswith(f"{prog}:2:1:") and "LARS time is ticks" in r.output, r.output
     assert "--dialect vadalog" in r.output.split("hint:", 1)[1], r.output
+
+
+# ------------------------------------------------------------------ window sizes
+
+
+@pytest.mark.parametrize("window, said, how", [
+    ("[-1]", "a time window holds whole ticks >= 0, not -1", "[3] <> a(X)"),
+    ("[1.5]", "a time window holds whole ticks >= 0, not 1.5", "[3] <> a(X)"),
+    ("[#-2]", "a tuple window holds n >= 1 atoms, not -2", "[#3] <> a(X)"),
+    ("[#inf]", "a tuple window holds n >= 1 atoms, not +inf", "[#3] <> a(X)"),
+])
+def test_a_window_of_a_size_lars_has_not_is_refused_at_its_place(window, said, how, tmp_path):
+    """``[-1] <> a`` was a syntax error (unexpected '-') with no hint."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    prog = tmp_path / "p.lars"
+    prog.write_text(f"r :- b.\nq(X) :- {window} <> a(X).\n")
+    r = CliRunner().invoke(cli, ["run", str(prog)])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.output.startswith(f"{prog}:2:9:") and said in r.output, r.output
+    assert how in r.output.split("hint:", 1)[1] and "[inf] <> a(X)" in r.output.split("hint:", 1)[1], r.output
+
+
+@pytest.mark.parametrize("formula", ["<> a(X)", "[] a(X)", "@T a(X)", "a(X)"])
+def test_a_window_of_infinite_size_is_the_whole_stream_so_far(formula):
+    """``[inf] <> a`` was a syntax error; a window of infinite size holds the
+    whole stream up to now, the unwindowed ``<> a`` (language.md's table)."""
+    facts = "a(x)@3\na(y)@[0,6]\na(z)@[2,4]\nb@[0,9]"
+    head = "q(X,T)" if "@T" in formula else "q(X)"
+    start = "@streamStart(0).\n"  # (else a box looks at ticks before the stream, where nothing holds)
+    windowed = run(f"{start}{head} :- [inf] {formula}, b.", facts)
+    unwindowed = run(f"{start}{head} :- {'[3] ' if formula == 'a(X)' else ''}{formula}, b.", facts)
+    assert windowed == unwindowed and windowed, windowed
+    # and against the operator it stands for
+    if formula == "<> a(X)":
+        assert windowed == ["q(x)@[3,9]", "q(y)@[0,9]", "q(z)@[2,9]"]

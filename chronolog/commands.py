@@ -160,6 +160,7 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
 
     Facts are read one per line; the output facts are printed as soon as
     they are final (for the time range the stream has closed)."""
+    from chronolog.language.lars_dates import no_dates
     from chronolog.stream_cli import run_hypothetical, run_stream
 
     try:
@@ -182,10 +183,11 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
         fh = _open_input(input_) if input_ is not None else sys.stdin.buffer
         source = str(input_) if input_ is not None else "<stdin>"
         try:
-            if hypothetical:
-                run_hypothetical(program, fh, source, d, window=window, delay=delay)
-            else:
-                run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces", reach_back=reach_back)
+            with no_dates(d):  # (a dated fact of the stream)
+                if hypothetical:
+                    run_hypothetical(program, fh, source, d, window=window, delay=delay)
+                else:
+                    run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces", reach_back=reach_back)
         except ChronologError as e:
             if not hasattr(e, "operands") or input_ is None:
                 raise

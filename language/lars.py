@@ -38,14 +38,18 @@ window ``[n] [] a`` at ``t`` covers ``[max(t1, t-n), t]`` instead of
 
 from __future__ import annotations
 
+import re
+
 from .lark_runtime import v_args
 
 from . import ast
 from .errors import ProgramError
+from .lars_dates import NO_DATES
 from .reader import Dialect
 from .timeline import POS_INF, format_interval, format_number, make
 from .vadalog import _TERMINAL_NAMES, VadalogDialect, _ToAst
 
+_DATE_AT = re.compile(r"@\s*[\[(]?\s*(?:[^,@]*,\s*)?(\d{4}-\d\d-\d\d(?:T[\d:.]+)?)")  # a(x)@2024-01-05, a(x)@[5,2024-01-05]
 _TIME = "T$"  # the time variable of a capture helper (no user variable can be named so)
 
 
@@ -80,11 +84,9 @@ class LarsBuilder(_ToAst):
                     raise self._err("@streamStart takes the first tick of the stream, e.g. @streamStart(35).", it.pos)
                 self.clip_start = it.args[0]
                 continue
-            if isinstance(it, ast.Annotation) and it.name == "timeGranularity":  # (else read and dropped: dates then refused
-                # with the hint to declare it)
+            if isinstance(it, ast.Annotation) and it.name == "timeGranularity":  # (else read and dropped)
                 raise self._err("LARS time is ticks: a LARS program has no date timeline, so @timeGranularity does not apply",
-                                it.pos, hint="write time points as whole ticks (a@5); a program over dates is written in "
-                                             "Temporal Vadalog (--dialect vadalog), whose windows take ISO durations (<->[0,P3D])")
+                                it.pos, hint=NO_DATES)
             keep.append(it)
         prog = super().start(keep)
         if self.clip_start is not None:
@@ -339,6 +341,15 @@ class LarsDialect(VadalogDialect):
 
     def parse(self, text, source="<program>"):
         return parse(text, source)
+
+    def explain(self, exc, text, src_line, column, **context):
+        """A date in the program (``a(x)@2024-01-05.``, a syntax error at its
+        '-') is refused as LARS's: LARS has no dates."""
+        msg, hint, column = super().explain(exc, text, src_line, column, **context)
+        date = _DATE_AT.search(src_line, 0, column + 5) if str(getattr(exc, "token", "")) == "-" else None
+        if date is not None and date.end(1) >= column:
+            msg, hint, column = f"{date[1]} is a date, but LARS time is ticks", NO_DATES, date.start(1) + 1
+        return msg, hint, column
 
     def format_fact(self, pred, terms, interval, calendar=None):
         """Ticks: ``[5,8)`` prints as ``[5,7]``, what the fact reader reads back."""

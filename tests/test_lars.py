@@ -646,3 +646,61 @@ def test_a_window_of_infinite_size_is_the_whole_stream_so_far(formula):
     # and against the operator it stands for
     if formula == "<> a(X)":
         assert windowed == ["q(x)@[3,9]", "q(y)@[0,9]", "q(z)@[2,9]"]
+
+
+# ------------------------------------------------------------------ dates
+
+
+@pytest.mark.parametrize("command, facts, where", [
+    ("run", "a(x)@2024-01-05\n", "a.txt:1:1:"),
+    ("run", "a(x)@[2024-01-05,2024-01-07]\n", "a.txt:1:1:"),
+    ("stream", "a(x)@2024-01-05\n", "a.txt:1:1:"),
+    ("run-csv", "pred,c0,start,end\na,x,2024-01-05,2024-01-06\n", "a.csv:2:3:"),
+    ("program", "a(x)@2024-01-05.\n", "p.lars:2:6:"),  # (at the date)
+    ("program", "a(x)@[5, 2024-01-05].\n", "p.lars:2:10:"),
+    ("window", "a(x)@5\n", ""),
+    ("entails", "a(x)@5\n", ""),
+    ("query", "a(x)@5\n", ""),
+])
+def test_a_date_given_to_a_lars_program_says_lars_has_no_dates(command, facts, where, tmp_path):
+    """A dated fact said "declare @timeGranularity", which a LARS program
+    then refuses ("LARS time is ticks"): the first error says it."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    prog = tmp_path / "p.lars"
+    prog.write_text("q(X) :- [3] <> a(X).\n" + (facts if command == "program" else ""))
+    data = tmp_path / ("a.csv" if command == "run-csv" else "a.txt")
+    data.write_text(facts)
+    args = {
+        "run": ["run", prog, "--facts", data], "run-csv": ["run", prog, "--facts", data], "program": ["run", prog],
+        "stream": ["stream", prog, "--input", data], "window": ["run", prog, "--facts", data, "--window", "2024-01-05,2024-01-06"],
+        "entails": ["entails", prog, "q(x)@2024-01-05", "--facts", data],
+        "query": ["query", prog, "q(X)@[2024-01-05,2024-01-06]", "--facts", data],
+    }[command]
+    r = CliRunner().invoke(cli, [str(a) for a in args])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.output.startswith(f"{tmp_path / where}" if where else ""), r.output
+    said, hint = r.output.split("hint:", 1)
+    assert "2024-01-05" in said and "numeric" not in said, r.output
+    assert "LARS has no dates" in hint and "a(x)@5" in hint and "--dialect vadalog" in hint, r.output
+    assert "declare" not in hint, r.output
+
+
+@pytest.mark.parametrize("call", ["rows", "holds", "facts_within", "push", "advance"])
+def test_dates_given_in_python_to_a_lars_program_say_lars_has_no_dates(call):
+    import datetime as dt
+
+    days = (dt.date(2024, 1, 5), dt.date(2024, 1, 6))
+    with pytest.raises(ChronologError) as e:
+        if call == "rows":
+            reason("q(X) :- [3] <> a(X).", {"a": [(("x",), days)]}, dialect="lars")
+        elif call in ("push", "advance"):
+            s = Stream("q(X) :- [3] <> a(X).", dialect="lars")
+            s.push({"a": [(("x",), days)]}) if call == "push" else s.advance(days[0])
+        else:
+            model = reason("q(X) :- [3] <> a(X).", "a(x)@5", dialect="lars")
+            model.holds("q", ("x",), days) if call == "holds" else model.facts_within("q", days)
+    assert "LARS time is ticks" in e.value.message and "LARS has no dates" in e.value.hint, str(e.value)
+    assert "declare" not in e.value.hint and str(e.value) == e.value.render()

@@ -944,7 +944,7 @@ class Reasoner:
             self.plan = make_plan(prog, shapes)
         from chronolog.planner.validate import note_unsupplied
 
-        note_unsupplied(prog, {p for p, rows in shapes.items() if rows} | set(shapes.repeating))
+        note_unsupplied(prog, {p for p, rows in shapes.items() if rows} | set(shapes.repeating), dialect)
         hz = parse_horizon(horizon, prog.calendar) if horizon is not None else None
         if hz is None and self.plan.temporal is not None:
             hz = parse_horizon(self.plan.temporal)

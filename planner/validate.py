@@ -279,12 +279,13 @@ def check_mapped_position(program: ast.Program, ann, arity: int) -> None:
     )
 
 
-def note_unsupplied(program: ast.Program, given) -> None:
+def note_unsupplied(program: ast.Program, given, dialect: str = "vadalog") -> None:
     """Say aloud a predicate that a rule body reads but no rule derives, no
     fact or input gives (``given``: the predicates of the given facts) and
     no ``@input``/``@bind`` declares: most likely a misspelling
     (``p(X) :- qq(X).``), which would otherwise only derive nothing, as an
-    existential head variable is said aloud (planner/existential.py)."""
+    existential head variable is said aloud (planner/existential.py).  A
+    MeTeoR program has no annotations: its note names no ``@input``."""
     import warnings
 
     from chronolog.language.errors import Note
@@ -312,10 +313,12 @@ def note_unsupplied(program: ast.Program, given) -> None:
                 import difflib
 
                 close = difflib.get_close_matches(p, sorted(supplied - {p}), n=1)
+                said = [f"did you mean {close[0]}?"] if close else []
+                if dialect != "meteor":
+                    said.append(f'declare it with @input("{p}"). when its facts come later')
                 warnings.warn(Note(
                     f"{where}{p} is read in a rule body, but no rule derives it and no fact or input gives it, "
-                    f"so it holds nowhere ({f'did you mean {close[0]}? ' if close else ''}"
-                    f'declare it with @input("{p}"). when its facts come later)'
+                    f"so it holds nowhere" + (f" ({' '.join(said)})" if said else "")
                 ), stacklevel=2)
 
 

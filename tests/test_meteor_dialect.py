@@ -600,3 +600,23 @@ def test_a_date_in_a_meteor_fact_says_meteor_has_no_dates(fact):
             read()
         assert "MeTeoR's time points are numbers, with no dates" in e.value.hint, e.value
         assert "--dialect vadalog" in e.value.hint
+
+
+def test_the_note_of_a_predicate_nothing_gives_names_no_annotation_meteor_has_not(tmp_path):
+    """The note said "declare it with @input("A")", which a MeTeoR program
+    refuses (it has no annotations); a Temporal Vadalog program's still says it."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    (tmp_path / "p.meteor").write_text("Q(X) :- Diamondminus[0,3] A(X)\nR(X) :- Q(X)\n")
+    (tmp_path / "p.vada").write_text("q(X) :- <->[0,3] a(X).\n")
+    (tmp_path / "p.meteor.bad").write_text('@input("A").\nQ(X) :- Diamondminus[0,3] A(X)\n')
+    runner = CliRunner()
+    r = runner.invoke(cli, ["run", str(tmp_path / "p.meteor")])
+    assert r.exit_code == 0 and "A is read in a rule body" in r.output and "holds nowhere" in r.output, r.output
+    assert "@input" not in r.output, r.output
+    r = runner.invoke(cli, ["run", str(tmp_path / "p.meteor.bad"), "--dialect", "meteor"])
+    assert r.exit_code == 2 and "unexpected '@'" in r.output, r.output  # (the step it said is refused)
+    r = runner.invoke(cli, ["run", str(tmp_path / "p.vada")])
+    assert r.exit_code == 0 and 'declare it with @input("a").' in r.output, r.output

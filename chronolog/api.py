@@ -19,7 +19,7 @@ from chronolog.engine.store import Store
 from chronolog.language import ast
 from chronolog.language.errors import ArgumentError, ChronologError, DataError, Note, ProgramError, counted, failure_text
 from chronolog.language.facts import FactRows, parse_fact_lines, read_dialect_facts
-from chronolog.language.lars_dates import ticks_only
+from chronolog.language.dialect_hints import in_dialect
 from chronolog.language.booleans import any_changed, public, public_terms
 from chronolog.language.text import term_sort_key
 from chronolog.language.source_text import KERNEL_BYTES, NamedText
@@ -860,7 +860,7 @@ class Reasoner:
     stratum that negates or aggregates what changed is recomputed.
     """
 
-    @ticks_only  # (a date in the facts of a LARS program)
+    @in_dialect  # (its hints in its dialect: a LARS program has no dates, a MeTeoR program no annotations)
     def __init__(
         self,
         program,
@@ -1596,7 +1596,7 @@ class Model:
                 n += known if known is not None else self._relation(p).fact_count()
         return n + sum(len(rs) for p, by in self._repeating.items() if not is_fresh(p) for rs in by.values())
 
-    @ticks_only
+    @in_dialect
     def holds(self, query, terms=None, interval=None, dialect: str | None = None) -> bool:
         """Whether a fact holds throughout an interval, however far in time.
 
@@ -1635,7 +1635,7 @@ class Model:
             return covers(ivs, rep, iv)
         return any(contains(x, iv) for x in ivs)
 
-    @ticks_only
+    @in_dialect
     def query(self, query: str, dialect: str | None = None):
         """Every binding of the variables of ``query`` (``"controls(X, beta)@[0,10]"``;
         the window may be a point or left out) with the intervals, within the
@@ -1800,7 +1800,7 @@ class Model:
         """Canonical text, one fact per line, sorted by predicate, terms, start."""
         return "\n".join(self.lines(preds if preds is None else self._known(preds, "to_text()")))
 
-    @ticks_only
+    @in_dialect
     def facts_within(self, pred: str, window) -> list:
         """The facts of ``pred`` inside ``window`` (``(from, to)``, closed, or a
         4-tuple interval), repeating facts unrolled, intervals clipped to it."""

@@ -327,14 +327,14 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
             import_in_background(pyarrow=False, modules=False)
         given, given_facts = command_inputs(program, facts, d)
         from chronolog.arguments import as_option
-        from chronolog.language.lars_dates import no_dates
+        from chronolog.language.dialect_hints import dialect_hints
 
         with _notes(), as_option("horizon", "--horizon"):
             model = reason(
                 given, given_facts, dialect=d, horizon=horizon, strategy=strategy,
                 placement=placement, max_rounds=max_rounds, progress=ux_cli.show_progress(progress), engine=engine,
             )
-        with no_dates(d):
+        with dialect_hints(d):
             win = model._given_interval(parse_horizon(window, model.calendar, "--window")) if window is not None else None  # LARS: ticks
         rows = output_rows(model, win)
         write_outputs(model, program, output, overwrite, win)

@@ -160,7 +160,7 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
 
     Facts are read one per line; the output facts are printed as soon as
     they are final (for the time range the stream has closed)."""
-    from chronolog.language.lars_dates import no_dates
+    from chronolog.language.dialect_hints import dialect_hints
     from chronolog.stream_cli import run_hypothetical, run_stream
 
     try:
@@ -183,7 +183,7 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
         fh = _open_input(input_) if input_ is not None else sys.stdin.buffer
         source = str(input_) if input_ is not None else "<stdin>"
         try:
-            with no_dates(d):  # (a dated fact of the stream)
+            with dialect_hints(d):  # (a dated fact of a LARS stream)
                 if hypothetical:
                     run_hypothetical(program, fh, source, d, window=window, delay=delay)
                 else:

@@ -33,7 +33,7 @@ from chronolog.engine.rows.stream_eval import StreamEvaluator
 from chronolog.language.errors import DataError, LateCorrection, Note, ProgramError, counted, failure_text
 from chronolog.language.dates import format_fact as dated_fact
 from chronolog.language.text import term_sort_key
-from chronolog.language.lars_dates import ticks_only
+from chronolog.language.dialect_hints import in_dialect
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
 from chronolog.planner import plan as make_plan
 from chronolog.planner.forward import check_forward
@@ -217,7 +217,7 @@ class Stream:
             if known is not None and rs and len(rs[0][0]) != known[0]:
                 raise DataError(f"{pred} has {counted(len(rs[0][0]), 'argument')} here but {known[0]} in the program")
 
-    @ticks_only
+    @in_dialect
     def advance(self, t) -> None:
         """Watermark: every fact holding at a point ``<= t`` has arrived.
         (A watermark at or before the current one changes nothing.)  On a
@@ -417,7 +417,7 @@ class Stream:
         self._show(gone, retracted=True)
         self._show(came)
 
-    @ticks_only  # (a date given to a LARS stream)
+    @in_dialect  # (a date given to a LARS stream)
     def _rows_of(self, facts):
         facts = placed_times(self.plan.program, facts)  # (@timeMapping of a table: its times by name)
         check_tables(self.plan.program, facts)  # (a table's columns in the @mapping order, as reason checks them)

@@ -44,7 +44,7 @@ from .lark_runtime import v_args
 
 from . import ast
 from .errors import ProgramError
-from .lars_dates import NO_DATES
+from .dialect_hints import NO_DATES
 from .reader import Dialect
 from .timeline import POS_INF, format_interval, format_number, make
 from .vadalog import _TERMINAL_NAMES, VadalogDialect, _ToAst

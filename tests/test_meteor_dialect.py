@@ -620,3 +620,33 @@ def test_the_note_of_a_predicate_nothing_gives_names_no_annotation_meteor_has_no
     assert r.exit_code == 2 and "unexpected '@'" in r.output, r.output  # (the step it said is refused)
     r = runner.invoke(cli, ["run", str(tmp_path / "p.vada")])
     assert r.exit_code == 0 and 'declare it with @input("a").' in r.output, r.output
+
+
+@pytest.mark.parametrize("case", ["csv", "parquet", "horizon"])
+def test_a_meteor_programs_hints_name_no_annotation_it_refuses(case, tmp_path):
+    """The hints said to write @bind(...) or @temporal(0, 1000). in the
+    program, which a MeTeoR program refuses (it has no annotations)."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    prog = tmp_path / "p.meteor"
+    if case == "horizon":
+        prog.write_text("P(X) :- Diamondplus[1,1] P(X)\nP(X) :- Boxminus[0,inf) P(X), A(X)\nP(X) :- B(X)\n")
+        facts = tmp_path / "f.txt"
+        facts.write_text("A(x)@[0,100]\nB(x)@50\n")
+    else:
+        prog.write_text("Q(X) :- Diamondminus[0,3] A(X)\n")
+        facts = tmp_path / f"a.{case}"
+        if case == "csv":
+            facts.write_text("x,t\nx,5\n")
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            pq.write_table(pa.table({"c0": ["x"], "start": [5], "end": [5]}), facts)
+    r = CliRunner().invoke(cli, ["run", str(prog), "--facts", str(facts)])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    hint = r.output.split("hint:", 1)[1]
+    assert "@bind(" not in hint and "@temporal(" not in hint, r.output
+    assert ("--horizon 0,1000" in hint) if case == "horizon" else ('{"pred": table}' in hint), r.output

@@ -342,6 +342,14 @@ class LarsDialect(VadalogDialect):
     def parse(self, text, source="<program>"):
         return parse(text, source)
 
+    @staticmethod
+    def written_here(meteor: str) -> str:
+        """LARS's window for a MeTeoR past diamond or box; LARS has no other."""
+        windows = "[3] <> a(X) (a at a tick of the last 3 and now), [3] [] a(X) (at every one)"
+        if meteor in ("Diamondminus", "Boxminus"):
+            return f"LARS writes a window, {windows}"
+        return f"LARS has no {meteor}: its windows look back from now, {windows}"
+
     def explain(self, exc, text, src_line, column, **context):
         """A date in the program (``a(x)@2024-01-05.``, a syntax error at its
         '-') is refused as LARS's: LARS has no dates."""

@@ -81,6 +81,11 @@ class VadalogDialect(Dialect):
     def parse(self, text, source="<program>"):
         return parse(text, source)
 
+    @staticmethod
+    def written_here(meteor: str) -> str:
+        """How this dialect writes the MeTeoR operator ``meteor`` (a hint)."""
+        return f"Temporal Vadalog writes {_METEOR_OPERATORS[meteor]} (e.g. {_METEOR_EXAMPLE[meteor]})"
+
     def explain(self, exc, text, src_line, column, **context):
         from . import lark_runtime as lark
 
@@ -99,9 +104,8 @@ class VadalogDialect(Dialect):
             word = word.lstrip("(,:-[]<>+")
             meteor = next((w for w in (str(tok), word) if w in _METEOR_OPERATORS), None)
             if meteor is not None:
-                hint = (f"{meteor} is the MeTeoR dialect's operator; Temporal Vadalog writes {_METEOR_OPERATORS[meteor]}"
-                        f" (e.g. {_METEOR_EXAMPLE[meteor]}), or read the program as MeTeoR:"
-                        ' --dialect meteor, a .meteor file or dialect="meteor"')
+                hint = (f"{meteor} is the MeTeoR dialect's operator; {self.written_here(meteor)}, or read the program "
+                        'as MeTeoR: --dialect meteor, a .meteor file or dialect="meteor"')
             elif str(tok) in ("/", ".") and re.search(r"\d" + re.escape(str(tok)) + r"\d+$", before):  # 01/31/2024, 31.01.2024
                 hint = "dates are written year-month-day, 2024-01-31 (2024-01-31T12:30:00 with a time)"
             elif ":-" in stmt and re.search(r"@\s*[\[(]\s*$", before) and "VAR" in exc.expected:  # q(X) :- p(X)@[1,2].

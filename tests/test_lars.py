@@ -704,3 +704,22 @@ def test_dates_given_in_python_to_a_lars_program_say_lars_has_no_dates(call):
             model.holds("q", ("x",), days) if call == "holds" else model.facts_within("q", days)
     assert "LARS time is ticks" in e.value.message and "LARS has no dates" in e.value.hint, str(e.value)
     assert "declare" not in e.value.hint and str(e.value) == e.value.render()
+
+
+@pytest.mark.parametrize("operator, lars", [("Diamondminus[0,3] a(X)", "[3] <> a(X)"), ("Boxminus[0,3] a(X)", "[3] [] a(X)"),
+                                            ("Diamondplus[0,3] a(X)", None)])
+def test_a_meteor_operator_in_a_lars_program_is_said_in_lars_terms(operator, lars, tmp_path):
+    """The hint said "Temporal Vadalog writes <-> (e.g. <->[0,1] p(X))",
+    which a LARS program refuses: it says LARS's windows, and that LARS
+    has no future operator."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    prog = tmp_path / "p.lars"
+    prog.write_text(f"q(X) :- b(X), {operator}.\n")
+    r = CliRunner().invoke(cli, ["run", str(prog)])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    hint = r.output.split("hint:", 1)[1]
+    assert "Temporal Vadalog writes" not in hint and "--dialect meteor" in hint, r.output
+    assert (lars in hint) if lars else ("LARS has no Diamondplus" in hint), r.output

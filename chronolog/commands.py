@@ -107,6 +107,7 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
 @click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE", help="With --spark: a Spark setting (repeatable).")
 def plan(program, dialect, engine, horizon, facts, analyze, spark_master, distributed, spark_conf):
     """Print the plan of PROGRAM: strata, the executor of each, normalised rules and node pipelines."""
+    from chronolog.language.dialect_hints import dialect_hints
     from chronolog.plan_api import explain_plan
 
     try:
@@ -115,7 +116,7 @@ def plan(program, dialect, engine, horizon, facts, analyze, spark_master, distri
         check_program_file(program)
         d = _dialect_for(program, dialect)
         prog, given_facts = command_inputs(program, facts, d)
-        with as_option("horizon", "--horizon"):
+        with as_option("horizon", "--horizon"), dialect_hints(d):
             click.echo(explain_plan(prog, given_facts or None, analyze=analyze, dialect=d, horizon=horizon, engine=engine))
     except ChronologError as e:
         _fail(e)

@@ -655,6 +655,7 @@ def test_a_window_of_infinite_size_is_the_whole_stream_so_far(formula):
     ("run", "a(x)@2024-01-05\n", "a.txt:1:1:"),
     ("run", "a(x)@[2024-01-05,2024-01-07]\n", "a.txt:1:1:"),
     ("stream", "a(x)@2024-01-05\n", "a.txt:1:1:"),
+    ("plan", "a(x)@2024-01-05\n", "a.txt:1:1:"),
     ("run-csv", "pred,c0,start,end\na,x,2024-01-05,2024-01-06\n", "a.csv:2:3:"),
     ("program", "a(x)@2024-01-05.\n", "p.lars:2:6:"),  # (at the date)
     ("program", "a(x)@[5, 2024-01-05].\n", "p.lars:2:10:"),
@@ -675,7 +676,7 @@ def test_a_date_given_to_a_lars_program_says_lars_has_no_dates(command, facts, w
     data.write_text(facts)
     args = {
         "run": ["run", prog, "--facts", data], "run-csv": ["run", prog, "--facts", data], "program": ["run", prog],
-        "stream": ["stream", prog, "--input", data], "window": ["run", prog, "--facts", data, "--window", "2024-01-05,2024-01-06"],
+        "stream": ["stream", prog, "--input", data], "plan": ["plan", prog, "--facts", data], "window": ["run", prog, "--facts", data, "--window", "2024-01-05,2024-01-06"],
         "entails": ["entails", prog, "q(x)@2024-01-05", "--facts", data],
         "query": ["query", prog, "q(X)@[2024-01-05,2024-01-06]", "--facts", data],
     }[command]

@@ -622,8 +622,9 @@ def test_the_note_of_a_predicate_nothing_gives_names_no_annotation_meteor_has_no
     assert r.exit_code == 0 and 'declare it with @input("a").' in r.output, r.output
 
 
+@pytest.mark.parametrize("command", ["run", "plan"])
 @pytest.mark.parametrize("case", ["csv", "parquet", "horizon"])
-def test_a_meteor_programs_hints_name_no_annotation_it_refuses(case, tmp_path):
+def test_a_meteor_programs_hints_name_no_annotation_it_refuses(case, command, tmp_path):
     """The hints said to write @bind(...) or @temporal(0, 1000). in the
     program, which a MeTeoR program refuses (it has no annotations)."""
     from click.testing import CliRunner
@@ -645,7 +646,7 @@ def test_a_meteor_programs_hints_name_no_annotation_it_refuses(case, tmp_path):
             import pyarrow.parquet as pq
 
             pq.write_table(pa.table({"c0": ["x"], "start": [5], "end": [5]}), facts)
-    r = CliRunner().invoke(cli, ["run", str(prog), "--facts", str(facts)])
+    r = CliRunner().invoke(cli, [command, str(prog), "--facts", str(facts)] + (["--analyze"] if command == "plan" else []))
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     hint = r.output.split("hint:", 1)[1]
     assert "@bind(" not in hint and "@temporal(" not in hint, r.output

@@ -386,9 +386,9 @@ def _on_grid(intervals: list, period) -> tuple:
     integers on their common grid: times are ints or Fractions, an
     infinite end stays infinite (so it never differs from another by a
     period); on a grid of whole units, as they are.  Each Fraction's
-    numerator and denominator are read once (they are properties, the
-    conversion's main cost)."""
-    ends = [(x.numerator, x.denominator) if type(x) is Fraction else x for iv in intervals for x in iv[:2]]
+    numerator and denominator are read once, by one call (reading them
+    is the conversion's main cost)."""
+    ends = [x.as_integer_ratio() if type(x) is Fraction else x for iv in intervals for x in iv[:2]]
     dens = {x[1] for x in ends if type(x) is tuple}
     if type(period) is Fraction:
         dens.add(period.denominator)

@@ -634,9 +634,10 @@ def test_fold_sorted_folds_as_fold_on_fractions(shapes, period, before, changes,
             break
         k = at % len(core)
         a, b, lc, rc = core[k]
-        core[k] = {"lo": (a + Fraction(1, 6) if a + Fraction(1, 6) <= b else a, b, lc, rc),
-                   "hi": (a, b - Fraction(1, 6) if b - Fraction(1, 6) >= a else b, lc, rc),
-                   "flag": (a, b, not lc, not rc) if a < b else (a, b, lc, rc)}[what]
+        core[k] = {"lo": (a + Fraction(1, 6), b, lc, rc) if a + Fraction(1, 6) < b else core[k],
+                   "hi": (a, b - Fraction(1, 6), lc, rc) if b - Fraction(1, 6) > a else core[k],
+                   "flag": (a, b, not lc, not rc) if a < b else core[k]}[what]
+    core.sort()  # (a change may move an interval among those starting together)
     if endless:
         first = core[0][0] if core else pattern[0][0]
         core.insert(0, (-INF, first - 1, False, True))

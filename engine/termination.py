@@ -47,7 +47,7 @@ from chronolog.planner.mirror import mirror_interval, mirror_rule
 from chronolog.planner.stratify import stratify
 
 from .rows.evaluator import Evaluator
-from .periodic import Repeating, Repetition, find_repetition, fold, smallest_period, unroll
+from .periodic import Repeating, Repetition, find_repetition, fold_sorted, smallest_period, unroll
 from .store import Store
 
 INF = math.inf
@@ -1128,7 +1128,7 @@ def _answer(store, rep, hi, own, fold_limit=None):
                     ivs = ivs[:c] + [(ivs[c][0], INF, ivs[c][2], False)]
                 else:
                     pattern, q = smallest_period(ivs[i:j], p)
-                    core, pattern = fold(ivs[:i], pattern, q, fold_limit)
+                    core, pattern = fold_sorted(ivs[:i], pattern, q, fold_limit)
                     ivs = core
                     if pattern:
                         repeating.setdefault(pred, {})[terms] = [Repeating(iv, q) for iv in pattern]

@@ -590,3 +590,60 @@ def test_fold_keeps_the_intervals_and_folds_all_the_core_repeats(shapes, period,
         last = new_pattern[-1]
         back = (last[0] - period, last[1] - period, last[2], last[3])
         assert new_core[-1] != back or (limit is not None and back[0] < limit)
+
+
+def _fold_by_fractions(core, pattern, period, limit):
+    """The fold as ``periodic.fold`` defines it, on exact Fractions: the
+    oracle of the grid's integers."""
+    seq, m = core + pattern, len(pattern)
+    i = len(core) - 1
+    while i >= 0 and pattern:
+        a, b = seq[i], seq[i + m]
+        if (a[0] + period, a[1] + period, a[2], a[3]) != b or (limit is not None and a[0] < limit):
+            break
+        i -= 1
+    return core[: i + 1], seq[i + 1 : i + 1 + m]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0, Fraction(1, 3), Fraction(1, 2), Fraction(3, 4)]),
+                          st.sampled_from([0, Fraction(1, 6), Fraction(1, 5)]), st.booleans(), st.booleans()),
+                min_size=1, max_size=3, unique_by=lambda x: x[0]),
+       st.sampled_from([1, Fraction(3, 2), 2, Fraction(5, 3)]), st.integers(0, 5),
+       st.lists(st.tuples(st.integers(0, 20), st.sampled_from(["lo", "hi", "flag"])), max_size=2),
+       st.booleans(), st.sampled_from([None, 3, Fraction(13, 2)]))
+def test_fold_sorted_folds_as_fold_on_fractions(shapes, period, before, changes, endless, limit):
+    """``periodic.fold_sorted`` (the answer's fold, ends on their integer
+    grid, lists taken as sorted) against the fold on exact Fractions and
+    against ``periodic.fold`` of the lists shuffled: a core repeating the
+    pattern ``before`` periods back, some of its intervals changed (an end
+    moved by a sixth, a bound's closedness flipped) and perhaps a first
+    interval from -inf."""
+    import random
+
+    from chronolog.engine.periodic import fold, fold_sorted
+
+    start = 10
+    pattern = sorted({(start + lo * period, start + lo * period + w * period, lc, rc if w else lc)
+                      for lo, w, lc, rc in shapes if w or (lc and rc)})
+    if not pattern:
+        return
+    core = sorted((a - k * period, b - k * period, lc, rc) for k in range(1, before + 1) for a, b, lc, rc in pattern)
+    for at, what in changes:
+        if not core:
+            break
+        k = at % len(core)
+        a, b, lc, rc = core[k]
+        core[k] = {"lo": (a + Fraction(1, 6), b, lc, rc) if a + Fraction(1, 6) < b else core[k],
+                   "hi": (a, b - Fraction(1, 6), lc, rc) if b - Fraction(1, 6) > a else core[k],
+                   "flag": (a, b, not lc, not rc) if a < b else core[k]}[what]
+    core.sort()  # (a change may move an interval among those starting together)
+    if endless:
+        first = core[0][0] if core else pattern[0][0]
+        core.insert(0, (-INF, first - 1, False, True))
+    got = fold_sorted(core, pattern, period, limit)
+    assert got == _fold_by_fractions(core, pattern, period, limit)
+    mixed_core, mixed_pattern = core[:], pattern[:]
+    random.Random(len(core)).shuffle(mixed_core)
+    random.Random(len(pattern)).shuffle(mixed_pattern)
+    assert fold(mixed_core, mixed_pattern, period, limit) == got

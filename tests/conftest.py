@@ -79,9 +79,13 @@ def spark():
         "chronolog-tests",
         **{
             "spark.ui.enabled": "false",
-            # one JVM for every Spark test a worker runs (about half of 585): at 2g
-            # one worker's ran out (GC overhead limit) in a full run
-            "spark.driver.memory": "3g",
+            # one JVM for every Spark test a worker runs (about half of 650): at 2g
+            # one worker's ran out (GC overhead limit) in a full run; at 3g, with
+            # this session's Spark tests, one worker's old generation stayed full
+            # from about 95% of the run (196 full GCs, 986 s of them; the heap
+            # mostly Catalyst plan trees: 18.8M BestEffortLazyVal) and its last
+            # tests failed
+            "spark.driver.memory": "4g",
             # What one JVM keeps across ~600 Spark tests, found by the JVM's
             # old-object samples (JFR, paths to GC roots) in a full run whose
             # worker ran out of heap: the status store's record of every SQL

@@ -1007,7 +1007,7 @@ class Reasoner:
                 raise
             from chronolog.value_origin import with_origin
 
-            raise with_origin(e, prog, facts, dialect, prog.calendar, _base_dir(base_dir, program)) from None
+            raise with_origin(e, prog, facts, dialect, prog.calendar, _base_dir(base_dir, program), program) from None
         self.model._nulls = nulls  # a proof's re-run names the witnesses alike
 
     def _evaluate(self, store, hz, strategy, explain, base) -> None:

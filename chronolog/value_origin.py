@@ -18,11 +18,13 @@ from chronolog.language.errors import ChronologError, DataError
 SCANNED_BYTES = 64 << 20  # (a larger fact file is not read again for the line of a value)
 
 
-def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar, base_dir) -> DataError:
+def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar, base_dir, text=None) -> DataError:
     """``err`` (the error of a comparison or a built-in, ``err.operands``:
     its literal and each operand with its value) placed at the input row
     the first value an input gave came from, the rule named in its message;
-    ``err`` itself when no input gave one (derived or computed values)."""
+    ``err`` itself when no input gave one (derived or computed values).
+    ``text``: the program's text, whose fact lines the reader may have read
+    apart from its rules (api.KERNEL_BYTES), so not in ``prog.facts``."""
     literal, operands = err.operands
     for operand, value in operands:
         if not isinstance(operand, ast.Var):
@@ -30,6 +32,9 @@ def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar
         for pred, i in _binders(prog, literal, operand.name):
             try:
                 found = _find(pred, i, value, prog, facts, dialect, calendar, base_dir)
+                if found is None and isinstance(text, str):  # (a program fact read apart: at its line, as prog.facts')
+                    found = _in_lines(pred, i, value, text.splitlines(), literal.pos.file, dialect, calendar)
+                    found = found and (found[0], "")
             except ChronologError:  # (an input that no longer reads as it did, e.g. a file changed since: the error as it was)
                 return err
             if found is not None:

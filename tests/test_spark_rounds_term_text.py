@@ -8,6 +8,7 @@ the engine finds equal and what it keeps apart: ``1``, ``1.0`` and
 ``float(1.0)``; ``1/3`` and ``2/6``; ``{1,a}`` and ``{a,1}``; the string
 ``"1"``; a date and the timestamp of its midnight; the float ``0.1``."""
 
+import re
 import warnings
 
 import pyarrow as pa
@@ -225,7 +226,7 @@ def test_term_text_of_one_kind_is_ordered_computed_and_folded_in_rounds(spark, c
     (["1", "a", "2"], "o(X) :- p(X, V), X > 1."),  # a number beside a string: the engine's error
     (["#T", "1", "#F"], "o(M) :- p(X, V), M = max(X)."),  # a boolean beside a number: the engine's error
     (["1", "float(0.5)", "3/2"], "o(X, Y) :- p(X, V), X > 0, Y = X + 1."),  # floats beside exact numbers: the engine's order
-    (["1", "1/3", "2"], "o(S) :- p(X, V), S = sum(X)."),  # 1/3: no decimal in the run's numbers
+    # (a sum of 1, 1/3, 2 runs in the rounds now, exact: test_spark_rounds_mixed_terms.py's IN_ROUNDS)
 ])
 def test_term_text_of_kinds_that_mix_goes_to_one_task(spark, cells, rule):
     """Where the terms of the column mix kinds (or are exact numbers no
@@ -247,7 +248,10 @@ def test_term_text_of_kinds_that_mix_goes_to_one_task(spark, cells, rule):
             with pytest.warns(cs.OneTaskFallback, match="term text"):
                 with pytest.raises(type(e)) as got:
                     cs.reason(spark, prog, frames, distributed=True)
-            assert str(e).split("data error: ")[-1] in str(got.value), (str(e), str(got.value))
+            # the engine's message; embedded, it also names the input row the value came from (value_origin.py),
+            # which a Spark task's slice of the rows cannot
+            message = re.sub(r", the rule at \S+: .* comes from this row of \w+ \(term \d+\)", "", str(e).split("data error: ")[-1])
+            assert message in str(got.value), (str(e), str(got.value))
             return
         stats = {}
         with pytest.warns(cs.OneTaskFallback, match="term text"):

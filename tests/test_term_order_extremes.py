@@ -8,7 +8,6 @@ rows and the columns (the Spark rounds: test_spark_rounds_functions.py)."""
 
 import datetime as dt
 import re
-from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, given, settings

@@ -75,8 +75,11 @@ class Measured(Node):
         self._batch = None
 
     def __getattr__(self, name):
-        # (the lowerings read a node's pattern, slots, rule: the child's)
-        return getattr(self.__dict__["child"], name)
+        # (what a node's reader asks of it, its pattern or slots, is the child's)
+        child = self.__dict__.get("child")
+        if child is None:
+            raise AttributeError(name)
+        return getattr(child, name)
 
     def label(self) -> str:
         return self.child.label()

@@ -84,6 +84,9 @@ def check_against_model(program, facts, engine, **kw) -> dict:
     assert {i: s["ran"][0] for i, s in strata.items()} == model.stats["executors"]
     assert sum(s["ran"][1] or 0 for s in strata.values()) == model.stats["rounds"]
     assert sum(rows for s in strata.values() for rows, _ in s["rules"]) == model.stats["derivations"]
+    # each rule's Output (engine/operator_figures.py) handed the merge what the rule produced
+    outputs = [int(n.replace(",", "")) for n in re.findall(r"└─ Output .*  rows=([\d,]+) time=", text)]
+    assert sum(outputs) == model.stats["derivations"]
     for s in strata.values():
         assert all(0 <= last <= rows for rows, last in s["rules"])
     return strata

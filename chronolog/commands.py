@@ -101,7 +101,7 @@ def entails(program, query, facts, dialect, horizon, max_rounds):
 @click.option("--engine", type=click.Choice(["auto", "rows", "columns"]), default="auto", help="Say where each stratum runs with this executor choice.")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Say where each stratum runs with this evaluation horizon (as `run --horizon`).")
 @click.option("--facts", "facts", multiple=True, type=FilePath(path_type=Path), help="A file of facts the run would be given (repeatable): its arities are checked and its facts that repeat forever (every) placed as the run places them.")
-@click.option("--analyze", is_flag=True, help="Run PROGRAM on the facts and print, beside the plan, what each stratum and rule did: executor, rounds, time, fallbacks, rows, facts (EXPLAIN ANALYZE).")
+@click.option("--analyze", is_flag=True, help="Run PROGRAM on the facts and print, beside the plan, what each stratum, rule and operator did: executor, rounds, time, fallbacks, rows, facts; each operator's rows and own time (EXPLAIN ANALYZE).")
 @click.option("--spark", "spark_master", default=None, metavar="MASTER", help="With --analyze: run through Spark (e.g. local[2]) as run --spark does, and say the path taken, its Spark jobs and rounds.")
 @click.option("--distributed", is_flag=True, help="With --spark: as run --spark --distributed.")
 @click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE", help="With --spark: a Spark setting (repeatable).")

@@ -16,7 +16,8 @@ def explain_plan(program, facts=None, *, analyze: bool = False, dialect: str = "
     also run it on ``facts`` as ``reason`` does and say, per stratum, where
     it ran, its rounds, its time, a fallback and why, and its predicates'
     facts and maximal intervals in the model; per rule, the rows it produced
-    in all and in the stratum's last round."""
+    in all and in the stratum's last round; per operator of its tree, its
+    rows and own time over all rounds (engine/operator_figures.py)."""
     from chronolog.api import DIALECTS, load_facts, load_program, parse_horizon
     from chronolog.arguments import check_choice
     from chronolog.plan_text import describe_plan

@@ -9,6 +9,7 @@ from __future__ import annotations
 from chronolog.language.timeline import format_interval
 from chronolog.planner.backend_choice import BY_SIZE, COLUMNS_FALLBACK, ROWS, choose
 from chronolog.planner.explain import coalesce_tree, describe_fragment, operator_tree
+from chronolog.planner.physical import Coalesce
 from chronolog.planner.same_shape import batches
 
 
@@ -104,10 +105,11 @@ def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None, anal
             out.append("  moves time inside its cycle through:")
             for r in ir.shifting_rules:
                 out.append(f"    {r.describe()}")
-        schemas = {c.pred: c.schema for c in st.coalesce}
+        merges = {c.pred: c for c in st.coalesce}
         ran = analysis.strata.get(st.index) if analysis is not None else None
+        figures = _figures(ran, st) if ran is not None else None
         for rp in st.rules:
-            out.extend(_rule(rp, schemas.get(rp.rule.head_pred, ()), ran))
+            out.extend(_rule(rp, merges.get(rp.rule.head_pred), ran, figures))
     if plan.physical.constraints:
         out.append("")
         # (on rows whichever executor ran the strata: engine/rows/evaluator.py, check_constraints)
@@ -118,7 +120,7 @@ def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None, anal
     return "\n".join(out)
 
 
-def _rule(rp, schema, ran=None) -> list:
+def _rule(rp, merge, ran=None, figures=None) -> list:
     rule = rp.rule
     src = rule.source
     where = f"   [{src.pos}]" if src is not None and src.pos.line else ""
@@ -126,13 +128,33 @@ def _rule(rp, schema, ran=None) -> list:
     produced = ran.rule(rp) if ran is not None else None
     if produced is not None:
         out.append(f"    produced {_rows(produced[0])}, {produced[1]:,} in the last round")
-    out.extend(coalesce_tree(rule.head_pred, schema, rp.root))
+    out.extend(coalesce_tree(rule.head_pred, merge.schema if merge is not None else (), rp.root,
+                             figures=figures, coalesce=merge))
     if rp.variants:
         out.append("    seminaive deltas: " + "; ".join(v.describe() for v in rp.variants))
     return out
 
 
 # ---------------------------------------------------------------- analyze
+
+
+def _figures(ran, st):
+    """What ``plan --analyze`` prints beside an operator of stratum ``st``:
+    ``rows=... time=...`` over all rounds (engine/operator_figures.py), or
+    None where none of its nodes ran; a merge says how many rules feed it."""
+    rules: dict = {}
+    for rp in st.rules:
+        rules[rp.rule.head_pred] = rules.get(rp.rule.head_pred, 0) + 1
+
+    def shown(op):
+        got = ran.operator(op)
+        if got is None:
+            return None
+        text = f"rows={got[0]:,} time={got[1] * 1000:.2f}ms"
+        feeding = rules.get(op.pred, 0) if isinstance(op, Coalesce) else 0
+        return text + (f" (the merge of its {feeding} rules)" if feeding > 1 else "")
+
+    return shown
 
 
 def _ms(seconds: float) -> str:
@@ -159,7 +181,14 @@ def _on_spark(spark) -> list:
            f"spark ran on: {_SPARK_PATHS.get(spark.path, spark.path)}: {spark.why}"]
     if spark.load is not None:
         out.append(f"spark loaded the inputs: {_counted(spark.load.jobs, 'Spark job')}, {_ms(spark.load.seconds)}")
+    out.append(f"per operator: no rows or time on Spark ({_NO_SPARK_FIGURES})")
     return out
+
+
+# why a Spark call prints no figures per operator (the embedded executors do: engine/operator_figures.py)
+_NO_SPARK_FIGURES = ("a round's statements run as Spark SQL, whose operators Catalyst rewrites and fuses and whose "
+                     "rows only Spark's SQL metrics hold; the other paths run the embedded engine in Spark's workers "
+                     "or on a plan of their own")
 
 
 def _ran_in_all(analysis) -> str:

@@ -2,7 +2,8 @@
 ``chronolog.explain_plan(..., analyze=True)``): per stratum the executor that
 ran it, its rounds and wall time, a fallback from columns to rows and why;
 per rule the rows it produced in all and in the stratum's last round; per
-predicate the facts and maximal intervals of the model.
+operator of the physical plan its rows and time (engine/operator_figures.py);
+per predicate the facts and maximal intervals of the model.
 
 The one record of a run: the strata's loops (engine/rows/evaluator.py,
 engine/columns/evaluator.py) note each stratum, the seminaive loop
@@ -60,6 +61,8 @@ class StratumRun:
     shared: set = field(default_factory=set)
     produced: dict = field(default_factory=dict)  # id(RulePlan) -> rows in all rounds
     last: dict = field(default_factory=dict)  # id(RulePlan) -> rows in the last round
+    # id(op) -> [op, rows, seconds] per operator of the physical plan (engine/operator_figures.py)
+    operators: dict = field(default_factory=dict)
 
     def add_round(self, produced: dict) -> None:
         """A round's rows per rule (``{id(RulePlan): rows}``)."""
@@ -73,6 +76,12 @@ class StratumRun:
         if id(rp) not in self.produced:
             return None
         return self.produced[id(rp)], self.last.get(id(rp), 0)
+
+    def operator(self, op):
+        """``(rows, seconds)`` out of the physical operator ``op`` over all
+        rounds, or None where no node of it ran."""
+        got = self.operators.get(id(op))
+        return None if got is None or got[0] is not op else (got[1], got[2])
 
 
 @dataclass
@@ -154,7 +163,7 @@ class Analysis:
     def fell_back(self, index: int, why: str) -> None:
         """Columns gave stratum ``index`` back to rows: what they counted goes."""
         run = self.stratum(index)
-        run.fallback, run.produced, run.last = why, {}, {}
+        run.fallback, run.produced, run.last, run.operators = why, {}, {}, {}
 
     def count(self, model) -> None:
         """Each derived predicate's facts (atoms) and maximal intervals in

@@ -38,25 +38,26 @@ def describe_fragment(plan) -> list:
     return out
 
 
-def operator_tree(op, indent: str = "    ") -> list:
+def operator_tree(op, indent: str = "    ", figures=None) -> list:
     """Lines of an operator tree (planner/physical.py), root first, each
     with its schema, as DataFusion's and Polars' EXPLAIN print a plan; a
     body's joins in the order of the program text (the backends reorder
-    them by relation sizes at run time)."""
+    them by relation sizes at run time).  ``figures``: operator -> what a
+    run of it did (EXPLAIN ANALYZE's ``rows=... time=...``) or None."""
     lines: list = []
-    _tree(_shown(op), indent, "", True, lines, root=True)
+    _tree(_shown(op), indent, "", True, lines, figures, root=True)
     return lines
 
 
 def _shown(op):
-    """``(label, schema, children)`` of an operator, a Body as its left-deep tree."""
+    """``(label, schema, children, operator)`` of an operator, a Body as its left-deep tree."""
     from .physical import Body, Difference, IntervalJoin
 
     if isinstance(op, Body):
         return _body_tree(op)
     if isinstance(op, (IntervalJoin, Difference)):  # (inside a body's tree)
         return _shown(op.children()[0])
-    return (op.label(), op.schema, [_shown(c) for c in op.children()])
+    return (op.label(), op.schema, [_shown(c) for c in op.children()], op)
 
 
 def _body_tree(body):
@@ -68,30 +69,32 @@ def _body_tree(body):
         if isinstance(step, IntervalJoin):
             atom = _shown(step.atom)
             cols += [c for c in step.atom.schema if c.name not in {x.name for x in cols}]
-            node = atom if node is None else (step.label(), tuple(cols), [node, atom])
+            node = atom if node is None else (step.label(), tuple(cols), [node, atom], step)
         elif isinstance(step, Difference):
-            node = (step.label(), tuple(cols), [node] if node else [])
+            node = (step.label(), tuple(cols), [node] if node else [], step)
         else:
             if isinstance(step, Assign) and step.var not in {x.name for x in cols}:
                 cols.append(step.schema[0])
-            node = (step.label(), tuple(cols), [node] if node else [])
-    return node if node is not None else ("Empty body (holds everywhere)", (), [])
+            node = (step.label(), tuple(cols), [node] if node else [], step)
+    return node if node is not None else ("Empty body (holds everywhere)", (), [], None)
 
 
-def _tree(node, indent, prefix, last, lines, root=False):
-    label, schema, children = node
+def _tree(node, indent, prefix, last, lines, figures=None, root=False):
+    label, schema, children, op = node
     cols = ", ".join(str(c) for c in schema)
     branch = "" if root else ("└─ " if last else "├─ ")
-    lines.append(f"{indent}{prefix}{branch}{label}" + (f"  → {cols}" if cols else ""))
+    ran = figures(op) if figures is not None and op is not None else None
+    lines.append(f"{indent}{prefix}{branch}{label}" + (f"  → {cols}" if cols else "") + (f"  {ran}" if ran else ""))
     inner = prefix if root else prefix + ("   " if last else "│  ")
     for k, child in enumerate(children):
-        _tree(child, indent, inner, k == len(children) - 1, lines)
+        _tree(child, indent, inner, k == len(children) - 1, lines, figures)
 
 
-def coalesce_tree(pred: str, schema, root, indent: str = "    ") -> list:
-    """A rule's tree under the Coalesce of its head predicate."""
+def coalesce_tree(pred: str, schema, root, indent: str = "    ", figures=None, coalesce=None) -> list:
+    """A rule's tree under the Coalesce of its head predicate (``coalesce``:
+    that operator, whose ``figures`` are printed beside it)."""
     lines: list = []
-    _tree((f"Coalesce {pred}", schema, [_shown(root)]), indent, "", True, lines, root=True)
+    _tree((f"Coalesce {pred}", schema, [_shown(root)], coalesce), indent, "", True, lines, figures, root=True)
     return lines
 
 

@@ -64,6 +64,13 @@ def test_rounds(spark):
         assert s["ran"] == (len(mine), sum(r.jobs for r in mine)) and mine
     assert re.search(r"stratum 0 .*\n(.*\n)*  ran on spark rounds: 1 round, [\d.]+ ms, \d+ Spark jobs? "
                      r"\(rounds shared with strata 1\)", text)
+    assert_no_operator_figures(text)
+
+
+def assert_no_operator_figures(text: str) -> None:
+    """A Spark call says it has no rows or time per operator, and prints none."""
+    assert "\nper operator: no rows or time on Spark (" in text
+    assert not re.search(r"rows=[\d,]+ time=", text)
 
 
 def test_one_task_and_driver(spark):
@@ -76,6 +83,7 @@ def test_one_task_and_driver(spark):
         got = parse(text)
         assert stats["path"] == path and got["path"].endswith(f": {stats['why']}")
         assert {p: c for s in got["strata"].values() for p, c in s["holds"].items()} == model_counts(model)
+        assert_no_operator_figures(text)  # (the driver's run is recorded on a plan of its own)
         if path == "one task":  # (small inputs: why it is not the rounds)
             assert "oneTaskBytes" in stats["why"] and got["jobs"] >= 1
             assert all(s["ran"] == "one Spark task (the whole program, the embedded engine)" for s in got["strata"].values())

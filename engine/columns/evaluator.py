@@ -632,7 +632,10 @@ class HybridEvaluator(Evaluator):
             else:
                 backend = ColumnRounds(self, stratum)
                 if self.analysis is not None:
+                    from ..operator_figures import Meter
+
                     backend.record = self.analysis.stratum(stratum.index)
+                    self.meter = Meter(backend.record.operators)
                 rounds = seminaive.run(backend, ph.stratum_plan(self.plan, stratum))
             for pred, growing in self._growing.items():
                 if growing is not None:
@@ -646,6 +649,7 @@ class HybridEvaluator(Evaluator):
         finally:
             self._delta = {}
             self._growing = {}
+            self.meter = None
         if self.terms.conflations != conflations:
             raise Fallback(CONFLATION)
         terms, scale = self.terms, self._scale
@@ -716,10 +720,7 @@ class HybridEvaluator(Evaluator):
         what they derive into the stratum's relations; returns the new maximal
         intervals.  ``counts``: EXPLAIN ANALYZE's rows per rule, counted into."""
         from .base import drain
-        from .coalesce import merge_new
         from .lowering import rule_pipeline
-        from .relation import term_columns
-        from .value_columns import same_kinds
 
         outs: dict = {p: [] for p in stratum.preds}
         for rp, v in variants:
@@ -730,27 +731,15 @@ class HybridEvaluator(Evaluator):
                 outs[rp.rule.head_pred].append(df)
                 self.stats["derivations"] += df.height
         delta = {}
+        meter = self.meter  # EXPLAIN ANALYZE's: each predicate's merge measured
+        coalesce = {c.pred: c for c in ph.stratum_plan(self.plan, stratum).coalesce} if meter is not None else None
         for pred in list(outs):
-            if self._growing.get(pred) is None:
-                self.table(pred)
-            if not outs[pred]:
-                continue
-            names = term_columns(self._arity(pred))
-            if stratum.recursive:
-                new = self._merge_growing(pred, names, outs[pred])
-                if new is not None:
-                    del outs[pred]
-                    if new.height:
-                        delta[pred] = new
-                    continue
-            # float value columns stay floats unless a rule writes codes there
-            frames = same_kinds([self._tables.pop(pred), *outs.pop(pred)], names, self.values)
-            # the old relation handed over (popped: no reference stays here), released once merged
-            merged, new = merge_new(frames.pop(0), frames, names)
-            del frames
-            self._tables[pred] = merged
-            if new.height:
-                delta[pred] = new
+            if meter is None:
+                self._merge_into(stratum, pred, outs, delta)
+            else:
+                started = meter.start()
+                self._merge_into(stratum, pred, outs, delta)
+                meter.stop(started, coalesce.get(pred), delta[pred].height if pred in delta else 0)
         if stratum.recursive and sum(d.height for d in delta.values()) >= 1 << 15:
             from chronolog.language import allocators
 
@@ -759,6 +748,34 @@ class HybridEvaluator(Evaluator):
             # large rounds, where it costs little beside the merge's sort
             allocators.release()
         return delta
+
+    def _merge_into(self, stratum, pred, outs, delta) -> None:
+        """The round's frames of ``pred`` (popped from ``outs``) merged into
+        its relation; its new maximal intervals, if any, into ``delta``."""
+        from .coalesce import merge_new
+        from .relation import term_columns
+        from .value_columns import same_kinds
+
+        if self._growing.get(pred) is None:
+            self.table(pred)
+        if not outs[pred]:
+            return
+        names = term_columns(self._arity(pred))
+        if stratum.recursive:
+            new = self._merge_growing(pred, names, outs[pred])
+            if new is not None:
+                del outs[pred]
+                if new.height:
+                    delta[pred] = new
+                return
+        # float value columns stay floats unless a rule writes codes there
+        frames = same_kinds([self._tables.pop(pred), *outs.pop(pred)], names, self.values)
+        # the old relation handed over (popped: no reference stays here), released once merged
+        merged, new = merge_new(frames.pop(0), frames, names)
+        del frames
+        self._tables[pred] = merged
+        if new.height:
+            delta[pred] = new
 
     def _merge_growing(self, pred, names, parts):
         """A recursive round's merge into ``pred``'s GrowingRelation

@@ -30,7 +30,11 @@ def rule_pipeline(ev, rp, variant=None):
         raise Fallback(f"{op.label()} has no columnar lowering")
     node = lower(ev, op, rp.rule, variant)
     out = rp.root
-    return OutputNode(node, out.pred, out.terms, ev.terms, out.shift, ev.horizon if out.clip else None, ev._scale)
+    meter = getattr(ev, "meter", None)  # (EXPLAIN ANALYZE's: a body's steps measure themselves)
+    if meter is not None and not isinstance(op, ph.Body):
+        node = meter.wrap(node, op)
+    node = OutputNode(node, out.pred, out.terms, ev.terms, out.shift, ev.horizon if out.clip else None, ev._scale)
+    return node if meter is None else meter.wrap(node, out)
 
 
 def _atom(ev, op, view):
@@ -38,8 +42,11 @@ def _atom(ev, op, view):
     if isinstance(op, ph.Scan):
         from .scan import ScanNode
 
-        return ScanNode(op.pred, op.terms, view, ev)
-    return _ATOMS[type(op)](ev, op, _atom(ev, op.input, view))
+        node = ScanNode(op.pred, op.terms, view, ev)
+    else:
+        node = _ATOMS[type(op)](ev, op, _atom(ev, op.input, view))
+    meter = getattr(ev, "meter", None)  # EXPLAIN ANALYZE's, else None
+    return node if meter is None else meter.wrap(node, op)
 
 
 def join_order(ev, rule, driver=None) -> list:
@@ -63,9 +70,14 @@ def body_pipeline(ev, body, rule, variant=None):
     views = seminaive.views(variant)
     node = None
     bound: set = set()
+    meter = getattr(ev, "meter", None)  # EXPLAIN ANALYZE's, else None
+    joins = meter.joins(body) if meter is not None else None
     for pos, _ in join_order(ev, rule, None if variant is None else variant.position):
         step = body.steps[pos]
+        first = node is None
         node = _STEPS[type(step)](ev, node, step, views.get(pos, seminaive.FULL), bound, rule)
+        if meter is not None and not (first and isinstance(step, ph.IntervalJoin)):  # (a first atom: its scan, _atom)
+            node = meter.wrap(node, joins.pop(0) if isinstance(step, ph.IntervalJoin) else step)
     return node
 
 
@@ -144,13 +156,11 @@ def _aggregate(ev, op, rule, variant):
 
 
 def _since(ev, op, rule, variant):
-    from .scan import ScanNode
     from .since import SinceNode
 
     if not (isinstance(op.left, ph.Scan) and isinstance(op.right, ph.Scan)):  # pragma: no cover - the planner makes them atoms
         raise Fallback("a Since/Until operand with an operator")
-    right = ScanNode(op.right.pred, op.right.terms, seminaive.FULL, ev)
-    left = ScanNode(op.left.pred, op.left.terms, seminaive.FULL, ev)
+    right, left = _atom(ev, op.right, seminaive.FULL), _atom(ev, op.left, seminaive.FULL)
     return SinceNode(right, left, op.op, op.window, ev._scale, ev.values)
 
 

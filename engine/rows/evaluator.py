@@ -54,6 +54,7 @@ class Evaluator:
         self.delta: dict = {}
         self.stats = {"rounds": 0, "derivations": 0}
         self.analysis = None  # EXPLAIN ANALYZE's record of the run (engine/analysis.py), when asked
+        self.meter = None  # and while a stratum runs, its figures per operator (engine/operator_figures.py)
         self._pipeline_cache: dict = {}
         self.rederive_rules: dict = {}  # the re-derivation's pipelines, built once (maintenance.py)
         self.rederive_drivers: dict = {}  # and the scans that drive them, and their join orders
@@ -138,8 +139,14 @@ class Evaluator:
                 return {}
         backend = RowRounds(self, stratum)
         if self.analysis is not None:
+            from ..operator_figures import Meter
+
             backend.record = self.analysis.stratum(stratum.index)
-        rounds = seminaive.run(backend, ph.stratum_plan(self.plan, stratum), pending)
+            self.meter = Meter(backend.record.operators)
+        try:
+            rounds = seminaive.run(backend, ph.stratum_plan(self.plan, stratum), pending)
+        finally:
+            self.meter = None
         merges = backend.merges
         self.delta = {}
         self.stats["rounds"] += rounds
@@ -216,10 +223,31 @@ class RowRounds(seminaive.Backend):
         for m in merges.values():
             m.inputs = []
         counts = self.produced
+        meter = ev.meter
         for rp, v in variants:
             pipe = ev._pipelines(rp.rule, v, rp.operator)
-            merges[rp.rule.head_pred].inputs.append(pipe if counts is None else _Counted(pipe, counts, id(rp)))
-        return ev._round(merges)
+            if counts is not None:
+                pipe = _Counted(pipe if meter is None else meter.wrap(pipe, rp.root), counts, id(rp))
+            merges[rp.rule.head_pred].inputs.append(pipe)
+        return ev._round(merges) if meter is None else self._measured_round(meter)
+
+    def _measured_round(self, meter) -> dict:
+        """Evaluator._round with each predicate's merge measured (EXPLAIN
+        ANALYZE: its time, and as its rows the new maximal intervals)."""
+        merges = self.merges
+        coalesce = {c.pred: c for c in ph.stratum_plan(self.ev.plan, self.stratum).coalesce}
+        for pull in (MergeNode.pull_inputs, MergeNode.flush):
+            for p, m in merges.items():
+                started = meter.start()
+                pull(m)
+                meter.stop(started, coalesce.get(p))
+        delta = {}
+        for p, m in merges.items():
+            ch = m.take_changes()
+            if ch:
+                delta[p] = ch
+                meter.figure(coalesce.get(p))[1] += sum(map(len, ch.values()))
+        return delta
 
     def settle(self, deltas: dict) -> dict:
         return self.ev._chase(self.stratum, self.merges, deltas)

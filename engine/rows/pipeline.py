@@ -108,7 +108,12 @@ def pipeline_for(rule, state, variant=None, horizon=None, explain=False, scans_f
     lower = _LOWERINGS.get(type(op))
     if lower is None:
         lower = _load_lowerings()[type(op)]
-    return lower(op, rule, state, variant, horizon, explain, scans_first)
+    out = lower(op, rule, state, variant, horizon, explain, scans_first)
+    meter = getattr(state, "meter", None)  # (EXPLAIN ANALYZE's: a body's steps measure themselves)
+    if meter is not None and not isinstance(op, ph.Body):
+        out.child = meter.wrap(out.child, op)
+        out.children = (out.child,)
+    return out
 
 
 def body_pipeline(body: ph.Body, rule, state, variant=None, scans_first=False):
@@ -121,9 +126,15 @@ def body_pipeline(body: ph.Body, rule, state, variant=None, scans_first=False):
     views = seminaive.views(variant)
     slots: dict = {}
     node = None
+    meter = getattr(state, "meter", None)  # EXPLAIN ANALYZE's, else None
+    joins = meter.joins(body) if meter is not None else None
     for pos, _ in order_body(rule, drv, size, scans_first):
         step = body.steps[pos]
+        first = node is None
         node = _STEPS[type(step)](node, step, slots, views.get(pos, FULL), state, rule)
+        if meter is not None and not (first and isinstance(step, ph.IntervalJoin)):
+            # (a first atom measures its scan itself: _join)
+            node = meter.wrap(node, joins.pop(0) if isinstance(step, ph.IntervalJoin) else step)
     return node, slots
 
 
@@ -153,8 +164,13 @@ def _join(node, step, slots, view, state, rule):
     if node is None:
         node = InputNode(atom.pred, atom.terms, view, state)
         new_vars = node.pattern.new_vars
+        meter = getattr(state, "meter", None)  # (EXPLAIN ANALYZE's: the scan, then its temporal operators)
+        if meter is not None:
+            node = meter.wrap(node, atom)
         if box is not None or shift is not None or group is not None:
             node = TemporalNode(node, box, shift, group)
+            if meter is not None:
+                node = meter.wrap(node, step.atom)
     else:
         node = TemporalJoinNode(node, atom.pred, atom.terms, dict(slots), view, state, box, shift, group)
         new_vars = node.pattern.new_vars
@@ -203,14 +219,17 @@ def _since(op, rule, state, variant=None, horizon=None, explain=False, scans_fir
     :func:`engine.seminaive.views` says of ``variant``."""
     left, right = ph.atom_scan(op.left), ph.atom_scan(op.right)
     views = seminaive.views(variant)
+    meter = getattr(state, "meter", None)  # (EXPLAIN ANALYZE's: the driving operand's scan; the Since/Until's: pipeline_for)
     if variant is not None and variant.position == 0:
         node = InputNode(left.pred, left.terms, views[0], state)
         slots = {v: i for i, v in enumerate(node.pattern.new_vars)}
-        node = ClosingNode(node)
+        node = ClosingNode(node if meter is None else meter.wrap(node, op.left))
         node = SinceJoinNode(node, op.op, op.window, True, right.pred, right.terms, dict(slots), views.get(1, FULL), state)
     else:
         node = InputNode(right.pred, right.terms, views.get(1, FULL), state)
         slots = {v: i for i, v in enumerate(node.pattern.new_vars)}
+        if meter is not None:
+            node = meter.wrap(node, op.right)
         node = SinceJoinNode(node, op.op, op.window, False, left.pred, left.terms, dict(slots), views.get(0, FULL), state)
     for v in node.pattern.new_vars:
         slots[v] = len(slots)

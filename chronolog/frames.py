@@ -481,8 +481,11 @@ def place_times(program, facts, closed=None):
     ``pred`` column) takes ``closed`` alone.  Other facts as they are.
     Called where the program or ``closed`` asks for it (api.placed_times)."""
     from chronolog.connectors import table_times
+    from chronolog.language.facts import FactRows
 
     table_times.check_closed(closed)
+    if isinstance(facts, FactRows):  # (rows already read, their times placed: Spark's driver path)
+        return facts
     if not isinstance(facts, dict):
         if closed is None or isinstance(closed, dict) or not is_table(facts):
             return facts

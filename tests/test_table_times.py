@@ -285,6 +285,31 @@ def test_spark_start_and_end_of_two_types(spark, distributed, one_task_bytes):
 
 
 
+@pytest.mark.spark
+@pytest.mark.parametrize("distributed, one_task_bytes", PATHS, ids=PATH_IDS)
+def test_spark_time_mapping_of_timestamp_points_on_a_date_timeline(spark, distributed, one_task_bytes):
+    """Sensor readings with one timestamp column: on the driver path
+    (distributed=False) the rows read from the input, their times already
+    placed, were placed again as raw facts and refused: "the interval
+    (28487881, 28487881, True, True) has numbers as time points"."""
+    from datetime import datetime, timezone
+
+    from chronolog import spark as cs
+
+    ts = [datetime(2024, 3, 1, 10, 0), datetime(2024, 3, 1, 10, 1), datetime(2024, 3, 1, 10, 0)]
+    table = pa.table({"machine": ["m1", "m1", "m2"], "ts": pa.array(ts, pa.timestamp("us")), "temp": [85, 86, 70]})
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- <->[0,1) reading(M, V), V > 80.\n'
+    utc = timezone.utc  # (timestamps=True: time columns as UTC timestamps)
+    want = [{"c0": "m1", "start": datetime(2024, 3, 1, 10, 0, tzinfo=utc), "end": datetime(2024, 3, 1, 10, 2, tzinfo=utc),
+             "start_closed": True, "end_closed": False}]
+    for inp in (table, table.to_pandas(), spark.createDataFrame(table.to_pandas())):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = cs.reason(spark, prog, inputs={"reading": inp}, arrow=True, timestamps=True,
+                            distributed=distributed, one_task_bytes=one_task_bytes)
+        assert out["hot"].to_pylist() == want
+
+
 @pytest.mark.parametrize(
     "facts, closed, says",
     [

@@ -101,8 +101,28 @@ def time_mapped(table, mapping, pred: str, where: str, pos=None):
             pos,
             hint=f"rename the column {clash[0]}, or leave out @timeMapping: columns named start and end are the times",
         )
+    if start == end and table.column(start).null_count:
+        refuse_null_point(table, names[start], pred, where)
     n = table.num_rows
     cols = [table.column(i) for i in keep] + [table.column(start), table.column(end)]
     cols += [pa.array([bool(sc)] * n, pa.bool_()), pa.array([bool(ec)] * n, pa.bool_())]
     out = pa.Table.from_arrays(cols, names=[names[i] for i in keep] + ["start", "end", *CLOSEDNESS])
     return out.replace_schema_metadata(table.schema.metadata)
+
+
+def refuse_null_point(table, name: str, pred: str, where: str) -> None:
+    """A null in a column of time points (``@timeMapping("p", K, K)``): a
+    reading with no time.  As a start and an end it read as unbounded on
+    both sides, a reading that holds forever."""
+    from chronolog.engine.arrow import row_values
+    from chronolog.language.ast import Pos
+    from chronolog.language.errors import DataError
+
+    i = table.column(name).is_null().to_pylist().index(True)
+    raise DataError(
+        f"the column {name}, which @timeMapping of {pred} reads as each row's time point, "
+        f"is empty (null) in row {i}: {row_values(table, i)}",
+        Pos(where),
+        hint=f"a row without a time holds at no time point: drop or fill those rows of {pred} "
+             f"(pandas: df.dropna(subset=[{name!r}]))",
+    )

@@ -58,6 +58,36 @@ def test_time_mapping_of_one_column_reads_time_points():
     assert model.facts("q") == [(("a", 1), (3, 3, True, True)), (("b", 2), (4, 4, True, True))]
 
 
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "polars", "parquet"])
+def test_a_null_time_point_is_refused_with_its_row(kind, tmp_path):
+    """A reading whose timestamp is missing (pandas' NaT) read as a start
+    and an end both null, unbounded: ``hot(m1)@(-inf,+inf)``, a reading
+    that held forever."""
+    from datetime import datetime
+
+    import pyarrow.parquet as pq
+
+    ts = pa.array([datetime(2024, 3, 1, 10, 0), None, datetime(2024, 3, 1, 10, 0)], pa.timestamp("us"))
+    table = pa.table({"machine": ["m1", "m1", "m2"], "ts": ts, "temp": [85, 86, 90]})
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- <->[0,1) reading(M, V), V > 80.\n'
+    if kind == "parquet":
+        pq.write_table(table, tmp_path / "r.parquet")
+        prog = f'@bind("reading", "parquet", "{tmp_path}", "r.parquet").\n' + prog
+        facts, where = None, f"{tmp_path}/r.parquet: "
+    else:
+        facts, where = {"reading": frames(table)[kind]}, "the table for reading: "
+    with pytest.raises(chronolog.DataError) as e:
+        chronolog.reason(prog, facts)
+    assert str(e.value).startswith(
+        where + "data error: the column ts, which @timeMapping of reading reads as each row's time point, "
+        "is empty (null) in row 1: machine='m1', ts=None, temp=86")
+    assert "dropna(subset=['ts'])" in e.value.hint
+    kept = table.filter(pa.compute.is_valid(table.column("ts")))
+    model = chronolog.reason(prog if kind != "parquet" else prog.split("\n", 1)[1], {"reading": kept})
+    assert model.to_text() == ("hot(m1)@[2024-03-01T10:00:00,2024-03-01T10:01:00)\n"
+                               "hot(m2)@[2024-03-01T10:00:00,2024-03-01T10:01:00)")
+
+
 def test_time_mapping_past_the_table_names_its_columns():
     table = pa.table({"c0": ["a"], "start": [0], "end": [5]})
     with pytest.raises(ProgramError, match=r"@timeMapping of p: the table for p has 3 columns \(c0, start, end\), no column 5"):

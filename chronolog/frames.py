@@ -503,7 +503,8 @@ def place_times(program, facts, closed=None):
                 )
             if mapping is not None:
                 pos = next(a.pos for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
-                items = table_times.time_mapped(as_table(items, pred), mapping, pred, f"the table for {pred}", pos)
+                items = table_times.time_mapped(as_table(items, pred), mapping, pred, f"the table for {pred}", pos,
+                                                program.calendar)
             elif ends is not None:
                 items = table_times.with_closed(as_table(items, pred), ends, pred)
         out[pred] = items

@@ -348,7 +348,7 @@ def placed_times(prog, pred: str, df, closed, where: str):
         if mapping is None:
             return with_closed(table, ends, pred)
         pos = next(a.pos for a in prog.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
-        return time_mapped(table, mapping, pred, where, pos)
+        return time_mapped(table, mapping, pred, where, pos, prog.calendar)
     if mapping is not None:
         return _time_mapped(df, mapping, {"pred": pred, "location": where, "pos": None}, boolean=True, prog=prog)
     have = [c for c in df.columns if c in ("start_closed", "end_closed")]

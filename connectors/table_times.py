@@ -79,19 +79,22 @@ def check_positions(names, mapping, pred: str, where: str, pos) -> None:
         )
 
 
-def time_mapped(table, mapping, pred: str, where: str, pos=None):
+def time_mapped(table, mapping, pred: str, where: str, pos=None, calendar=None):
     """The Arrow ``table`` with its times where ``@timeMapping`` places them
     (``mapping``: ``(start, end, start_closed, end_closed)`` positions over
     the table's columns, counted from 0): those columns named ``start``
     and ``end`` (one column as both for time points), the closedness
     constant columns; the other columns stay the arguments in their order,
     closedness columns dropped as the CSV readers drop them.  ``where``
-    names the table in errors, ``pos`` the annotation."""
+    names the table in errors, ``pos`` the annotation, ``calendar`` the
+    program's date timeline (None: numeric)."""
     import pyarrow as pa
 
     start, end, sc, ec = mapping
     names = list(table.schema.names)
     check_positions(names, mapping, pred, where, pos)
+    if calendar is not None:
+        refuse_numbers_on_dates(table, {names[start], names[end]}, pred, where)
     keep = [i for i, n in enumerate(names) if i not in (start, end) and n not in CLOSEDNESS]
     clash = [names[i] for i in keep if names[i] in ("start", "end")]
     if clash:
@@ -126,3 +129,20 @@ def refuse_null_point(table, name: str, pred: str, where: str) -> None:
         hint=f"a row without a time holds at no time point: drop or fill those rows of {pred} "
              f"(pandas: df.dropna(subset=[{name!r}]))",
     )
+
+
+def refuse_numbers_on_dates(table, names, pred: str, where: str) -> None:
+    """Time columns ``names`` of numbers (epoch seconds, most often) on a
+    date timeline, refused by their own names: once placed they are
+    called start and end."""
+    import pyarrow as pa
+
+    from chronolog.connectors.csv_files import NUMBERS_ON_DATES
+    from chronolog.language.ast import Pos
+    from chronolog.language.errors import DataError
+
+    for name in sorted(names):
+        typ = table.schema.field(name).type
+        if pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ):
+            raise DataError(f"the column {name}, which @timeMapping of {pred} reads as times, holds numbers ({typ}), "
+                            "but the program's timeline is dates", Pos(where), hint=NUMBERS_ON_DATES)

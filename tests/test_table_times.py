@@ -88,6 +88,28 @@ def test_a_null_time_point_is_refused_with_its_row(kind, tmp_path):
                                "hot(m2)@[2024-03-01T10:00:00,2024-03-01T10:01:00)")
 
 
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "parquet"])
+def test_epoch_seconds_on_a_date_timeline_are_refused_by_their_column(kind, tmp_path):
+    """A column of epoch seconds placed by @timeMapping was refused as
+    "column start of reading holds numbers", a column the table does not
+    have, with no word of how to make dates of them."""
+    import pyarrow.parquet as pq
+
+    table = pa.table({"machine": ["m1", "m2"], "ts": [1709287200, 1709287260], "temp": [85, 90]})
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- reading(M, V), V > 80.\n'
+    if kind == "parquet":
+        pq.write_table(table, tmp_path / "r.parquet")
+        prog = f'@bind("reading", "parquet", "{tmp_path}", "r.parquet").\n' + prog
+        facts, where = None, f"{tmp_path}/r.parquet: "
+    else:
+        facts, where = {"reading": frames(table)[kind]}, "the table for reading: "
+    with pytest.raises(chronolog.DataError) as e:
+        chronolog.reason(prog, facts)
+    assert str(e.value).startswith(where + "data error: the column ts, which @timeMapping of reading reads as times, "
+                                   "holds numbers (int64), but the program's timeline is dates")
+    assert "pandas.to_datetime(column, unit='s')" in e.value.hint
+
+
 def test_time_mapping_past_the_table_names_its_columns():
     table = pa.table({"c0": ["a"], "start": [0], "end": [5]})
     with pytest.raises(ProgramError, match=r"@timeMapping of p: the table for p has 3 columns \(c0, start, end\), no column 5"):

@@ -362,6 +362,23 @@ def test_spark_time_mapping_of_timestamp_points_on_a_date_timeline(spark, distri
         assert out["hot"].to_pylist() == want
 
 
+@pytest.mark.spark
+@pytest.mark.xfail(strict=True, reason="a Spark DataFrame's @timeMapping is placed in Spark SQL (connectors/spark.py "
+                   "_time_mapped), which reads a null time point as two unbounded ends: the fact holds forever")
+def test_spark_a_null_time_point_of_a_spark_dataframe_is_refused(spark):
+    from datetime import datetime
+
+    from chronolog import spark as cs
+
+    ts = pa.array([datetime(2024, 3, 1, 10, 0), None], pa.timestamp("us"))
+    df = spark.createDataFrame(pa.table({"machine": ["m1", "m1"], "ts": ts, "temp": [85, 86]}).to_pandas())
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- <->[0,1) reading(M, V), V > 80.\n'
+    with pytest.raises(chronolog.DataError, match="the column ts, which @timeMapping of reading reads as each row's time point"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cs.reason(spark, prog, inputs={"reading": df}, arrow=True)
+
+
 @pytest.mark.parametrize(
     "facts, closed, says",
     [

@@ -198,6 +198,8 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
             if header is not None and len(row) < len(header):
                 _refuse_ragged(row, header, record, where)
             start_pos, end_pos, sc, ec = _time_columns(header, len(row), time_mapping, where)
+            if max(start_pos, end_pos) >= len(row) == 1:
+                _refuse_one_column(row, where)
             if max(start_pos, end_pos) >= len(row):
                 raise DataError(
                     f"the row has {counted(len(row), 'column')} but the interval is expected in columns "

@@ -27,8 +27,6 @@ _TRUE = {"#t", "true", "t", "1", "yes"}
 _FALSE = {"#f", "false", "f", "0", "no"}
 _BOOLEAN_CELLS = {"#T": TRUE, "#F": FALSE}  # an untyped cell's booleans: the language's own spelling
 _NUMBER_SHAPE = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z|[+-]?\d+\s*/\s*\d+\Z")  # (parse_number's shapes)
-NUMBERS_ON_DATES = ("a number is no date: convert numbers such as epoch seconds to timestamps first "
-                    "(pandas.to_datetime(column, unit='s')), or leave out @timeGranularity to count time in numbers")
 _NULL_CELL = re.compile(r"_:[A-Za-z0-9_]+")  # an untyped cell's labelled null: the language's spelling (the grammar's NULL)
 
 
@@ -61,6 +59,8 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
             message, hint = date_problem(e, f"{cell!r} is not a date",
                                          "the program's timeline is dates: write 2020-01-31 or 2020-01-31T12:30:00 (or -inf, +inf)")
             if _NUMBER_SHAPE.match(cell):  # (epoch seconds, most often)
+                from chronolog.language.dates import NUMBERS_ON_DATES
+
                 hint += "; " + NUMBERS_ON_DATES
             raise DataError(f"column {column}: {message}", where, hint=hint) from None
     if kind in DATE_TYPES:

@@ -137,12 +137,17 @@ def refuse_numbers_on_dates(table, names, pred: str, where: str) -> None:
     called start and end."""
     import pyarrow as pa
 
-    from chronolog.connectors.csv_files import NUMBERS_ON_DATES
-    from chronolog.language.ast import Pos
-    from chronolog.language.errors import DataError
-
     for name in sorted(names):
         typ = table.schema.field(name).type
         if pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ):
-            raise DataError(f"the column {name}, which @timeMapping of {pred} reads as times, holds numbers ({typ}), "
-                            "but the program's timeline is dates", Pos(where), hint=NUMBERS_ON_DATES)
+            raise numbers_on_dates(name, typ, pred, where)
+
+
+def numbers_on_dates(name: str, typ, pred: str, where: str):
+    """The error of a time column ``name`` of numbers of type ``typ`` on a date timeline."""
+    from chronolog.language.dates import NUMBERS_ON_DATES
+    from chronolog.language.ast import Pos
+    from chronolog.language.errors import DataError
+
+    return DataError(f"the column {name}, which @timeMapping of {pred} reads as times, holds numbers ({typ}), "
+                     "but the program's timeline is dates", Pos(where), hint=NUMBERS_ON_DATES)

@@ -439,7 +439,7 @@ class _ExactColumns:
         (columns repeat values: sensors, prices)."""
         import pyarrow as pa
 
-        from chronolog.connectors.csv_files import NUMBERS_ON_DATES
+        from chronolog.language.dates import NUMBERS_ON_DATES
         from chronolog.language.booleans import boolean
         from chronolog.language.errors import DataError
 

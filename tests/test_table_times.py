@@ -363,6 +363,22 @@ def test_spark_time_mapping_of_timestamp_points_on_a_date_timeline(spark, distri
 
 
 @pytest.mark.spark
+def test_spark_epoch_seconds_on_a_date_timeline_are_refused_by_their_column(spark):
+    """A Spark DataFrame's time column of epoch seconds was refused as
+    "column start of reading holds numbers" (in a Spark task, on the
+    distributed path), a column the input does not have."""
+    from chronolog import spark as cs
+
+    df = spark.createDataFrame([("m1", 1709287200, 85)], "machine string, ts bigint, temp bigint")
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- reading(M, V), V > 80.\n'
+    for distributed in (False, True):
+        with pytest.raises(chronolog.DataError) as e:
+            cs.reason(spark, prog, inputs={"reading": df}, distributed=distributed, arrow=True)
+        assert str(e.value).startswith("inputs['reading']: data error: the column ts, which @timeMapping of reading "
+                                       "reads as times, holds numbers (bigint), but the program's timeline is dates")
+
+
+@pytest.mark.spark
 @pytest.mark.xfail(strict=True, reason="a Spark DataFrame's @timeMapping is placed in Spark SQL (connectors/spark.py "
                    "_time_mapped), which reads a null time point as two unbounded ends: the fact holds forever")
 def test_spark_a_null_time_point_of_a_spark_dataframe_is_refused(spark):

@@ -58,18 +58,11 @@ def test_time_mapping_of_one_column_reads_time_points():
     assert model.facts("q") == [(("a", 1), (3, 3, True, True)), (("b", 2), (4, 4, True, True))]
 
 
-@pytest.mark.parametrize("kind", ["arrow", "pandas", "polars", "parquet"])
-def test_a_null_time_point_is_refused_with_its_row(kind, tmp_path):
-    """A reading whose timestamp is missing (pandas' NaT) read as a start
-    and an end both null, unbounded: ``hot(m1)@(-inf,+inf)``, a reading
-    that held forever."""
-    from datetime import datetime
-
+def _refused_readings(table, prog, kind, tmp_path):
+    """The DataError of ``prog`` over ``table`` given as the frame ``kind``
+    or bound as a Parquet file, and the place it should name."""
     import pyarrow.parquet as pq
 
-    ts = pa.array([datetime(2024, 3, 1, 10, 0), None, datetime(2024, 3, 1, 10, 0)], pa.timestamp("us"))
-    table = pa.table({"machine": ["m1", "m1", "m2"], "ts": ts, "temp": [85, 86, 90]})
-    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- <->[0,1) reading(M, V), V > 80.\n'
     if kind == "parquet":
         pq.write_table(table, tmp_path / "r.parquet")
         prog = f'@bind("reading", "parquet", "{tmp_path}", "r.parquet").\n' + prog
@@ -78,12 +71,26 @@ def test_a_null_time_point_is_refused_with_its_row(kind, tmp_path):
         facts, where = {"reading": frames(table)[kind]}, "the table for reading: "
     with pytest.raises(chronolog.DataError) as e:
         chronolog.reason(prog, facts)
+    return e, where
+
+
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "polars", "parquet"])
+def test_a_null_time_point_is_refused_with_its_row(kind, tmp_path):
+    """A reading whose timestamp is missing (pandas' NaT) read as a start
+    and an end both null, unbounded: ``hot(m1)@(-inf,+inf)``, a reading
+    that held forever."""
+    from datetime import datetime
+
+    ts = pa.array([datetime(2024, 3, 1, 10, 0), None, datetime(2024, 3, 1, 10, 0)], pa.timestamp("us"))
+    table = pa.table({"machine": ["m1", "m1", "m2"], "ts": ts, "temp": [85, 86, 90]})
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- <->[0,1) reading(M, V), V > 80.\n'
+    e, where = _refused_readings(table, prog, kind, tmp_path)
     assert str(e.value).startswith(
         where + "data error: the column ts, which @timeMapping of reading reads as each row's time point, "
         "is empty (null) in row 1: machine='m1', ts=None, temp=86")
     assert "dropna(subset=['ts'])" in e.value.hint
     kept = table.filter(pa.compute.is_valid(table.column("ts")))
-    model = chronolog.reason(prog if kind != "parquet" else prog.split("\n", 1)[1], {"reading": kept})
+    model = chronolog.reason(prog, {"reading": kept})
     assert model.to_text() == ("hot(m1)@[2024-03-01T10:00:00,2024-03-01T10:01:00)\n"
                                "hot(m2)@[2024-03-01T10:00:00,2024-03-01T10:01:00)")
 
@@ -93,18 +100,9 @@ def test_epoch_seconds_on_a_date_timeline_are_refused_by_their_column(kind, tmp_
     """A column of epoch seconds placed by @timeMapping was refused as
     "column start of reading holds numbers", a column the table does not
     have, with no word of how to make dates of them."""
-    import pyarrow.parquet as pq
-
     table = pa.table({"machine": ["m1", "m2"], "ts": [1709287200, 1709287260], "temp": [85, 90]})
     prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- reading(M, V), V > 80.\n'
-    if kind == "parquet":
-        pq.write_table(table, tmp_path / "r.parquet")
-        prog = f'@bind("reading", "parquet", "{tmp_path}", "r.parquet").\n' + prog
-        facts, where = None, f"{tmp_path}/r.parquet: "
-    else:
-        facts, where = {"reading": frames(table)[kind]}, "the table for reading: "
-    with pytest.raises(chronolog.DataError) as e:
-        chronolog.reason(prog, facts)
+    e, where = _refused_readings(table, prog, kind, tmp_path)
     assert str(e.value).startswith(where + "data error: the column ts, which @timeMapping of reading reads as times, "
                                    "holds numbers (int64), but the program's timeline is dates")
     assert "pandas.to_datetime(column, unit='s')" in e.value.hint

@@ -481,8 +481,11 @@ def place_times(program, facts, closed=None):
     ``pred`` column) takes ``closed`` alone.  Other facts as they are.
     Called where the program or ``closed`` asks for it (api.placed_times)."""
     from chronolog.connectors import table_times
+    from chronolog.language.facts import FactRows
 
     table_times.check_closed(closed)
+    if isinstance(facts, FactRows):  # (rows already read, their times placed: Spark's driver path)
+        return facts
     if not isinstance(facts, dict):
         if closed is None or isinstance(closed, dict) or not is_table(facts):
             return facts
@@ -500,7 +503,8 @@ def place_times(program, facts, closed=None):
                 )
             if mapping is not None:
                 pos = next(a.pos for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
-                items = table_times.time_mapped(as_table(items, pred), mapping, pred, f"the table for {pred}", pos)
+                items = table_times.time_mapped(as_table(items, pred), mapping, pred, f"the table for {pred}", pos,
+                                                program.calendar)
             elif ends is not None:
                 items = table_times.with_closed(as_table(items, pred), ends, pred)
         out[pred] = items

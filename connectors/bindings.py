@@ -208,7 +208,7 @@ def time_mapped_table(program: ast.Program, pred: str, table, where: str):
     from .table_times import time_mapped
 
     pos = next(a.pos for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
-    return time_mapped(table, mapping, pred, where, pos)
+    return time_mapped(table, mapping, pred, where, pos, getattr(program, "calendar", None))
 
 
 def column_names(program: ast.Program, pred: str, arity: int) -> list:

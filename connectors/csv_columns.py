@@ -41,7 +41,7 @@ from chronolog.language.mapping_types import NUMBER_TYPES, STRING_TYPES
 from chronolog.language.source_text import KERNEL_BYTES  # from this size on a bound CSV file is read by kernels
 
 from . import cell_types
-from .csv_files import _is_closed_col, _time_columns, convert, header_is_data
+from .csv_files import _is_closed_col, _time_columns, convert, header_is_data, time_label
 from .fact_csv_columns import CELL_LIMIT
 
 
@@ -519,7 +519,7 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
             _, at = np.unique(idx, return_index=True)  # the row of each distinct cell's first occurrence
             for i, tok, r in zip(left, enc.dictionary.take(pa.array(left)).to_pylist(), at[left].tolist()):
                 vals[i] = convert(tok, "time", ast.Pos(str(path), line_of(r % n), (i_lo if r < n else i_hi) + 1),
-                                  "start" if r < n else "end", calendar)
+                                  time_label(header, i_lo, "start") if r < n else time_label(header, i_hi, "end"), calendar)
         shared = np.empty(len(vals), dtype=object)
         shared[:] = vals
         return _Column(idx[:n], shared), _Column(idx[n:], shared)

@@ -58,6 +58,10 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
 
             message, hint = date_problem(e, f"{cell!r} is not a date",
                                          "the program's timeline is dates: write 2020-01-31 or 2020-01-31T12:30:00 (or -inf, +inf)")
+            if _NUMBER_SHAPE.match(cell):  # (epoch seconds, most often)
+                from chronolog.language.dates import NUMBERS_ON_DATES
+
+                hint += "; " + NUMBERS_ON_DATES
             raise DataError(f"column {column}: {message}", where, hint=hint) from None
     if kind in DATE_TYPES:
         from chronolog.language.dates import DATE_RE, date_problem, parse_datetime
@@ -194,6 +198,8 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
             if header is not None and len(row) < len(header):
                 _refuse_ragged(row, header, record, where)
             start_pos, end_pos, sc, ec = _time_columns(header, len(row), time_mapping, where)
+            if max(start_pos, end_pos) >= len(row) == 1:
+                _refuse_one_column(row, where)
             if max(start_pos, end_pos) >= len(row):
                 raise DataError(
                     f"the row has {counted(len(row), 'column')} but the interval is expected in columns "
@@ -217,8 +223,8 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
                         row[i], terms[-1], ast.Pos(str(path), row_no, i + 1), name, pred, k):
                     zeros_noted.add(i)
             try:
-                lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), "start", calendar)
-                hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), "end", calendar)
+                lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), time_label(header, start_pos, "start"), calendar)
+                hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), time_label(header, end_pos, "end"), calendar)
             except DataError as e:
                 implicit = _implicit_interval(header, start_pos, end_pos, time_mapping, pred)
                 if not implicit:
@@ -496,6 +502,12 @@ def _implicit_interval(header, start_pos, end_pos, time_mapping, pred) -> str:
     return (f"the file has no start and end columns and no @timeMapping, so its last two columns ({cols}) are read as the "
             f'interval: {named}give the times\' columns with @timeMapping("{pred}", START, END) '
             f'(@timeMapping("{pred}", K, K). for time points in column K, counting from 0)')
+
+
+def time_label(header, i: int, end: str) -> str:
+    """How an error names time column ``i``: by its header (``ts``, where
+    ``@timeMapping`` places the times), else by the ``end`` it holds."""
+    return header[i] if header is not None and i < len(header) and header[i] else end
 
 
 def _time_columns(header, ncols, time_mapping, where):

@@ -348,7 +348,7 @@ def placed_times(prog, pred: str, df, closed, where: str):
         if mapping is None:
             return with_closed(table, ends, pred)
         pos = next(a.pos for a in prog.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
-        return time_mapped(table, mapping, pred, where, pos)
+        return time_mapped(table, mapping, pred, where, pos, prog.calendar)
     if mapping is not None:
         return _time_mapped(df, mapping, {"pred": pred, "location": where, "pos": None}, boolean=True, prog=prog)
     have = [c for c in df.columns if c in ("start_closed", "end_closed")]
@@ -376,12 +376,26 @@ def _time_mapped(df, mapping, b: dict, boolean: bool = False, prog=None):
     from chronolog.connectors.table_times import check_positions
 
     check_positions(cols, mapping, b["pred"], str(b["location"]), pos)
+    if getattr(prog, "calendar", None) is not None:  # (numbers there: refused by their own names, as embedded)
+        _refuse_numbers_on_dates(df, {cols[start], cols[end]}, b["pred"], str(b["location"]))
     names = [c for i, c in enumerate(cols) if i not in (start, end) and c not in ("start_closed", "end_closed")]
     exprs = [f"{_sql_name(c)} AS {_sql_name(f'c{k}')}" for k, c in enumerate(names)]
     exprs += [f"{_sql_name(cols[start])} AS start", f"{_sql_name(cols[end])} AS `end`"]
     quote = "" if boolean else "'"
     exprs += [f"{quote}{str(bool(sc)).lower()}{quote} AS start_closed", f"{quote}{str(bool(ec)).lower()}{quote} AS end_closed"]
     return df.selectExpr(*exprs)
+
+
+def _refuse_numbers_on_dates(df, names, pred: str, where: str) -> None:
+    """connectors/table_times.refuse_numbers_on_dates of a Spark DataFrame, by its schema (no job)."""
+    from pyspark.sql.types import NumericType
+
+    from chronolog.connectors.table_times import numbers_on_dates
+
+    for name in sorted(names):
+        typ = df.schema[name].dataType
+        if isinstance(typ, NumericType):
+            raise numbers_on_dates(name, typ.simpleString(), pred, where)
 
 
 PARQUET_FOOTERS = 64  # more files than this: Spark's own inference (one job)

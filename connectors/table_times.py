@@ -79,19 +79,22 @@ def check_positions(names, mapping, pred: str, where: str, pos) -> None:
         )
 
 
-def time_mapped(table, mapping, pred: str, where: str, pos=None):
+def time_mapped(table, mapping, pred: str, where: str, pos=None, calendar=None):
     """The Arrow ``table`` with its times where ``@timeMapping`` places them
     (``mapping``: ``(start, end, start_closed, end_closed)`` positions over
     the table's columns, counted from 0): those columns named ``start``
     and ``end`` (one column as both for time points), the closedness
     constant columns; the other columns stay the arguments in their order,
     closedness columns dropped as the CSV readers drop them.  ``where``
-    names the table in errors, ``pos`` the annotation."""
+    names the table in errors, ``pos`` the annotation, ``calendar`` the
+    program's date timeline (None: numeric)."""
     import pyarrow as pa
 
     start, end, sc, ec = mapping
     names = list(table.schema.names)
     check_positions(names, mapping, pred, where, pos)
+    if calendar is not None:
+        refuse_numbers_on_dates(table, {names[start], names[end]}, pred, where)
     keep = [i for i, n in enumerate(names) if i not in (start, end) and n not in CLOSEDNESS]
     clash = [names[i] for i in keep if names[i] in ("start", "end")]
     if clash:
@@ -101,8 +104,50 @@ def time_mapped(table, mapping, pred: str, where: str, pos=None):
             pos,
             hint=f"rename the column {clash[0]}, or leave out @timeMapping: columns named start and end are the times",
         )
+    if start == end and table.column(start).null_count:
+        refuse_null_point(table, names[start], pred, where)
     n = table.num_rows
     cols = [table.column(i) for i in keep] + [table.column(start), table.column(end)]
     cols += [pa.array([bool(sc)] * n, pa.bool_()), pa.array([bool(ec)] * n, pa.bool_())]
     out = pa.Table.from_arrays(cols, names=[names[i] for i in keep] + ["start", "end", *CLOSEDNESS])
     return out.replace_schema_metadata(table.schema.metadata)
+
+
+def refuse_null_point(table, name: str, pred: str, where: str) -> None:
+    """A null in a column of time points (``@timeMapping("p", K, K)``): a
+    reading with no time.  As a start and an end it read as unbounded on
+    both sides, a reading that holds forever."""
+    from chronolog.engine.arrow import row_values
+    from chronolog.language.ast import Pos
+    from chronolog.language.errors import DataError
+
+    i = table.column(name).is_null().to_pylist().index(True)
+    raise DataError(
+        f"the column {name}, which @timeMapping of {pred} reads as each row's time point, "
+        f"is empty (null) in row {i}: {row_values(table, i)}",
+        Pos(where),
+        hint=f"a row without a time holds at no time point: drop or fill those rows of {pred} "
+             f"(pandas: df.dropna(subset=[{name!r}]))",
+    )
+
+
+def refuse_numbers_on_dates(table, names, pred: str, where: str) -> None:
+    """Time columns ``names`` of numbers (epoch seconds, most often) on a
+    date timeline, refused by their own names: once placed they are
+    called start and end."""
+    import pyarrow as pa
+
+    for name in sorted(names):
+        typ = table.schema.field(name).type
+        if pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ):
+            raise numbers_on_dates(name, typ, pred, where)
+
+
+def numbers_on_dates(name: str, typ, pred: str, where: str):
+    """The error of a time column ``name`` of numbers of type ``typ`` on a date timeline."""
+    from chronolog.language.dates import NUMBERS_ON_DATES
+    from chronolog.language.ast import Pos
+    from chronolog.language.errors import DataError
+
+    return DataError(f"the column {name}, which @timeMapping of {pred} reads as times, holds numbers ({typ}), "
+                     "but the program's timeline is dates", Pos(where), hint=NUMBERS_ON_DATES)

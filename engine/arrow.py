@@ -439,6 +439,7 @@ class _ExactColumns:
         (columns repeat values: sensors, prices)."""
         import pyarrow as pa
 
+        from chronolog.language.dates import NUMBERS_ON_DATES
         from chronolog.language.booleans import boolean
         from chronolog.language.errors import DataError
 
@@ -455,7 +456,7 @@ class _ExactColumns:
         if time and calendar is not None and not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
             raise DataError(
                 f"column {name} of {pred} holds numbers, but the program's timeline is dates",
-                hint="give start/end as date32 or timestamp columns (or ISO strings)",
+                hint="give start/end as date32 or timestamp columns (or ISO strings); " + NUMBERS_ON_DATES,
             )
         if pa.types.is_floating(typ) and not time:  # binary float terms, as Python floats given as facts
             return float_terms(col, name, pred, self.table).tolist()

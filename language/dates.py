@@ -28,6 +28,9 @@ from .timeline import NEG_INF, POS_INF, format_number, make, normalize, why_empt
 from .patterns import LazyPattern
 
 
+NUMBERS_ON_DATES = ("a number is no date: convert numbers such as epoch seconds to timestamps first "
+                    "(pandas.to_datetime(column, unit='s')), or leave out @timeGranularity to count time in numbers")  # (a time column of numbers on a date timeline)
+
 
 def epoch():
     """1970-01-01, the origin of every timeline.  (datetime is imported

@@ -401,13 +401,16 @@ def check_expression(e, lit, rule: ast.Rule) -> None:
         check_expression(e.left, lit, rule)
         check_expression(e.right, lit, rule)
     elif isinstance(e, ast.Call):
-        from chronolog.language.builtins import FUNCTIONS, check_arity
+        from chronolog.language.builtins import AGGREGATES, FUNCTIONS, check_arity
 
         problem = check_arity(e.name, len(e.args))
         if problem is not None:
-            close = _close(e.name, list(FUNCTIONS)) if e.name not in FUNCTIONS else None
+            # (a whole assignment's unknown call, A = mavg(V), is most often a misspelt aggregate)
+            whole = isinstance(lit, ast.Assignment) and lit.expr is e and e.name not in FUNCTIONS
+            close = _close(e.name, list(FUNCTIONS) + (sorted(AGGREGATES) if whole else [])) if e.name not in FUNCTIONS else None
             raise ProgramError(f"{problem}, in {lit}", getattr(lit, "pos", None) or rule.pos,
-                               hint=(f"did you mean {close}()? " if close else "") + "available functions: " + ", ".join(sorted(FUNCTIONS)))
+                               hint=(f"did you mean {close}()? " if close else "") + "available functions: " + ", ".join(sorted(FUNCTIONS))
+                               + ("; aggregates: " + ", ".join(sorted(AGGREGATES)) if whole else ""))
         for a in e.args:
             check_expression(a, lit, rule)
     elif isinstance(e, ast.Aggregate) and e.expr is not None:

@@ -944,6 +944,12 @@ def test_a_csv_separated_by_semicolons_or_tabs_says_so(tmp_path, sep, says, rows
             reason(f'@bind("r", "csv", "{tmp_path}", "r.csv").  q(S) :- r(S, V).', engine=engine)
         assert e.value.message == "the row has one column, but a fact needs at least a start and an end column" + says
         assert (e.value.pos.line, e.value.pos.column) == (2, 1) and "commas" in e.value.hint
+    # (with @timeMapping it said only "the interval is expected in columns 3 and 3")
+    mapped = f'@bind("r", "csv", "{tmp_path}", "r.csv").  @timeMapping("r", 2, 2).  q(S) :- r(S, V, E).'
+    for engine in ("rows", "columns"):
+        with pytest.raises(ChronologError) as e:
+            reason(mapped, engine=engine)
+        assert e.value.message == "the row has one column, but a fact needs at least a start and an end column" + says
 
 
 @pytest.mark.parametrize("rows", [1, 20_000])

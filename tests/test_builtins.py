@@ -112,3 +112,14 @@ def test_a_call_of_no_function_is_refused_when_the_program_loads(engine, rule, p
             chronolog.reason(f"{rule}\n{facts}", engine=engine)
         assert e.value.message == problem and e.value.pos.line == 1
         assert ("did you mean substr()?" in e.value.hint) == ("sbstr" in rule) and "available functions: abs" in e.value.hint
+
+
+@pytest.mark.parametrize("call, close", [("mavg(V)", "avg"), ("summ(V)", "sum"), ("average(V)", None), ("1 + mavg(V)", None)])
+def test_an_unknown_call_that_is_a_whole_assignment_is_told_the_aggregates(call, close):
+    """A = mavg(V), a rolling mean as time-series databases spell it, was
+    told only the functions (abs, ceil, ...), none of which it meant."""
+    with pytest.raises(chronolog.ProgramError) as e:
+        chronolog.reason(f"q(S, A) :- <->[0,10) p(S, V), A = {call}.\np(s, 1)@0.")
+    whole = not call.startswith("1 +")
+    assert ("aggregates: avg, count, max, mcount" in e.value.hint) == whole
+    assert (f"did you mean {close}()?" in e.value.hint) == (close is not None)

@@ -119,6 +119,24 @@ def test_a_bad_cell_is_reported_where_it_is(tmp_path, bad, col):
     assert f"prices.csv:201:{col}" in errors[1]
 
 
+@pytest.mark.parametrize("cell, says", [("1709272860", "'1709272860' is not a date"),
+                                        ("2024-03-01T25:00:00", "'2024-03-01T25:00:00' is not a date")])
+def test_a_bad_time_point_is_named_by_its_column(tmp_path, cell, says):
+    """A column of time points placed by @timeMapping was named "column
+    start" in the error, a column the file does not have; and epoch
+    seconds on a date timeline were not told how to become dates."""
+    rows = [f"m1,2024-03-01T10:{i:02d}:00,{70 + i}" for i in range(30)]
+    rows[20] = f"m1,{cell},90"
+    (tmp_path / "r.csv").write_text("machine,ts,temp\n" + "\n".join(rows) + "\n")
+    program = (f'@timeGranularity("minutes").\n@bind("reading", "csv", "{tmp_path}", "r.csv").\n'
+               '@timeMapping("reading", 1, 1).\nhot(M) :- reading(M, V), V > 80.\n')
+    for engine in ("rows", "columns"):
+        with pytest.raises(chronolog.DataError) as e:
+            chronolog.reason(program, engine=engine)
+        assert str(e.value).startswith(f"{tmp_path}/r.csv:22:2: data error: column ts: {says}")
+        assert ("epoch seconds" in e.value.hint) == cell.isdigit()
+
+
 def test_quotes_take_the_row_reader_and_blank_lines_the_kernels(tmp_path):
     p = tmp_path / "p.csv"
     p.write_text('k,start,end\n"a,b",1,2\n')  # a whole cell quoted: the kernels read it as the csv module does

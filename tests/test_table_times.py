@@ -58,6 +58,56 @@ def test_time_mapping_of_one_column_reads_time_points():
     assert model.facts("q") == [(("a", 1), (3, 3, True, True)), (("b", 2), (4, 4, True, True))]
 
 
+def _refused_readings(table, prog, kind, tmp_path):
+    """The DataError of ``prog`` over ``table`` given as the frame ``kind``
+    or bound as a Parquet file, and the place it should name."""
+    import pyarrow.parquet as pq
+
+    if kind == "parquet":
+        pq.write_table(table, tmp_path / "r.parquet")
+        prog = f'@bind("reading", "parquet", "{tmp_path}", "r.parquet").\n' + prog
+        facts, where = None, f"{tmp_path}/r.parquet: "
+    else:
+        facts, where = {"reading": frames(table)[kind]}, "the table for reading: "
+    with pytest.raises(chronolog.DataError) as e:
+        chronolog.reason(prog, facts)
+    return e, where
+
+
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "polars", "parquet"])
+def test_a_null_time_point_is_refused_with_its_row(kind, tmp_path):
+    """A reading whose timestamp is missing (pandas' NaT) read as a start
+    and an end both null, unbounded: ``hot(m1)@(-inf,+inf)``, a reading
+    that held forever."""
+    from datetime import datetime
+
+    ts = pa.array([datetime(2024, 3, 1, 10, 0), None, datetime(2024, 3, 1, 10, 0)], pa.timestamp("us"))
+    table = pa.table({"machine": ["m1", "m1", "m2"], "ts": ts, "temp": [85, 86, 90]})
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- <->[0,1) reading(M, V), V > 80.\n'
+    e, where = _refused_readings(table, prog, kind, tmp_path)
+    assert str(e.value).startswith(
+        where + "data error: the column ts, which @timeMapping of reading reads as each row's time point, "
+        "is empty (null) in row 1: machine='m1', ts=None, temp=86")
+    assert "dropna(subset=['ts'])" in e.value.hint
+    kept = table.filter(pa.compute.is_valid(table.column("ts")))
+    model = chronolog.reason(prog, {"reading": kept})
+    assert model.to_text() == ("hot(m1)@[2024-03-01T10:00:00,2024-03-01T10:01:00)\n"
+                               "hot(m2)@[2024-03-01T10:00:00,2024-03-01T10:01:00)")
+
+
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "parquet"])
+def test_epoch_seconds_on_a_date_timeline_are_refused_by_their_column(kind, tmp_path):
+    """A column of epoch seconds placed by @timeMapping was refused as
+    "column start of reading holds numbers", a column the table does not
+    have, with no word of how to make dates of them."""
+    table = pa.table({"machine": ["m1", "m2"], "ts": [1709287200, 1709287260], "temp": [85, 90]})
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- reading(M, V), V > 80.\n'
+    e, where = _refused_readings(table, prog, kind, tmp_path)
+    assert str(e.value).startswith(where + "data error: the column ts, which @timeMapping of reading reads as times, "
+                                   "holds numbers (int64), but the program's timeline is dates")
+    assert "pandas.to_datetime(column, unit='s')" in e.value.hint
+
+
 def test_time_mapping_past_the_table_names_its_columns():
     table = pa.table({"c0": ["a"], "start": [0], "end": [5]})
     with pytest.raises(ProgramError, match=r"@timeMapping of p: the table for p has 3 columns \(c0, start, end\), no column 5"):
@@ -283,6 +333,64 @@ def test_spark_start_and_end_of_two_types(spark, distributed, one_task_bytes):
             got = _spark_answers(spark, PROGRAM, {"p": inp}, distributed=distributed, one_task_bytes=one_task_bytes)
             assert got == want(rows), label
 
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("distributed, one_task_bytes", PATHS, ids=PATH_IDS)
+def test_spark_time_mapping_of_timestamp_points_on_a_date_timeline(spark, distributed, one_task_bytes):
+    """Sensor readings with one timestamp column: on the driver path
+    (distributed=False) the rows read from the input, their times already
+    placed, were placed again as raw facts and refused: "the interval
+    (28487881, 28487881, True, True) has numbers as time points"."""
+    from datetime import datetime, timezone
+
+    from chronolog import spark as cs
+
+    ts = [datetime(2024, 3, 1, 10, 0), datetime(2024, 3, 1, 10, 1), datetime(2024, 3, 1, 10, 0)]
+    table = pa.table({"machine": ["m1", "m1", "m2"], "ts": pa.array(ts, pa.timestamp("us")), "temp": [85, 86, 70]})
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- <->[0,1) reading(M, V), V > 80.\n'
+    utc = timezone.utc  # (timestamps=True: time columns as UTC timestamps)
+    want = [{"c0": "m1", "start": datetime(2024, 3, 1, 10, 0, tzinfo=utc), "end": datetime(2024, 3, 1, 10, 2, tzinfo=utc),
+             "start_closed": True, "end_closed": False}]
+    for inp in (table, table.to_pandas(), spark.createDataFrame(table.to_pandas())):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = cs.reason(spark, prog, inputs={"reading": inp}, arrow=True, timestamps=True,
+                            distributed=distributed, one_task_bytes=one_task_bytes)
+        assert out["hot"].to_pylist() == want
+
+
+@pytest.mark.spark
+def test_spark_epoch_seconds_on_a_date_timeline_are_refused_by_their_column(spark):
+    """A Spark DataFrame's time column of epoch seconds was refused as
+    "column start of reading holds numbers" (in a Spark task, on the
+    distributed path), a column the input does not have."""
+    from chronolog import spark as cs
+
+    df = spark.createDataFrame([("m1", 1709287200, 85)], "machine string, ts bigint, temp bigint")
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- reading(M, V), V > 80.\n'
+    for distributed in (False, True):
+        with pytest.raises(chronolog.DataError) as e:
+            cs.reason(spark, prog, inputs={"reading": df}, distributed=distributed, arrow=True)
+        assert str(e.value).startswith("inputs['reading']: data error: the column ts, which @timeMapping of reading "
+                                       "reads as times, holds numbers (bigint), but the program's timeline is dates")
+
+
+@pytest.mark.spark
+@pytest.mark.xfail(strict=True, reason="a Spark DataFrame's @timeMapping is placed in Spark SQL (connectors/spark.py "
+                   "_time_mapped), which reads a null time point as two unbounded ends: the fact holds forever")
+def test_spark_a_null_time_point_of_a_spark_dataframe_is_refused(spark):
+    from datetime import datetime
+
+    from chronolog import spark as cs
+
+    ts = pa.array([datetime(2024, 3, 1, 10, 0), None], pa.timestamp("us"))
+    df = spark.createDataFrame(pa.table({"machine": ["m1", "m1"], "ts": ts, "temp": [85, 86]}).to_pandas())
+    prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- <->[0,1) reading(M, V), V > 80.\n'
+    with pytest.raises(chronolog.DataError, match="the column ts, which @timeMapping of reading reads as each row's time point"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cs.reason(spark, prog, inputs={"reading": df}, arrow=True)
 
 
 @pytest.mark.parametrize(

@@ -370,7 +370,8 @@ COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large de
                     "horizon bounds the run, every stratum runs on rows but a recurrence's bounded attempts")
 ROUNDS_FALLBACK = ("a column of term text (an input's whose terms mix kinds, an argument the program's facts or two rules' heads "
                    "give two kinds of terms or the facts a number past the run's (1/3, 39+ digits), floats joined with exact numbers, "
-                   "a rule's labelled nulls, an average of exact numbers, arithmetic on one) is ordered or folded by "
+                   "a rule's labelled nulls, an average of exact numbers or an aggregate of a quotient (sum(X / 3)), "
+                   "arithmetic on one) is ordered or folded by "
                    "min/max where the engine orders no two of its terms (a number and a string, sets, nulls) or a number has 39+ "
                    "digits, computed on by + - * / where it holds floats or a string or a fraction past 38 digits, "
                    "given to a function (but floor, ceil, abs, round, min, max and mod of exact numbers, 1/3 too, within 38 digits; "

@@ -343,19 +343,21 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
 
                 from chronolog.language.builtins import FOLDS
 
-                from .aggregate import result_class
+                from .aggregate import exact_quotients, result_class
                 from .arithmetic import expr_class
 
                 means_here = exact_means(r) if means else {}
-                for v, a in op.aggregates:  # a number, or min/max's strings (aggregate.py)
-                    c = result_class(a, env)
-                    # (a sum or product of term text: exact on fractions, fractions.fold_sql)
-                    folded = means and FOLDS[a.func] in ("sum", "prod") and expr_class(a.expr, env) == TEXT
-                    if c == NUM and (v in means_here or folded):  # (its exact value as term text)
+                for (v, a), (_, given_a) in zip(exact_quotients(op.aggregates), op.aggregates):  # (aggregate.py)
+                    c = result_class(a, env)  # a number, or min/max's strings
+                    # (a sum or product of term text: exact on fractions, fractions.fold_sql; min or max of a quotient)
+                    text = means and expr_class(a.expr, env) == TEXT
+                    folded = text and FOLDS[a.func] in ("sum", "prod")
+                    quotient = text and a.expr != given_a.expr and c == TEXT
+                    if (c == NUM and (v in means_here or folded)) or quotient:  # (its exact value as term text)
                         heads = {(r.head_pred, i) for i, t in enumerate(r.head_terms) if t == ast.Var(v)}
                         if not heads <= texts:
-                            raise TwoKinds(heads, f"{v} = {a.func}(...) is an average, or a sum or product of term text: "
-                                                  "any exact number, as term text", r)
+                            raise TwoKinds(heads, f"{v} = {a.func}(...) is an average, or a sum or product of term text, "
+                                                  "or of a quotient: any exact number, as term text", r)
                         c = TEXT
                     if c is not None:
                         env[v] = c
@@ -461,7 +463,8 @@ def works_on_text(plan, classes: dict) -> bool:
 
     for r in plan.rules:
         op = rule_operator(r)
-        lits = (*lowered(r)[0], *r.after) if isinstance(op, Aggregate) else tuple(r.body)
+        body, aggregates = lowered(r) if isinstance(op, Aggregate) else (r.body, ())
+        lits = (*body, *r.after) if isinstance(op, Aggregate) else tuple(r.body)
         texts = {v for v, c in body_classes(lits, classes).items() if c == TEXT}
         if not texts:
             continue
@@ -473,6 +476,6 @@ def works_on_text(plan, classes: dict) -> bool:
                     return True
             elif isinstance(lit, Assign) and not isinstance(lit.expr, (ast.Var, ast.Const)) and mentions(lit.expr, texts):
                 return True
-        if isinstance(op, Aggregate) and any(FOLDS[a.func] != "count" and mentions(a.expr, texts) for _, a in op.aggregates):
+        if any(FOLDS[a.func] != "count" and mentions(a.expr, texts) for _, a in aggregates):  # (a quotient's too)
             return True
     return False

@@ -350,7 +350,7 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
                 for (v, a), (_, given_a) in zip(exact_quotients(op.aggregates), op.aggregates):  # (aggregate.py)
                     c = result_class(a, env)  # a number, or min/max's strings
                     # (a sum or product of term text: exact on fractions, fractions.fold_sql; min or max of a quotient)
-                    text = means and expr_class(a.expr, env) == TEXT
+                    text = means and a.expr is not None and expr_class(a.expr, env) == TEXT
                     folded = text and FOLDS[a.func] in ("sum", "prod")
                     quotient = text and a.expr != given_a.expr and c == TEXT
                     if (c == NUM and (v in means_here or folded)) or quotient:  # (its exact value as term text)

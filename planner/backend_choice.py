@@ -377,7 +377,7 @@ ROUNDS_FALLBACK = ("a column of term text (an input's whose terms mix kinds, an 
                    "given to a function (but floor, ceil, abs, round, min, max and mod of exact numbers, 1/3 too, within 38 digits; "
                    "mod by zero is the engine's error), summed, multiplied or averaged where it holds floats or a term other than an "
                    "exact number (a string), a running sum or product of its fractions needs more than 38 digits, or, with a calendar, "
-                   "a number other than the run's decimals (1/3), or is given a float or a set a rule computes or a decimal of 16+ digits ending in 5, "
+                   "a number other than the run's decimals (1/3), or is given a set a rule computes or a decimal of 16+ digits ending in 5, "
                    "an input holds a labelled null, a program with a calendar makes labelled nulls, a watched chase (its nulls flow back "
                    "into its body) fires more often than there are facts without nulls, "
                    "the inputs hold numbers beyond 38 digits or times off the decimal grid, "

@@ -32,8 +32,9 @@ every column a variable joins with one (:func:`text_positions`) is
 such text too, an input's typed column keyed at its load.  An argument
 that two rules' heads give two classes (or the program's facts: entry.py)
 is term text as well (:class:`TwoKinds`): each head writes its typed
-value's key text in SQL (terms.TermTypes.key_text_sql; a float or a set
-has none: :func:`writes_key_text`).  Where a rule orders, computes on or
+value's key text in SQL (terms.TermTypes.key_text_sql; a float's is the
+engine's key_text in a UDF, :func:`writes_floats`; a set has none:
+:func:`writes_key_text`).  Where a rule orders, computes on or
 folds it (:func:`works_on_text`), an input's column of term text whose
 terms share one kind is decoded to that kind's class at the load
 (entry.decodable, inputs.decoded_sql); a column whose kinds mix is
@@ -405,15 +406,35 @@ def _body_positions(rule, var) -> set:
 
 def writes_key_text(c, pred: str, i: int, rule) -> None:
     """Refuse a rule's value of class ``c`` into argument ``i`` of ``pred``,
-    a column of term text, when no SQL writes its key text exactly as
-    key_text does (terms.TermTypes.key_text_sql): a float (key_text writes
-    a float's exact binary value, ``1e300`` in 301 digits, or Python's
-    shortest text of it, ``float(0.1)``, which Java's ``Double.toString``
-    does not always give) or a set (its members' key texts)."""
-    if c in (FLOAT, SET):
-        what = "a float" if c == FLOAT else "a set"
+    a column of term text, when nothing writes its key text exactly as
+    key_text does (terms.TermTypes.key_text_sql): a set (its members' key
+    texts).  A float's is the engine's own key_text, in a UDF: see
+    :func:`writes_floats`."""
+    if c == SET:
         raise NotRelational(f"argument {i + 1} of {pred} holds term text (two kinds of terms, or terms joined with term text), "
-                            f"and a rule computes {what} for it: no SQL writes {what}'s key text as the engine does", rule)
+                            "and a rule computes a set for it: no SQL writes a set's key text as the engine does", rule)
+
+
+def writes_floats(plan, classes: dict) -> bool:
+    """Whether a rule writes a float it computes (``Y = V * float(1.5)``,
+    a sum of floats) into a column of term text, as its key text (the
+    engine's key_text: ``6.0`` is ``6``, ``4.5`` the exact ``4.5``): then a
+    cell's text no longer says whether its term is a float, and arithmetic
+    or a sum on term text stays with the engine (entry.floats_in_text)."""
+    from .aggregate import exact_quotients, lowered, result_class
+
+    for r in plan.rules:
+        cols = classes.get(r.head_pred) or ()
+        op = rule_operator(r)
+        lits = (*lowered(r)[0], *r.after) if isinstance(op, Aggregate) else tuple(r.body)
+        env = body_classes(lits, classes)
+        if isinstance(op, Aggregate):
+            env.update({v: result_class(a, env) for v, a in exact_quotients(op.aggregates)})
+            _assigned(r.after, env)
+        for i, t in enumerate(r.head_terms):
+            if isinstance(t, ast.Var) and i < len(cols) and cols[i] == TEXT and env.get(t.name) == FLOAT:
+                return True
+    return False
 
 
 def body_classes(lits, classes: dict) -> dict:

@@ -443,6 +443,9 @@ def _add_variables(x, out: set) -> None:
         _add_variables(x.inner, out)
         _add_variables(x.start, out)
         _add_variables(x.end, out)
+    elif isinstance(x, BinOp):  # (a subclass: the Spark rounds' exact quotient, connectors/spark_rounds/arithmetic.py)
+        _add_variables(x.left, out)
+        _add_variables(x.right, out)
 
 
 def head_atom(head) -> Atom | None:

@@ -191,7 +191,7 @@ def test_the_plan_says_rounds_for_means_and_fractions_computed_on():
     from chronolog.planner import plan as make_plan
     from chronolog.planner.backend_choice import unkeyed_spark
 
-    for src in (READ, FUNCS, FOLDS, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
+    for src in (READ, FUNCS, FOLDS, QUOTIENTS, "v(a, 1/3)@[0,5].\nx(K, Y) :- v(K, X), Y = X * 3 - 1/3.\n"):
         assert unkeyed_spark(make_plan(load_program(src))).path == "rounds"
 
 
@@ -351,3 +351,51 @@ def test_mod_of_fractions_by_zero_is_the_engines_error(spark):
     """``mod(X, 0)`` of a fraction is the engine's error, from one task."""
     prog = "v(a, 1/3)@[0,5]. v(b, 0)@[0,5].\n" + NO_KEY + 'r(K, L, Y) :- v(K, X), v(L, Z), Y = mod(X, Z).\n@output("r").\n'
     refused(spark, prog, {"owns": owns([("i", "a", 1, 0, 4)])}, ["r"], "by zero")
+
+
+# ------------------------------------------------------------------ aggregates of quotients of integers
+
+QUOTIENTS = NO_KEY + """
+s(C, S) :- owns(I, C, P), S = sum(P / 3).
+m(C, S) :- owns(I, C, P), S = msum(P / 3).
+a(C, S) :- owns(I, C, P), S = avg(P / 3).
+lo(C, S) :- owns(I, C, P), S = min(P / 3).
+hi(C, S) :- owns(I, C, P), S = max(P / 7 + 1).
+pr(C, S) :- owns(I, C, P), P != 0, S = prod(P / 2).
+n(C, S) :- owns(I, C, P), S = count(P / 3).
+big(C) :- s(C, S), S > 1/2.
+same(C, I) :- s(C, S), owns(I, D, S).
+@output("s"). @output("m"). @output("a"). @output("lo"). @output("hi"). @output("pr"). @output("n"). @output("big"). @output("same").
+"""
+QUOTIENTS_OUTPUTS = ["s", "m", "a", "lo", "hi", "pr", "n", "big", "same"]
+
+
+@pytest.mark.parametrize("decimals", [False, True])
+def test_aggregates_of_quotients_of_integers_are_the_engines(spark, decimals):
+    """``sum(P / 3)``, ``msum``, ``avg``, ``min``, ``max(P / 7 + 1)`` and
+    ``prod(P / 2)`` of an integer (or decimal) column: the engine's exact
+    rationals (1/3 + 2/3 the integer 1), compared with a fraction and
+    joined with the integers, in the rounds; on main the run stopped at
+    the first quotient that was no whole number and went to one task."""
+    rows = [("i", "a", 1, 0, 4), ("j", "a", 2, 1, 6), ("i", "b", 4, 0, 5), ("j", "b", 7, 2, 5), ("k", "c", 3, 0, 3),
+            ("l", "d", -5, 0, 2), ("m", "d", 0, 1, 2), ("n", "e", 6, 0, 9)]
+    model = check_typed(spark, QUOTIENTS, {"owns": owns(rows, decimals)}, QUOTIENTS_OUTPUTS)
+    if not decimals:
+        assert ((("a", 1), (1, 4, True, True))) in model.facts("s")  # (1/3 + 2/3)
+        assert ((("b", Fraction(4, 3)), (0, 2, True, False))) in model.facts("s")
+
+
+def test_an_aggregate_of_a_quotient_by_zero_is_the_engines_error(spark):
+    """``sum(P / Q)`` where ``Q`` is 0: the engine's error, from one task."""
+    prog = NO_KEY + 's(C, S) :- owns(I, C, P), owns(J, C, Q), S = sum(P / Q).\n@output("s").\n'
+    refused(spark, prog, {"owns": owns([("i", "a", 1, 0, 4), ("j", "a", 0, 0, 4)])}, ["s"], "divides by zero")
+
+
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("ijk"), st.sampled_from("ab"), st.integers(-9, 9), st.integers(0, 6), st.integers(0, 3)),
+                min_size=1, max_size=8))
+def test_random_aggregates_of_quotients_are_the_engines(spark, rows):
+    """Any integers' sums, means, products, min and max of quotients, and
+    the rules that order and join them: the engine's exact numbers, in
+    the rounds."""
+    check_typed(spark, QUOTIENTS, {"owns": owns([(i, c, p, s, s + n) for i, c, p, s, n in rows])}, QUOTIENTS_OUTPUTS)

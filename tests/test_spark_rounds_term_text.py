@@ -186,6 +186,51 @@ def test_a_number_of_term_text_comes_out_as_its_key_text(spark):
     assert {format_term_text(t) for (t,), _ in table_to_rows(got, "o")} >= {"2", "3", "1", "1.5", "float(0.1)"}
 
 
+COMPUTED_FLOATS = """q(a, 6)@[0,2]. q(d, 3)@[0,2]. q(e, 1.5)@[0,3]. q(g, 0.1)@[0,3].
+far(X, Z) :- p(X, Y), p(Y, Z).
+q(X, Y) :- p(X, V), Y = V * float(1.5).
+q(X, Y) :- p(X, V), V < 1, Y = V + float(0.1).
+same(X, Z, Y) :- q(X, Y), q(Z, Y), X != Z.
+value(Y) :- q(X, Y).
+values(N) :- value(Y), N = count().
+@output("q"). @output("same"). @output("value"). @output("values").
+"""
+
+
+@pytest.mark.parametrize("executor", ["rows", "columns"])
+def test_floats_a_rule_computes_into_term_text_run_in_rounds_as_embedded(spark, executor):
+    """A rule computes floats (``V * float(1.5)``: 6.0, 4.5, 3.0, 1.5;
+    ``0 + float(0.1)``) into an argument the program's facts give exact
+    numbers (6, 3, the exact 1.5 and 0.1): term text, each float written as
+    the engine's own key text (terms.TermTypes.key_text_sql), so 6.0 and
+    6 are one fact, one value and one join key, the float 0.1 not the
+    number 0.1, as the embedded engine finds them; it went to one task.
+    The rounds give a number its key text (``3`` for the float ``3.0``,
+    the exact ``4.5`` for the float ``4.5``), where the embedded engine
+    prints the first of equal terms it met (``q(a,6)``, given, but
+    ``q(c,3.0)``, derived; ``same(c,d,3.0)`` beside ``same(d,c,3)``)."""
+    from chronolog import spark as cs
+    from chronolog.engine.term_types import key_text
+    from chronolog.language.text import format_term_text
+
+    p = pa.table({"k": ["a", "b", "c", "e", "f", "h"], "v": [4, 3, 2, 1, 2, 0], "start": [0, 0, 1, 0, 4, 0], "end": [5, 5, 3, 1, 6, 3]})
+    model = chronolog.reason(COMPUTED_FLOATS, {"p": p}, engine=executor)
+    printed = model.to_text()
+    assert "q(a,6)@[0,5]" in printed and "q(c,3.0)@[1,3]" in printed and "q(d,3)@[0,2]" in printed, printed
+    assert "q(g,0.1)@[0,3]" in printed and "q(h,0.1)@[0,3]" in printed, printed  # (the number 0.1, the float 0.1)
+    stats = {}
+    out = _rounds(spark, COMPUTED_FLOATS, {"p": cs.arrow_frame(spark, p)}, stats)
+    assert stats["path"] == "relational", stats
+    for pred in ("q", "same", "value", "values"):
+        got = out[pred].toArrow()
+        assert _facts(got, pred) == _facts(model.to_arrow(pred), pred), pred
+        keys = lambda rows: {(tuple(map(key_text, terms)), iv) for terms, iv in rows}  # noqa: E731
+        assert keys(table_to_rows(got, pred)) == keys(model.facts(pred)), pred  # (0.1 and float(0.1) apart)
+    assert ((7,), (0, 3, True, True)) in model.facts("values")  # (0.0, 0.1, float(0.1), 1.5, 3 and 3.0, 4.5, 6 and 6.0)
+    assert {format_term_text(t) for (_, t), _ in table_to_rows(out["q"].toArrow(), "q")} == {
+        "6", "4.5", "3", "1.5", "0.1", "float(0.1)", "0"}
+
+
 # a column of term text whose terms share one kind, and a rule that orders,
 # computes on or folds it (the kinds of the engine: language/builtins.py)
 ONE_KIND = [

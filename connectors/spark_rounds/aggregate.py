@@ -33,7 +33,9 @@ An average of exact numbers is term text, its exact value's key text
 3/2), which the literals after the aggregate compare and compute on
 exactly; in a program with a calendar it is a number of the run, and one
 with no exact value there stops the run.
-An aggregated expression is an assignment of the body (:func:`lowered`);
+An aggregated expression is an assignment of the body (:func:`lowered`),
+its divisions of exact numbers term text where it is summed, averaged,
+multiplied or picked by min/max (:func:`exact_quotients`: ``sum(X / 3)``);
 min and max of strings compare them by code point, as Python does, of
 booleans #F before #T (Spark's false before true), of floats as Python
 does, and of term text in the engine's order of terms, the run stopping
@@ -77,7 +79,7 @@ from chronolog.planner import physical as ph
 from chronolog.planner.aggregates import exact_means, valued
 from chronolog.planner.ir import Assign, Condition
 
-from .arithmetic import expr_class, scaled, stop_sql, unscaled
+from .arithmetic import expr_class, quotients, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, body_classes
 from . import float_sums
@@ -92,9 +94,26 @@ from .text_order import extreme_sql, number_sql
 def lowered(rule) -> tuple:
     """``(body, aggregates)`` of ``rule``: each aggregated expression other
     than a variable an assignment appended to its body
-    (planner/aggregates.valued, the columns' too)."""
-    assignments, aggregates = valued(rule.aggregates)
+    (planner/aggregates.valued, the columns' too), its divisions exact
+    (:func:`exact_quotients`)."""
+    assignments, aggregates = valued(exact_quotients(rule.aggregates))
     return (*rule.body, *assignments), aggregates
+
+
+def exact_quotients(aggregates) -> list:
+    """``[(var, ast.Aggregate)]`` with the divisions of each expression
+    that a sum, mean, product, min or max folds computed exactly as term
+    text (arithmetic.Quotient): the engine's ``sum(X / 3)`` is an exact
+    rational, which the run's number type (64-bit integers, ``decimal(38,
+    S)``) need not hold, and term text is folded exactly
+    (fractions.fold_sql, text_order.extreme_sql)."""
+    from dataclasses import replace
+
+    return [(v, replace(a, expr=quotients(a.expr)) if a.expr is not None and FOLDS[a.func] in EXACT_FOLDS else a)
+            for v, a in aggregates]
+
+
+EXACT_FOLDS = ("sum", "avg", "prod", "min", "max")  # (count and munion keep the run's numbers)
 
 
 def program_constants(plan) -> list:

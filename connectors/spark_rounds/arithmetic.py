@@ -79,6 +79,23 @@ def on_text(e, env: dict) -> bool:
             and (e.name != "round" or round_digits(e) is not None))
 
 
+class Quotient(ast.BinOp):
+    """``X / Y`` of exact numbers computed exactly as term text, the key
+    text of the quotient (fractions.py), where the run's number type need
+    not hold it: in an aggregated expression (aggregate.exact_quotients),
+    whose sum, mean, product, least or greatest the engine gives as an
+    exact rational (``sum(X / 3)`` of 1 and 1 is 2/3)."""
+
+
+def quotients(e):
+    """``e`` with each of its divisions a :class:`Quotient`."""
+    if isinstance(e, ast.BinOp):
+        return (Quotient if e.op == "/" else ast.BinOp)(e.op, quotients(e.left), quotients(e.right))
+    if isinstance(e, ast.Call):
+        return ast.Call(e.name, tuple(map(quotients, e.args)))
+    return e
+
+
 def expr_class(e, env: dict):
     """The class of an expression's values: a plain variable's or constant's
     own, a call's or an operator's from its arguments'
@@ -91,7 +108,7 @@ def expr_class(e, env: dict):
         return TEXT if rational(e.value) else value_class(e.value)
     if isinstance(e, ast.BinOp):
         args = [expr_class(a, env) for a in (e.left, e.right)]
-        if TEXT in args and set(args) <= {NUM, TEXT}:  # exact, as term text (fractions.py)
+        if (TEXT in args or isinstance(e, Quotient)) and set(args) <= {NUM, TEXT}:  # exact, as term text (fractions.py)
             return TEXT
         return builtins.result_class(e.op, args)
     if on_text(e, env):  # (a whole number is one of the run's: the engine's int)

@@ -32,8 +32,9 @@ every column a variable joins with one (:func:`text_positions`) is
 such text too, an input's typed column keyed at its load.  An argument
 that two rules' heads give two classes (or the program's facts: entry.py)
 is term text as well (:class:`TwoKinds`): each head writes its typed
-value's key text in SQL (terms.TermTypes.key_text_sql; a float or a set
-has none: :func:`writes_key_text`).  Where a rule orders, computes on or
+value's key text in SQL (terms.TermTypes.key_text_sql; a float's is the
+engine's key_text in a UDF, :func:`writes_floats`; a set has none:
+:func:`writes_key_text`).  Where a rule orders, computes on or
 folds it (:func:`works_on_text`), an input's column of term text whose
 terms share one kind is decoded to that kind's class at the load
 (entry.decodable, inputs.decoded_sql); a column whose kinds mix is
@@ -343,19 +344,21 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
 
                 from chronolog.language.builtins import FOLDS
 
-                from .aggregate import result_class
+                from .aggregate import exact_quotients, result_class
                 from .arithmetic import expr_class
 
                 means_here = exact_means(r) if means else {}
-                for v, a in op.aggregates:  # a number, or min/max's strings (aggregate.py)
-                    c = result_class(a, env)
-                    # (a sum or product of term text: exact on fractions, fractions.fold_sql)
-                    folded = means and FOLDS[a.func] in ("sum", "prod") and expr_class(a.expr, env) == TEXT
-                    if c == NUM and (v in means_here or folded):  # (its exact value as term text)
+                for (v, a), (_, given_a) in zip(exact_quotients(op.aggregates), op.aggregates):  # (aggregate.py)
+                    c = result_class(a, env)  # a number, or min/max's strings
+                    # (a sum or product of term text: exact on fractions, fractions.fold_sql; min or max of a quotient)
+                    text = means and a.expr is not None and expr_class(a.expr, env) == TEXT
+                    folded = text and FOLDS[a.func] in ("sum", "prod")
+                    quotient = text and a.expr != given_a.expr and c == TEXT
+                    if (c == NUM and (v in means_here or folded)) or quotient:  # (its exact value as term text)
                         heads = {(r.head_pred, i) for i, t in enumerate(r.head_terms) if t == ast.Var(v)}
                         if not heads <= texts:
-                            raise TwoKinds(heads, f"{v} = {a.func}(...) is an average, or a sum or product of term text: "
-                                                  "any exact number, as term text", r)
+                            raise TwoKinds(heads, f"{v} = {a.func}(...) is an average, or a sum or product of term text, "
+                                                  "or of a quotient: any exact number, as term text", r)
                         c = TEXT
                     if c is not None:
                         env[v] = c
@@ -403,15 +406,35 @@ def _body_positions(rule, var) -> set:
 
 def writes_key_text(c, pred: str, i: int, rule) -> None:
     """Refuse a rule's value of class ``c`` into argument ``i`` of ``pred``,
-    a column of term text, when no SQL writes its key text exactly as
-    key_text does (terms.TermTypes.key_text_sql): a float (key_text writes
-    a float's exact binary value, ``1e300`` in 301 digits, or Python's
-    shortest text of it, ``float(0.1)``, which Java's ``Double.toString``
-    does not always give) or a set (its members' key texts)."""
-    if c in (FLOAT, SET):
-        what = "a float" if c == FLOAT else "a set"
+    a column of term text, when nothing writes its key text exactly as
+    key_text does (terms.TermTypes.key_text_sql): a set (its members' key
+    texts).  A float's is the engine's own key_text, in a UDF: see
+    :func:`writes_floats`."""
+    if c == SET:
         raise NotRelational(f"argument {i + 1} of {pred} holds term text (two kinds of terms, or terms joined with term text), "
-                            f"and a rule computes {what} for it: no SQL writes {what}'s key text as the engine does", rule)
+                            "and a rule computes a set for it: no SQL writes a set's key text as the engine does", rule)
+
+
+def writes_floats(plan, classes: dict) -> bool:
+    """Whether a rule writes a float it computes (``Y = V * float(1.5)``,
+    a sum of floats) into a column of term text, as its key text (the
+    engine's key_text: ``6.0`` is ``6``, ``4.5`` the exact ``4.5``): then a
+    cell's text no longer says whether its term is a float, and arithmetic
+    or a sum on term text stays with the engine (entry.floats_in_text)."""
+    from .aggregate import exact_quotients, lowered, result_class
+
+    for r in plan.rules:
+        cols = classes.get(r.head_pred) or ()
+        op = rule_operator(r)
+        lits = (*lowered(r)[0], *r.after) if isinstance(op, Aggregate) else tuple(r.body)
+        env = body_classes(lits, classes)
+        if isinstance(op, Aggregate):
+            env.update({v: result_class(a, env) for v, a in exact_quotients(op.aggregates)})
+            _assigned(r.after, env)
+        for i, t in enumerate(r.head_terms):
+            if isinstance(t, ast.Var) and i < len(cols) and cols[i] == TEXT and env.get(t.name) == FLOAT:
+                return True
+    return False
 
 
 def body_classes(lits, classes: dict) -> dict:
@@ -461,7 +484,8 @@ def works_on_text(plan, classes: dict) -> bool:
 
     for r in plan.rules:
         op = rule_operator(r)
-        lits = (*lowered(r)[0], *r.after) if isinstance(op, Aggregate) else tuple(r.body)
+        body, aggregates = lowered(r) if isinstance(op, Aggregate) else (r.body, ())
+        lits = (*body, *r.after) if isinstance(op, Aggregate) else tuple(r.body)
         texts = {v for v, c in body_classes(lits, classes).items() if c == TEXT}
         if not texts:
             continue
@@ -473,6 +497,6 @@ def works_on_text(plan, classes: dict) -> bool:
                     return True
             elif isinstance(lit, Assign) and not isinstance(lit.expr, (ast.Var, ast.Const)) and mentions(lit.expr, texts):
                 return True
-        if isinstance(op, Aggregate) and any(FOLDS[a.func] != "count" and mentions(a.expr, texts) for _, a in op.aggregates):
+        if any(FOLDS[a.func] != "count" and mentions(a.expr, texts) for _, a in aggregates):  # (a quotient's too)
             return True
     return False

@@ -20,7 +20,7 @@ from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, reaches, term_decimals, utc_times
 from .classes import (DATE, NUM, SET, TEXT, TS, TwoKinds, decimal_digits, infer_classes, kind_class, meet, null_positions,
-                      rational, spark_class, text_constants, text_positions, time_digits, value_class, works_on_text)
+                      rational, spark_class, text_constants, text_positions, time_digits, value_class, works_on_text, writes_floats)
 from .constraints import check as check_constraints
 from .csv_inputs import KEYED
 from .fragment import NotRelational, check_rules
@@ -153,7 +153,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         moves = sum(abs(grid.unit(p)) for p in window_points(plan, None))
         grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1), Fraction(grid.L, 10**6))
     rounds = Rounds(spark, plan, classes, num_type, grid, horizon)
-    rounds.types.text_floats = text_floats
+    rounds.types.text_floats = text_floats or writes_floats(plan, classes)
     rounds.types.text_means = calendar is None  # (the means of exact numbers as term text: classes.infer_classes)
     # a static bound keeps every finite code inside 64 bits: inputs (checked
     # below) plus every window of every rule, applied once per stratum

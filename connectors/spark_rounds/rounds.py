@@ -162,7 +162,7 @@ class Rounds(seminaive.Backend):
     def __init__(self, spark, plan, classes: dict, num_type, digits: int, horizon):
         self.spark, self.plan = spark, plan
         self.grid = digits if isinstance(digits, Grid) else Grid(digits)  # (a Grid: a calendar's, calendar.py)
-        self.types = TermTypes(classes, num_type)
+        self.types = TermTypes(classes, num_type, spark)
         self.catalog = Catalog(spark)
         self.relations = Relations(self.catalog, self.types)
         self.rules = RuleSql(self.relations, self.grid, self.grid.codes(horizon) if horizon is not None else None, plan.strata)

@@ -31,9 +31,10 @@ class TermTypes:
     """The term columns of every predicate (``classes``: ``{pred: [class
     per argument]}``) and how a class is stored in this run."""
 
-    def __init__(self, classes: dict, num_type):
+    def __init__(self, classes: dict, num_type, spark=None):
         self.classes = classes
         self.num_type = num_type  # LongType, or DecimalType(38, S) when a decimal term occurs
+        self.spark = spark  # (where the engine's key_text of a float is registered: udfs.KeyText)
 
     def arity(self, pred: str) -> int:
         return len(self.classes.get(pred) or [])
@@ -103,11 +104,19 @@ class TermTypes:
         zone).  A decimal past 15 significant digits whose last digit is
         5 might be a float's binary value, which key_text writes as that
         float (``float(...)``): the row stops the run (arithmetic.stop_sql).
-        Floats and sets have no such SQL (classes.writes_key_text)."""
+        A float's key text is the engine's own (``key_text`` in the UDF
+        udfs.KeyText): its exact value where Python's shortest text of it
+        is that value (``6.0`` and ``6`` are one term, ``6``), else
+        ``float(0.1)``, which Java's text of a double does not always
+        give.  Sets have no such SQL (classes.writes_key_text)."""
         from .arithmetic import stop_sql
 
         if c == TEXT:
             return x
+        if c == FLOAT:
+            from .udfs import key_text_sql
+
+            return key_text_sql(self.spark, x, False)
         if c == BOOL:
             return f"CASE WHEN {x} THEN '#T' ELSE '#F' END"
         if c == DATE:

@@ -147,8 +147,9 @@ class KeyText:
     task (inputs.refuse_bad), as text that is no term stops the run.
 
     An Arrow UDF, once per input cell at the load (each batch's distinct
-    texts parsed once), never in the rounds: after the load a column of
-    term text is compared, joined and grouped as strings."""
+    texts parsed once); in the rounds only where a rule writes a float it
+    computes into term text (terms.TermTypes.key_text_sql): after the
+    load a column of term text is compared, joined and grouped as strings."""
 
     def __init__(self, text: bool):
         self.text = text

@@ -99,6 +99,13 @@ def spark():
             "spark.ui.retainedStages": "100",
             "spark.ui.retainedTasks": "1000",
             "spark.buffer.pageSize": "1m",
+            # every statement's parse under Spark's managed parser caches,
+            # flushed past 5% of the heap: ANTLR's own cache, which the
+            # statements the tests send themselves and chronolog's outside
+            # its rounds went to, is never freed (ATNConfig and DFAState
+            # objects were the largest live set in the JVM, docs/design.md)
+            "spark.sql.parser.manageParserCaches": "true",
+            "spark.sql.parser.parserDfaCacheFlushRatio": "5",
             "spark.sql.shuffle.partitions": "2",
             "spark.default.parallelism": "2",
             "spark.driver.extraJavaOptions": JVM_OPTIONS + " -XX:TieredStopAtLevel=1",

@@ -416,6 +416,84 @@ def test_relations_no_later_stratum_reads_are_released(spark, checkpointed):
     assert stats["load"].jobs == 1 and stats["load"].stratum == -1  # the load: one action, a job group of its own
 
 
+def _chronolog_views(spark) -> list:
+    """The session's temporary views the rounds made (by SQL: see conftest.FAST_CONF)."""
+    return [r[1] for r in spark.sql("SHOW VIEWS").collect() if r[1].startswith("__chronolog_")]
+
+
+def test_a_run_that_stops_leaves_no_views_or_checkpoints(spark, checkpointed):
+    """A run the rounds stop (an overflow, after the load's checkpoints and
+    a round's) drops its views and releases every checkpoint it made: a
+    session running many programs keeps nothing of one that went to one
+    task (its checkpoints stayed in the block manager until the driver's
+    garbage collection, its plans in the JVM meanwhile)."""
+    sc = spark.sparkContext
+    before = set(sc._jsc.getPersistentRDDs().keySet())
+    big = facts_to_arrow([((1, 2, 2**62), (0, 5, True, True)), ((2, 1, 2**62), (0, 5, True, True)),
+                          ((2, 3, 1), (0, 5, True, True))], ["x", "y", "a"])
+    prog = "p(X, Z) :- e(X, Y, A), e(Y, Z, B).\ns(X, C) :- p(X, Z), e(Z, Y, A), e(Y, W, B), C = A + B.\n"
+    stats: dict = {}
+    with pytest.warns(cs().DriverFallback, match=r"overflows 64-bit integers"):
+        out = cs().reason(spark, prog, inputs={"e": big}, distributed=True, stats=stats)
+    model = chronolog.reason(prog, {"e": table_to_rows(big, "e")})
+    for p, df in out.items():
+        assert canon(table_to_rows(df.toArrow(), p)) == canon(model.facts(p)), p
+    assert _chronolog_views(spark) == []
+    assert stats["path"] == "one task"
+    assert len(set(sc._jsc.getPersistentRDDs().keySet()) - before) == 1  # the one task's lanes, which its outputs read
+
+
+def test_a_run_leaves_no_views_and_only_its_outputs_checkpoints(spark, checkpointed):
+    """After a run the session holds none of its temporary views, and of
+    its checkpoints only the outputs' (what their DataFrames read)."""
+    sc = spark.sparkContext
+    before = set(sc._jsc.getPersistentRDDs().keySet())
+    own = facts_to_arrow(
+        [((f"c{i}", f"c{i + 1}", 60), (i, i + 20, True, False)) for i in range(6)], ["owner", "company", "share"]
+    )
+    stats, _ = check(spark, OWNERSHIP, {"own": own}, outputs=["recent"])
+    assert _chronolog_views(spark) == []
+    assert len(set(sc._jsc.getPersistentRDDs().keySet()) - before) == 1  # recent's
+
+
+def _antlr_dfa_states(spark) -> int:
+    """The states of ANTLR's own DFA cache of Spark's SQL parser (static in
+    the JVM, never freed): what a statement parsed without Spark's managed
+    caches leaves behind."""
+    cls = spark.sparkContext._jvm.java.lang.Class.forName("org.apache.spark.sql.catalyst.parser.SqlBaseParser")
+    field = cls.getDeclaredField("_decisionToDFA")
+    field.setAccessible(True)
+    dfas = field.get(None)
+    return sum(dfas[i].getStates().size() for i in range(len(dfas)))
+
+
+def test_every_statement_of_a_run_is_parsed_under_the_managed_parser_caches(spark, checkpointed):
+    """The rounds' statements and the outputs' (parsed after the run, when
+    their DataFrames are used) go to Spark's managed parser caches, which
+    are flushed, never to ANTLR's own, which are not (a long-lived session
+    running many programs filled its heap with them), on a session with no
+    parser settings of its own (the tests' sets them: conftest.py)."""
+    keys = ("spark.sql.parser.manageParserCaches", "spark.sql.parser.parserDfaCacheFlushRatio")
+    saved = {k: spark.conf.get(k, None) for k in keys}
+    for k in keys:
+        spark.conf.unset(k)
+    try:
+        own = facts_to_arrow(
+            [((f"c{i}", f"c{i + 1}", 60 + i), (i, i + 20, True, False)) for i in range(6)], ["owner", "company", "share"]
+        )
+        program = OWNERSHIP + "big(X, Y, S) :- own(X, Y, S), S > 62, not control(Y, X).\n@output(\"big\").\n"
+        before = _antlr_dfa_states(spark)
+        out = cs().reason(spark, program, inputs={"own": own}, distributed=True)
+        for df in out.values():
+            df.count()  # (each output's statement parsed)
+        assert _antlr_dfa_states(spark) == before
+        assert not spark._jsparkSession.sessionState().conf().contains(keys[0])  # the session's settings as they were
+    finally:
+        for k, v in saved.items():
+            if v is not None:
+                spark.conf.set(k, v)
+
+
 def test_session_starts_the_jvm_with_chronolog_settings(spark):
     """cs.session() starts the driver JVM with SESSION_DEFAULTS: the
     parallel collector is the one running, and Spark keeps 1000 generated

@@ -40,6 +40,27 @@ def release(df) -> None:
         pass
 
 
+# Spark's SQL parser (ANTLR) caches a DFA for what every statement it has
+# parsed needed, and by default (ANTLR's own cache, static in the JVM) never
+# frees it: the rounds' statements are long and each one new, so a session
+# running many programs filled its driver's heap with it (ATNConfig and
+# DFAState objects: 420 MB halfway through the test suite's Spark tests, then
+# an OutOfMemoryError that killed the JVM).  Spark's managed caches flush it
+# past a tenth of the driver's memory.  Every statement of a run is parsed
+# under them: the rounds' (rounds.ROUND_CONF), and the outputs' (parsed after
+# the run, when their DataFrames are first used: Catalog.sql's ``lasting``).
+PARSER_CONF = {
+    "spark.sql.parser.manageParserCaches": "true",
+    "spark.sql.parser.parserDfaCacheFlushRatio": "10",
+}
+
+
+def parser_conf(spark) -> dict:
+    """:data:`PARSER_CONF` but the settings the session holds (a user's
+    own flush ratio or threshold stays theirs)."""
+    return {k: v for k, v in PARSER_CONF.items() if not is_set(spark, k)}
+
+
 _JVM_NAMES: dict = {}  # id(SparkContext's gateway) -> (scala None, classic Dataset): py4j resolves a name by round trips
 
 
@@ -90,12 +111,20 @@ class Catalog:
         # id(df) -> (its temporary view, df): the DataFrame is held so that
         # its id is not reused while the view exists (dropped by close())
         self._views: dict = {}
+        self._checkpoints: dict = {}  # id(df) -> df: the run's checkpoints not discarded yet (close())
 
-    def sql(self, text: str):
+    def sql(self, text: str, lasting: bool = False):
         """A DataFrame of one statement: one py4j round trip, one analysis
-        (``spark.sql`` would add a conversion of its empty argument list)."""
+        (``spark.sql`` would add a conversion of its empty argument list).
+        ``lasting``: parsed outside the rounds' settings (an output's, after
+        the run), so under :func:`parser_conf` of its own."""
         from pyspark.sql import DataFrame
 
+        if lasting:
+            from ..spark import _session_conf
+
+            with _session_conf(self.spark, parser_conf(self.spark)):
+                return DataFrame(self.spark._jsparkSession.sql(text), self.spark)
         return DataFrame(self.spark._jsparkSession.sql(text), self.spark)
 
     def view(self, df) -> str:
@@ -118,23 +147,34 @@ class Catalog:
     def discard(self, df) -> None:
         """A checkpoint read no more: its blocks released, its view dropped."""
         release(df)
+        self._checkpoints.pop(id(df), None)
         got = self._views.pop(id(df), None)
         if got is not None:
             self.spark._jsparkSession.catalog().dropTempView(got[0])
 
-    def close(self) -> None:
-        """Drop the run's temporary views (the DataFrames made from them keep their plans)."""
+    def close(self, failed: bool = False) -> None:
+        """Drop the run's temporary views (the DataFrames made from them keep
+        their plans); after a run that ``failed`` (no outputs read them),
+        release its checkpoints' blocks too, which otherwise stayed in the
+        block manager until the driver's garbage collection found their plans
+        unreachable."""
         cat = self.spark._jsparkSession.catalog()
         for name, _ in self._views.values():
             cat.dropTempView(name)
         self._views.clear()
+        if failed:
+            for df in self._checkpoints.values():
+                release(df)
+        self._checkpoints.clear()
 
     def checkpoint(self, text: str):
         """The statement ``text`` as a lazy local checkpoint: written by the
         first job that computes it (:meth:`materialize`'s, or a later
         statement's that reads it in the same job)."""
         df = self.sql(text)
-        return type(df)(unestimated(self.spark, df._jdf.localCheckpoint(False)), self.spark)
+        df = type(df)(unestimated(self.spark, df._jdf.localCheckpoint(False)), self.spark)
+        self._checkpoints[id(df)] = df
+        return df
 
     def materialize(self, items: list) -> list:
         """Checkpoint each statement of ``items`` (``(SQL, checkpoint?, flag)``;

@@ -379,6 +379,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
     from .sql import expected_failures
 
     rounds = prepare(spark, plan, inputs, horizon, window, timestamps)
+    done = False
     try:
         try:
             with expected_failures():  # an overflow or a row check: one task runs it instead
@@ -400,9 +401,11 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             stats["load"] = rounds.stats.load  # the load of the inputs: a RoundStat (stratum -1)
             stats["relations"] = dict(rounds.relations.rels)  # {pred: Rel}: checkpointed plans and counts, to inspect
         w = rounds.grid.codes(window) if window is not None else None
-        return outputs_of(spark, rounds, outputs, names, w)
+        out = outputs_of(spark, rounds, outputs, names, w)
+        done = True
+        return out
     finally:
-        rounds.catalog.close()  # the outputs keep their analysed plans
+        rounds.catalog.close(failed=not done)  # the outputs keep their analysed plans
 
 
 def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
@@ -423,18 +426,18 @@ def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:
         instants = [i for i, c in enumerate(classes) if c == TS]
         rel = None if instants else rounds.relations.rels.get(p)  # (not held: the output's types are known after a job)
         if instants:  # DATEs out where every answer is a midnight: one job asks (outputs.midnights)
-            found = midnights(rounds.catalog.sql(text), [names[p][i] for i in instants])
+            found = midnights(rounds.catalog.sql(text, lasting=True), [names[p][i] for i in instants])
             text = output_sql(rounds.relations, rounds.grid, p, names[p], window, [instants[i] for i in found])
         schema = held_schema(rel, rounds.grid, names[p])  # a literal's: its statement analysed only where the caller uses the DataFrame
         # munion's sets and term text's key texts: term text, marked so that the output reads back as its terms
         # (connectors/distributed.text_columns)
         sets = [n for n, c in zip(names[p], classes) if c in (SET, TEXT)]
-        df = None if schema is not None else marked(rounds.catalog.sql(text), sets)
+        df = None if schema is not None else marked(rounds.catalog.sql(text, lasting=True), sets)
         answer = held_answer(rel, rounds.grid, names[p], window, schema or df.schema, large)
         if answer is None:  # (with sets, a DataFrame whose toArrow() marks them, as Model.to_arrow)
             out[p] = _keyed_output(spark, partial(lambda jdf: jdf, df._jdf), None, p) if sets else df
             continue
-        make = partial(lambda t, m: marked(rounds.catalog.sql(t), m)._jdf, text, sets) if df is None else partial(lambda jdf: jdf, df._jdf)
+        make = partial(lambda t, m: marked(rounds.catalog.sql(t, lasting=True), m)._jdf, text, sets) if df is None else partial(lambda jdf: jdf, df._jdf)
         tables[p] = with_term_text(answer, sets)
         out[p] = _keyed_output(spark, make, served, p)
     return out

@@ -37,7 +37,7 @@ from chronolog.planner.backend_choice import DOUBLING_CONF
 from chronolog.planner.ir import NegScan, Scan
 
 from ..spark import _session_conf
-from .catalog import Catalog, is_set
+from .catalog import Catalog, is_set, parser_conf
 from .chase import Chase, body_preds
 from .fragment import NotRelational
 from .grid import Grid
@@ -72,14 +72,6 @@ ROUND_CONF = {
     # first term, and Spark's default shuffled both sides on all the columns
     # (the round's probe, merge.uncovered, joins on every term)
     "spark.sql.requireAllClusterKeysForCoPartition": "false",
-    # Spark's SQL parser (ANTLR) caches a DFA for every statement it has
-    # parsed and never frees it; the rounds' statements are long and each
-    # one new, so a session running many programs filled a 1 GB driver heap
-    # with it (ATNConfig and DFAState objects: 420 MB halfway through the
-    # test suite's Spark tests, then an OutOfMemoryError that killed the
-    # JVM). Spark's managed caches flush it past a tenth of the driver's memory.
-    "spark.sql.parser.manageParserCaches": "true",
-    "spark.sql.parser.parserDfaCacheFlushRatio": "10",
 }
 # Spark logs a failed task with its Java stack trace (the executor) and
 # again when it aborts the job (the scheduler).  A row check that stops the
@@ -522,6 +514,7 @@ class Rounds(seminaive.Backend):
         self._threshold = settings[BROADCAST_CONF] = conf.get(BROADCAST_CONF)  # (restored after: broadcasts)
         if not is_set(self.spark, CODEGEN_CONF):  # (unset after: codegen)
             settings[CODEGEN_CONF], self._codegen = "true", True
+        settings.update(parser_conf(self.spark))
         values = {}
         for k, v in settings.items():
             current = conf.get(k, None) if k in _APPENDED else None

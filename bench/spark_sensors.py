@@ -177,10 +177,13 @@ def bound_program(paths: dict) -> str:
 
 
 def takes_arrow(cs) -> bool:
-    """Whether this tree's ``reason`` can return Arrow tables (``arrow=True``)."""
+    """Whether this tree's ``reason`` can return Arrow tables (``arrow=True``):
+    its own parameters, or those of the connector it hands ``**options`` to
+    (``chronolog.spark.reason`` since it moved above the API)."""
     import inspect
 
-    return "arrow" in inspect.signature(cs.reason).parameters
+    target = getattr(getattr(cs, "_connector", None), "reason_with", cs.reason)
+    return "arrow" in inspect.signature(target).parameters
 
 
 def call(spark, cs, paths: dict, partitions, inputs: str, results: str = "toarrow") -> dict:

@@ -245,23 +245,38 @@ class _Line(LineCursor):
                 raise Unread
             m = self.take(_VAR_NOT_DURATION)
             if m is None:
-                return self.interval_terms(left, at)
+                return self.interval_terms(left, at, anonymous=True)
             return ast.Timed(left, ast.Var(m.group()), None, True, True, self.pos(at))
         return left
 
-    def interval_terms(self, inner, at) -> ast.Timed:
-        """``@[S,E)``: the ends of an interval as variables."""
+    def interval_terms(self, inner, at, anonymous: bool = False) -> ast.Timed:
+        """``@[S,E)``: the ends of an interval as variables; in a body
+        (``anonymous``) an end may be ``_`` (``p(X)@[T, _]``), a head's
+        ``_`` is lark's error."""
         left = self.char("[(")
         if left is None:
             raise Unread
-        start = self.take(_VAR_NOT_DURATION)
-        if start is None or not self.char(","):
+        start = self.interval_end(anonymous)
+        if not self.char(","):
             raise Unread
-        end = self.take(_VAR_NOT_DURATION)
-        right = self.char("])") if end is not None else None
+        end = self.interval_end(anonymous)
+        right = self.char("])")
         if right is None:
             raise Unread
-        return ast.Timed(inner, ast.Var(start.group()), ast.Var(end.group()), left == "[", right == "]", self.pos(at))
+        return ast.Timed(inner, start, end, left == "[", right == "]", self.pos(at))
+
+    def interval_end(self, anonymous: bool) -> ast.Var:
+        """A variable at an interval's end, or a fresh one for ``_``
+        numbered as every ``_`` here is (in the order of the text, as lark's)."""
+        m = self.take(_VAR_NOT_DURATION)
+        if m is not None:
+            return ast.Var(m.group())
+        after = self.text[self.i + 1 : self.i + 2]  # (``_1`` or ``_:n``: not an anonymous variable)
+        if not anonymous or self.anon is None or self.text[self.i : self.i + 1] != "_" or after.isalnum() or after in ("_", ":"):
+            raise Unread
+        self.i += 1
+        self.anon += 1
+        return ast.Var(f"_{self.anon}")
 
     def unary(self):
         """An operator's literal, or the atom or truth a plain sum is (a

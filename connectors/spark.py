@@ -380,10 +380,52 @@ def _time_mapped(df, mapping, b: dict, boolean: bool = False, prog=None):
         _refuse_numbers_on_dates(df, {cols[start], cols[end]}, b["pred"], str(b["location"]))
     names = [c for i, c in enumerate(cols) if i not in (start, end) and c not in ("start_closed", "end_closed")]
     exprs = [f"{_sql_name(c)} AS {_sql_name(f'c{k}')}" for k, c in enumerate(names)]
-    exprs += [f"{_sql_name(cols[start])} AS start", f"{_sql_name(cols[end])} AS `end`"]
+    first = _sql_name(cols[start])
+    if boolean and start == end:  # (a null time point: read as two unbounded ends, it held forever)
+        first = _null_point_refused(cols[start], names, b["pred"], str(b["location"]))
+    exprs += [f"{first} AS start", f"{_sql_name(cols[end])} AS `end`"]
     quote = "" if boolean else "'"
     exprs += [f"{quote}{str(bool(sc)).lower()}{quote} AS start_closed", f"{quote}{str(bool(ec)).lower()}{quote} AS end_closed"]
     return df.selectExpr(*exprs)
+
+
+NULL_POINT = "chronolog refused a null time point: "  # raise_error's text, found again in Spark's exception
+
+
+def _null_point_refused(name: str, others: list, pred: str, where: str) -> str:
+    """Column ``name`` of time points as SQL that stops the job at a null
+    (connectors/table_times.refuse_null_point, the embedded readers'),
+    naming the row by its other columns' values; :func:`_null_points_refused`
+    turns the job's failure into the embedded error."""
+    from .spark_rounds.sql import hex_string
+
+    col = _sql_name(name)
+    row = ", ".join(f"concat({hex_string(c + '=')}, coalesce(CAST({_sql_name(c)} AS STRING), 'None'))" for c in others) or "''"
+    said = hex_string(NULL_POINT + "\x1f".join((name, pred, where)) + "\x1f")
+    return f"CASE WHEN {col} IS NULL THEN raise_error(concat({said}, concat_ws(', ', {row}))) ELSE {col} END"
+
+
+def _null_points_refused(call):
+    """``call`` with a null time point of a Spark DataFrame (a failed job,
+    :func:`_null_point_refused`) raised as the embedded readers' DataError."""
+    import functools
+
+    @functools.wraps(call)
+    def refusing(*args, **kwargs):
+        from .spark_rounds.sql import expected_failures, raised
+        from .table_times import null_point_error
+
+        with expected_failures():
+            try:
+                return call(*args, **kwargs)
+            except Exception as e:
+                said = raised(e, NULL_POINT)
+                if said is None or said.count("\x1f") < 3:
+                    raise
+                name, pred, where, row = said.split("\x1f", 3)
+                raise null_point_error(name, pred, where, f"in a row: {row}") from None
+
+    return refusing
 
 
 def _refuse_numbers_on_dates(df, names, pred: str, where: str) -> None:
@@ -607,6 +649,7 @@ def _refuse_lars_frames(prog, frames) -> None:
                  "reads tables at ticks (or push them to a chronolog.Stream)")
 
 
+@_null_points_refused
 def reason_with(
     spark,
     program,

@@ -118,16 +118,22 @@ def refuse_null_point(table, name: str, pred: str, where: str) -> None:
     reading with no time.  As a start and an end it read as unbounded on
     both sides, a reading that holds forever."""
     from chronolog.engine.arrow import row_values
+
+    i = table.column(name).is_null().to_pylist().index(True)
+    raise null_point_error(name, pred, where, f"in row {i}: {row_values(table, i)}")
+
+
+def null_point_error(name: str, pred: str, where: str, row: str):
+    """The error of a null time point in column ``name`` (:func:`refuse_null_point`;
+    Spark's, connectors/spark.py, where ``row`` has no number)."""
     from chronolog.language.ast import Pos
     from chronolog.language.errors import DataError
 
-    i = table.column(name).is_null().to_pylist().index(True)
-    raise DataError(
-        f"the column {name}, which @timeMapping of {pred} reads as each row's time point, "
-        f"is empty (null) in row {i}: {row_values(table, i)}",
+    return DataError(
+        f"the column {name}, which @timeMapping of {pred} reads as each row's time point, is empty (null) {row}",
         Pos(where),
         hint=f"a row without a time holds at no time point: drop or fill those rows of {pred} "
-             f"(pandas: df.dropna(subset=[{name!r}]))",
+             f"(df.dropna(subset=[{name!r}]) in pandas and in Spark)",
     )
 
 

@@ -377,9 +377,11 @@ def test_spark_epoch_seconds_on_a_date_timeline_are_refused_by_their_column(spar
 
 
 @pytest.mark.spark
-@pytest.mark.xfail(strict=True, reason="a Spark DataFrame's @timeMapping is placed in Spark SQL (connectors/spark.py "
-                   "_time_mapped), which reads a null time point as two unbounded ends: the fact holds forever")
-def test_spark_a_null_time_point_of_a_spark_dataframe_is_refused(spark):
+@pytest.mark.parametrize("path", [dict(distributed=False), dict(distributed=True), dict(distributed=True, key={"reading": 0})])
+def test_spark_a_null_time_point_of_a_spark_dataframe_is_refused(spark, path):
+    """Spark SQL places a DataFrame's @timeMapping (connectors/spark.py
+    _time_mapped): a null time point read as two unbounded ends held
+    forever on the driver, the rounds and the keyed tasks alike."""
     from datetime import datetime
 
     from chronolog import spark as cs
@@ -387,10 +389,11 @@ def test_spark_a_null_time_point_of_a_spark_dataframe_is_refused(spark):
     ts = pa.array([datetime(2024, 3, 1, 10, 0), None], pa.timestamp("us"))
     df = spark.createDataFrame(pa.table({"machine": ["m1", "m1"], "ts": ts, "temp": [85, 86]}).to_pandas())
     prog = '@timeGranularity("minutes").\n@timeMapping("reading", 1, 1).\nhot(M) :- <->[0,1) reading(M, V), V > 80.\n'
-    with pytest.raises(chronolog.DataError, match="the column ts, which @timeMapping of reading reads as each row's time point"):
+    with pytest.raises(chronolog.DataError, match="the column ts, which @timeMapping of reading reads as each row's time point, "
+                       r"is empty \(null\) in a row: machine=m1, temp=86"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cs.reason(spark, prog, inputs={"reading": df}, arrow=True)
+            cs.reason(spark, prog, inputs={"reading": df}, arrow=True, **path)
 
 
 @pytest.mark.parametrize(

@@ -118,14 +118,14 @@ class Catalog:
         (``spark.sql`` would add a conversion of its empty argument list).
         ``lasting``: parsed outside the rounds' settings (an output's, after
         the run), so under :func:`parser_conf` of its own."""
+        from contextlib import nullcontext
+
         from pyspark.sql import DataFrame
 
-        if lasting:
-            from ..spark import _session_conf
+        from ..spark import _session_conf
 
-            with _session_conf(self.spark, parser_conf(self.spark)):
-                return DataFrame(self.spark._jsparkSession.sql(text), self.spark)
-        return DataFrame(self.spark._jsparkSession.sql(text), self.spark)
+        with _session_conf(self.spark, parser_conf(self.spark)) if lasting else nullcontext():
+            return DataFrame(self.spark._jsparkSession.sql(text), self.spark)
 
     def view(self, df) -> str:
         """A temporary view of ``df`` for the statements to read (made once per DataFrame)."""

@@ -485,7 +485,7 @@ def works_on_text(plan, classes: dict) -> bool:
     for r in plan.rules:
         op = rule_operator(r)
         body, aggregates = lowered(r) if isinstance(op, Aggregate) else (r.body, ())
-        lits = (*body, *r.after) if isinstance(op, Aggregate) else tuple(r.body)
+        lits = (*body, *r.after) if isinstance(op, Aggregate) else tuple(body)
         texts = {v for v, c in body_classes(lits, classes).items() if c == TEXT}
         if not texts:
             continue

@@ -498,12 +498,12 @@ def _has_existentials(prog) -> bool:
 
 class _Changes:
     """Small changes waiting for a predicate's rows, folded into their net
-    effect: the rows minus ``holes`` (terms -> intervals), plus ``added``
-    (terms -> a tuple of intervals).  A hole arriving after an addition
+    effect: the rows minus ``holes`` (terms -> a tuple of intervals), plus
+    ``added`` (terms -> a tuple of intervals).  A hole arriving after an addition
     is cut from the addition too, so a session of many small updates of the
     same facts (amends, a stream of corrections) keeps them the size of the
     atoms changed: a list of every update's changes grew by two entries an
-    amend.  Tuples, not lists: a tuple of numbers is one the garbage
+    amend.  Tuples, not lists, on both sides: a tuple of numbers is one the garbage
     collector stops tracking, so a session's waiting changes do not bring
     on full collections (a list per atom added did, every ~4 updates of 1%
     of LUBM 1M, ~0.1 s each in a host holding a million objects)."""
@@ -523,8 +523,8 @@ class _Changes:
         added = self.added
         for terms, ivs in holes.items():
             old = self.holes.get(terms)
-            ivs = list(ivs) if old is None else old + list(ivs)
-            self.holes[terms] = coalesce(ivs) if len(ivs) > _Changes.TIDY else ivs
+            ivs = tuple(ivs) if old is None else old + tuple(ivs)
+            self.holes[terms] = tuple(coalesce(ivs)) if len(ivs) > _Changes.TIDY else ivs
             if terms in added:
                 left = without(added[terms], holes[terms])
                 if left:

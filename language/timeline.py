@@ -272,28 +272,32 @@ def instances_meet(iv, period) -> bool:
 
 
 def subtract(iv: Interval, holes: Iterable[Interval]) -> list:
-    """``iv`` minus the union of ``holes`` (which need not be sorted)."""
-    pieces = [iv]
-    for h in holes:
-        hlo, hhi, hlc, hhc = h
-        nxt = []
-        for p in pieces:
-            plo, phi, plc, phc = p
-            # part left of the hole
-            left = make(plo, hlo, plc, not hlc) if plo < hlo or (plo == hlo and plc and not hlc) else None
-            if left is not None:
-                left = intersect(left, p)
-                if left is not None:
-                    nxt.append(left)
-            right = make(hhi, phi, not hhc, phc) if hhi < phi or (hhi == phi and phc and not hhc) else None
-            if right is not None:
-                right = intersect(right, p)
-                if right is not None:
-                    nxt.append(right)
-        pieces = nxt
-        if not pieces:
-            break
-    return pieces
+    """``iv`` minus the union of ``holes`` (which need not be sorted), as
+    sorted, disjoint pieces.
+
+    One sweep over the holes coalesced: linear in them, where punching the
+    holes one at a time into every piece so far was quadratic (a machine's
+    week minus its 500 readings: 3 s of 4 in a sensor program)."""
+    lo, hi, lc, hc = iv
+    out = []
+    for hlo, hhi, hlc, hhc in coalesce(holes):
+        # the piece from the current start up to the hole (it ends where
+        # the hole starts, closed there if the hole's start is open)
+        if hlo > hi or (hlo == hi and not (hlc and hc)):
+            piece = make(lo, hi, lc, hc)
+            if piece is not None:
+                out.append(piece)
+            return out
+        piece = make(lo, hlo, lc, not hlc)
+        if piece is not None:
+            out.append(piece)
+        # the rest starts after the hole, unless it started later already
+        if hhi > lo or (hhi == lo and hhc and lc):
+            lo, lc = hhi, not hhc
+    piece = make(lo, hi, lc, hc)
+    if piece is not None:
+        out.append(piece)
+    return out
 
 
 def closure(iv: Interval) -> Interval:

@@ -121,6 +121,21 @@ def test_rows_coalesce_is_the_union_in_sorted_maximal_intervals(drawn):
 
 
 @settings(max_examples=examples(300), deadline=None)
+@given(intervals(), st.lists(intervals(), max_size=12))
+def test_rows_subtract_is_the_difference_in_sorted_maximal_pieces(iv, holes):
+    """The rows' subtract by its definition, point by point: what is left of
+    ``iv`` is every point of it in no hole, as sorted pieces apart."""
+    got = tl.subtract(iv, holes)
+    ends = sorted({x for h in [iv, *holes] for x in h[:2] if abs(x) != tl.POS_INF} | {0})
+    probes = ends + [Fraction(a + b, 2) for a, b in zip(ends, ends[1:])] + [ends[0] - 1, ends[-1] + 1]
+    for t in probes:
+        want = tl.contains_point(iv, t) and not any(tl.contains_point(h, t) for h in holes)
+        assert any(tl.contains_point(p, t) for p in got) == want, (t, got)
+    for a, b in zip(got, got[1:]):
+        assert a[1] < b[0] or (a[1] == b[0] and not (a[3] or b[2])), (a, b)
+
+
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=6), st.lists(st.tuples(st.integers(0, 2), intervals()), max_size=8))
 def test_difference_kernel_matches_the_rows(rows, holes):
     from chronolog.engine.columns.coalesce import coalesce

@@ -242,3 +242,48 @@ def test_row_ids_number_equal_rows_alike(width, table, collide):
     finally:
         code_frames._hashed_order = hashed
     assert _same_rows_same_ids(ids, cols)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["disjoint", "one width", "any"]), st.sampled_from([[], ["a"], ["a", "b", "c"]]),
+       st.sampled_from(["numpy", "polars"]))
+def test_many_intervals_of_a_key_pair_by_their_times(seed, right_kind, shared, way):
+    """A join and a difference where a key's rows meet only a few of its
+    many intervals (past the pairs :func:`code_frames._meeting_pairs`
+    leaves to a pairing by keys): the same answer as every pair checked,
+    whether ``right``'s ends run in the order of its starts (disjoint, of
+    one width: searched) or not (any: paired by keys), the pairs counted
+    in numpy or in polars."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n, m = rng.integers(100, 160, size=2)
+    def keyed(k):
+        return {c: rng.integers(0, 2, size=k) for c in ["a", "b", "c"]}
+    df = pl.DataFrame({**keyed(n), "s": (s := rng.integers(0, 400, size=n)), "e": s + rng.integers(1, 30, size=n)})
+    if right_kind == "disjoint":  # (maximal intervals of one key: apart)
+        cuts = np.sort(rng.choice(np.arange(1000), size=2 * m, replace=False))
+        rs, re = cuts[0::2], cuts[1::2]
+    else:
+        rs = rng.integers(0, 400, size=m)
+        re = rs + (7 if right_kind == "one width" else rng.integers(1, 60, size=m))
+    right = pl.DataFrame({**keyed(m), "s": rs, "e": re}).with_columns(pl.all().cast(pl.Int64))
+    df = df.with_columns(pl.all().cast(pl.Int64))
+    if right_kind == "disjoint":  # (the same key on all of them)
+        right = right.with_columns(pl.lit(0, pl.Int64).alias(c) for c in ["a", "b", "c"])
+    other = right.select(*shared, "s", "e") if shared else right.select("s", "e", pl.col("a").alias("r"))
+    got = code_frames.join(df, other, shared, way)
+    expected = []
+    for r in df.iter_rows(named=True):
+        for q in right.iter_rows(named=True):
+            s, e = max(r["s"], q["s"]), min(r["e"], q["e"])
+            if all(r[c] == q[c] for c in shared) and s < e:
+                expected.append((r["a"], r["b"], r["c"], s, e, *([] if shared else [q["a"]])))
+    assert rows(got) == sorted(expected)
+    if right_kind == "disjoint":
+        keys = shared or []
+        holes = right.select(*keys, "s", "e").rename({"s": "hs", "e": "he"})
+        left = code_frames.subtract(df, holes, keys, way)
+        gone = {(*(r[c] for c in keys), t) for r in right.iter_rows(named=True) for t in range(r["s"], r["e"])}
+        want = {(*(r[c] for c in ["a", "b", "c"]), t) for r in df.iter_rows(named=True) for t in range(r["s"], r["e"]) if (*(r[c] for c in keys), t) not in gone}
+        assert points(left, ["a", "b", "c"]) == want

@@ -120,6 +120,18 @@ def _api_tables(out, rows):
     return Figures(f"{_s(c)} median call", f"{_s(d)} median call", _x(c, d) + " wall", ok=same)
 
 
+@bench(name="sensor_readings", args="bench/sensor_readings.py --readings 5000 12000 30000 --repeat 3", json=True,
+       peer="engine=\"rows\" and engine=\"columns\" forced (same run, alternating), the faster of the two",
+       target="the default within 1.2x of the faster from 10,000 readings",
+       what="the sensor recipe (Since, negation, times between minutes) on a pandas frame: the default engine's choice")
+def _sensor_readings(out, rows):
+    def sizes(key):
+        return "; ".join(f"{r['readings'] / 1000:.0f}k {key(r)}" for r in rows)
+    return Figures(sizes(lambda r: f"{_s(r['median']['default'])} (first call {_s(r['first']['default'])})"),
+                   sizes(lambda r: f"{r['faster']} {_s(r['median'][r['faster']])} (rows {_s(r['median']['rows'])})"),
+                   sizes(lambda r: f"{r['ratio']:.2f}x, first call {r['first_ratio']:.2f}x"), ok=all(r["same"] for r in rows))
+
+
 @bench(name="temporal_reach", args="bench/temporal_reach.py --edges 400000 --repeat 3", json=True,
        peer="DuckDB, the recursion as a recursive CTE (UNION, coalesced; threads = cores; reads Parquet)", target="1.5x (issue 37)",
        what="temporal reachability (a path holds while its edges do) over 400k random interval edges, 2M answers; whole command each side")

@@ -19,12 +19,14 @@ AUTO_MIN_FACTS = 300_000
 # facts the whole command takes 0.6-0.85x the CPU of rows, at 20k the same)
 AUTO_MIN_FILE_FACTS = 50_000
 # ... and from this many facts of tables given in memory read straight into
-# columns (reason(program, {pred: table}), a Spark task's typed inputs): no
-# file to read and usually a warm process, so only polars' import is left
-# to pay once; bench/README.md, same section: the four rules at
-# 20,000-40,000 facts take 0.02-0.03 s on columns against 0.14-0.34 s on
-# rows, the first call of a process the same at 20,000)
-AUTO_MIN_TABLE_FACTS = 20_000
+# columns (reason(program, {pred: table}), a Spark task's typed inputs;
+# AUTO_MIN_ROWS below, so a table read as columns runs on them): no file
+# to read and usually a warm process.  At 10,000 the four rules
+# (bench/four_rules.py's tables) take 0.14-0.16 s on columns against
+# 0.11-0.14 s on rows in a fresh process, 0.02 s against 0.07-0.11 s warm;
+# the sensor recipe (bench/sensor_readings.py: Since, negation, times
+# between minutes) 0.63 s against 2.7 s fresh, 0.51 s against 2.9 s warm
+AUTO_MIN_TABLE_FACTS = 10_000
 # ... and from this many given facts when a stratum is a recurrence the
 # sweep takes (planner/recurrence.py): the rows take one round per delay of
 # it (bench/README.md, timeseries_ema: 13,600 days); the whole run then

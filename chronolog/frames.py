@@ -503,8 +503,10 @@ def place_times(program, facts, closed=None):
                 )
             if mapping is not None:
                 pos = next(a.pos for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
-                items = table_times.time_mapped(as_table(items, pred), mapping, pred, f"the table for {pred}", pos,
-                                                program.calendar)
+                table = as_table(items, pred)
+                if program.calendar is None and all(0 <= i < table.num_columns for i in mapping[:2]):
+                    table_times.refuse_dates_on_numbers(table, {table.schema.names[i] for i in mapping[:2]}, pred, f"the table for {pred}")
+                items = table_times.time_mapped(table, mapping, pred, f"the table for {pred}", pos, program.calendar)
             elif ends is not None:
                 items = table_times.with_closed(as_table(items, pred), ends, pred)
         out[pred] = items

@@ -149,6 +149,24 @@ def refuse_numbers_on_dates(table, names, pred: str, where: str) -> None:
             raise numbers_on_dates(name, typ, pred, where)
 
 
+def refuse_dates_on_numbers(table, names, pred: str, where: str) -> None:
+    """Time columns ``names`` of dates or timestamps on a numeric timeline
+    (a table given in memory: no reader turns them into epoch seconds),
+    refused by their own names, as :func:`refuse_numbers_on_dates` the
+    other way round."""
+    import pyarrow as pa
+
+    from chronolog.language.ast import Pos
+    from chronolog.language.errors import DataError
+
+    for name in sorted(names):
+        typ = table.schema.field(name).type
+        if pa.types.is_date(typ) or pa.types.is_timestamp(typ):
+            raise DataError(f"the column {name}, which @timeMapping of {pred} reads as times, holds dates ({typ}), "
+                            "but the program's timeline is numeric", Pos(where),
+                            hint='declare @timeGranularity("days"). (or hours, minutes, seconds) in the program')
+
+
 def numbers_on_dates(name: str, typ, pred: str, where: str):
     """The error of a time column ``name`` of numbers of type ``typ`` on a date timeline."""
     from chronolog.language.dates import NUMBERS_ON_DATES

@@ -108,6 +108,22 @@ def test_epoch_seconds_on_a_date_timeline_are_refused_by_their_column(kind, tmp_
     assert "pandas.to_datetime(column, unit='s')" in e.value.hint
 
 
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "polars"])
+def test_timestamps_of_a_table_on_a_numeric_timeline_are_refused_by_their_column(kind, tmp_path):
+    """Timestamps placed by @timeMapping in a program without
+    @timeGranularity were refused as "column start of reading holds
+    dates", a column the table does not have; the error names the
+    table's own column and the annotation that makes the timeline dates."""
+    import datetime as dt
+
+    table = pa.table({"machine": ["m1", "m2"], "ts": [dt.datetime(2024, 3, 1, 10), dt.datetime(2024, 3, 1, 10, 1)], "temp": [85, 90]})
+    prog = '@timeMapping("reading", 1, 1).\nhot(M) :- reading(M, V), V > 80.\n'
+    e, where = _refused_readings(table, prog, kind, tmp_path)
+    assert str(e.value).startswith(where + "data error: the column ts, which @timeMapping of reading reads as times, "
+                                   "holds dates (timestamp[us]), but the program's timeline is numeric")
+    assert '@timeGranularity("days")' in e.value.hint
+
+
 def test_time_mapping_past_the_table_names_its_columns():
     table = pa.table({"c0": ["a"], "start": [0], "end": [5]})
     with pytest.raises(ProgramError, match=r"@timeMapping of p: the table for p has 3 columns \(c0, start, end\), no column 5"):

@@ -226,6 +226,24 @@ def test_bisection_into_long_interval_lists(probe_every_list_by_bisection, case)
     check(case)
 
 
+@pytest.fixture
+def probe_every_bucket_by_time(monkeypatch):
+    """Joins probe a bucket of matching atoms by time once it has many
+    atoms or many intervals together (engine/rows/time_index.py); with the
+    thresholds at nothing every bucket is probed that way."""
+    from chronolog.engine.rows import join, time_index
+
+    monkeypatch.setattr(join, "FEW", 1)
+    monkeypatch.setattr(time_index, "FEW", 1)
+    monkeypatch.setattr(time_index, "BIG_INTERVALS", 0)
+
+
+@settings(max_examples=examples(60), **SETTINGS)
+@given(cases(ops=ALL_OPS, nest=1, negation=True, recursion=True))
+def test_joins_probing_buckets_by_time(probe_every_bucket_by_time, case):
+    check(case)
+
+
 @settings(max_examples=examples(40), **SETTINGS)
 @given(cases(ops=ALL_OPS, nest=1, negation=True))
 def test_bisection_with_raw_pieces(probe_every_list_by_bisection, case):

@@ -17,7 +17,7 @@ from chronolog.language import ast
 from .input import OLD, AtomPattern
 from ..node import MapNode
 from .temporal import interval_transform
-from .time_index import BIG, shared_bucket
+from .time_index import FEW, shared_bucket, worth_indexing
 
 
 def key_function(pattern: AtomPattern):
@@ -132,10 +132,13 @@ class TemporalJoinNode(MapNode):
             if not bucket:
                 continue
             lo, hi, lc, hc = iv
-            if not delta and len(bucket) >= BIG:
+            if not delta and len(bucket) >= FEW:
                 tb = by_time.get(k)
-                if tb is None:
-                    tb = by_time[k] = shared_bucket(self.state, rel, self._time_key, k, bucket, transform, eq_checks)
+                if tb is None:  # (False: a bucket not worth it, decided once per relation version)
+                    tb = by_time[k] = worth_indexing(atoms, bucket) and shared_bucket(self.state, rel, self._time_key, k, bucket, transform, eq_checks)
+            else:
+                tb = False
+            if tb:
                 for terms, (jlo, jhi, jlc, jhc) in tb.overlapping(lo, hi):
                     # the same intersection as below
                     if jlo > lo:

@@ -15,6 +15,20 @@ from bisect import bisect_left, bisect_right
 from chronolog.language.timeline import NEG_INF, POS_INF
 
 BIG = 64  # buckets at least this large are probed by time
+# ... and buckets of at least FEW atoms holding at least BIG_INTERVALS
+# intervals together (50 atoms of 32 intervals each, every atom scanned
+# for each row: 4.8 s of a join of 16,000 rows, 0.3 s probed by time)
+FEW, BIG_INTERVALS = 8, 256
+
+
+def worth_indexing(atoms, bucket) -> bool:
+    """Whether a bucket of matching atoms is probed by time: many atoms, or
+    a few with many intervals together."""
+    if len(bucket) >= BIG:
+        return True
+    if len(bucket) < FEW:
+        return False
+    return sum(len(atoms[t]) for t in bucket) >= BIG_INTERVALS
 
 
 class TimeBucket:

@@ -245,18 +245,22 @@ def test_row_ids_number_equal_rows_alike(width, table, collide):
 
 
 @settings(max_examples=examples(100), deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from(["disjoint", "one width", "any"]), st.sampled_from([[], ["a"], ["a", "b", "c"]]),
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["disjoint", "one width", "any", "far disjoint", "far any"]),
+       st.sampled_from([[], ["a"], ["a", "b", "c"]]),
        st.sampled_from(["numpy", "polars"]))
 def test_many_intervals_of_a_key_pair_by_their_times(seed, right_kind, shared, way):
     """A join and a difference where a key's rows meet only a few of its
     many intervals (past the pairs :func:`code_frames._meeting_pairs`
     leaves to a pairing by keys): the same answer as every pair checked,
     whether ``right``'s ends run in the order of its starts (disjoint, of
-    one width: searched) or not (any: paired by keys), the pairs counted
-    in numpy or in polars."""
+    one width: from the first ending after a row's start) or not (any: from
+    the first starting less than the longest interval before it), with
+    times too far apart to subtract (far: ranked, or paired by keys), the
+    pairs counted in numpy or in polars."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
+    far, right_kind = right_kind.startswith("far"), right_kind.split()[-1]
     n, m = rng.integers(100, 160, size=2)
     def keyed(k):
         return {c: rng.integers(0, 2, size=k) for c in ["a", "b", "c"]}
@@ -269,6 +273,10 @@ def test_many_intervals_of_a_key_pair_by_their_times(seed, right_kind, shared, w
         re = rs + (7 if right_kind == "one width" else rng.integers(1, 60, size=m))
     right = pl.DataFrame({**keyed(m), "s": rs, "e": re}).with_columns(pl.all().cast(pl.Int64))
     df = df.with_columns(pl.all().cast(pl.Int64))
+    if far:  # (the last interval of each side far on: the keys times the span pass 2**62)
+        last = pl.int_range(pl.len()) == pl.len() - 1
+        right = right.with_columns(pl.when(last).then(pl.col(c) + (1 << 62)).otherwise(pl.col(c)).alias(c) for c in ("s", "e"))
+        df = df.with_columns(pl.when(last).then(pl.col(c) + (1 << 62)).otherwise(pl.col(c)).alias(c) for c in ("s", "e"))
     if right_kind == "disjoint":  # (the same key on all of them)
         right = right.with_columns(pl.lit(0, pl.Int64).alias(c) for c in ["a", "b", "c"])
     other = right.select(*shared, "s", "e") if shared else right.select("s", "e", pl.col("a").alias("r"))

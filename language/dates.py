@@ -279,13 +279,21 @@ class Calendar:
     # points -> datetimes
     def datetime(self, t) -> _dt.datetime | None:
         """The datetime of a finite point, or None if it falls between microseconds."""
-        micros = Fraction(t) * self.unit_seconds * 1_000_000
-        if micros.denominator != 1:
-            return None
+        per_unit = self.unit_seconds * 1_000_000  # (whole microseconds for every unit: integer arithmetic,
+        if per_unit.denominator == 1 and type(t) in (int, Fraction):  # not a Fraction per point written)
+            n, d = (t, 1) if type(t) is int else (t.numerator, t.denominator)
+            micros, rest = divmod(n * per_unit.numerator, d)
+            if rest:
+                return None
+        else:
+            micros = Fraction(t) * per_unit
+            if micros.denominator != 1:
+                return None
+            micros = int(micros)
         import datetime as _dt
 
         try:
-            return epoch() + _dt.timedelta(microseconds=int(micros))
+            return epoch() + _dt.timedelta(microseconds=micros)
         except OverflowError:
             return None
 

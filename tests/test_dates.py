@@ -464,3 +464,28 @@ def test_start_and_end_share_one_type_when_one_has_a_time_of_day(engine):
     assert (df["end"] - df["start"]).tolist() == [pd.Timedelta(days=2), pd.Timedelta(hours=42)]
     both_dates = chronolog.reason(program.replace("T06:00", ""), engine=engine).to_arrow("q")
     assert both_dates.schema.field("start").type == both_dates.schema.field("end").type == pa.date32()
+
+
+@pytest.mark.parametrize("unit", ["days", "hours", "minutes", "seconds", "milliseconds"])
+def test_a_point_is_the_datetime_pandas_gives_or_none_between_microseconds(unit):
+    """Calendar.datetime by integer arithmetic against pandas: the epoch
+    plus the point's units as nanoseconds, for whole points and fractions
+    of a unit (a reading at 10:00:20 on a timeline of minutes), None where
+    the point falls between microseconds."""
+    import random
+
+    from budget import examples
+    from chronolog.language.dates import UNIT_SECONDS, Calendar
+
+    cal, rng = Calendar(unit), random.Random(7)
+    per_unit_ns = Fraction(UNIT_SECONDS[unit]) * 10**9
+    for _ in range(examples(2000)):
+        bound = min(10**7, int(Fraction(9 * 10**18) / per_unit_ns))  # (within pandas' nanoseconds)
+        t = Fraction(rng.randint(-bound, bound), rng.choice([1, 2, 3, 60, 1000, 7, 86400]))
+        t = t.numerator if t.denominator == 1 else t
+        ns = t * per_unit_ns
+        if (ns / 1000).denominator != 1:
+            assert cal.datetime(t) is None, t
+            continue
+        want = pd.Timestamp("1970-01-01") + pd.Timedelta(int(ns), "ns")
+        assert pd.Timestamp(cal.datetime(t)) == want, t

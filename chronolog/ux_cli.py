@@ -59,7 +59,9 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
         return
     from chronolog.connectors.fact_csv import Cells
 
-    arity = max((len(f.terms) for f in rows), default=0)
+    # (the predicates' arities too: an empty answer still has its argument columns)
+    arities = getattr(getattr(model, "plan", None), "arities", {})
+    arity = max([len(f.terms) for f in rows] + [arities.get(p, (None,))[0] or 0 for p in lines_by_pred], default=0)
     repeating = any(f.every is not None for f in rows)
     cells = []
     term_cell = Cells().cell  # (what --facts FILE.csv reads back: connectors/fact_csv.py)

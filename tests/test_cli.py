@@ -272,3 +272,15 @@ def test_a_closed_pipe_ends_with_the_status_the_exit_table_gives_it(tmp_path):
     assert run.wait() == 1 and first.startswith(b"q(c") and err == ""
     table = (Path(__file__).parent.parent / "docs" / "cli.md").read_text().split("## Exit status and errors")[1]
     assert re.search(r"^\| 1 \| .*closed", table, re.M), "docs/cli.md's exit-status table lacks status 1"
+
+
+def test_an_empty_csv_answer_has_its_argument_columns(tmp_path):
+    """``run --format csv`` of an output with no fact wrote the header
+    ``pred,start,end,...``: a reader of the file (pandas, DuckDB) saw no
+    argument columns; it writes c0, c1 as for a full answer."""
+    prog = tmp_path / "p.vada"
+    for bound, rows in ((5, []), (0, ["q,1,2,0,1,true,true"])):
+        prog.write_text(f'q(X, Y) :- p(X, Y), X > {bound}.\np(1, 2)@[0,1].\n@output("q").\n')
+        r = cli("run", prog, "--format", "csv")
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.splitlines() == ["pred,c0,c1,start,end,start_closed,end_closed", *rows]

@@ -678,7 +678,7 @@ def _text_date(text: str, where: str):
     try:
         value, cycles, _ = parse_date(t)
     except ValueError as e:
-        message, hint = date_problem(e, f"{where}: {text!r} is not a date", "write 2020-01-31 or 2020-01-31T12:30:00")
+        message, hint = date_problem(e, f"{where}: {text!r} is not a date", "write 2020-01-31 or 2020-01-31T12:30:00", t)
         raise ArgumentError(message, hint=hint) from None
     return text if cycles else value
 

@@ -57,7 +57,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
             from chronolog.language.dates import date_problem
 
             message, hint = date_problem(e, f"{cell!r} is not a date",
-                                         "the program's timeline is dates: write 2020-01-31 or 2020-01-31T12:30:00 (or -inf, +inf)")
+                                         "the program's timeline is dates: write 2020-01-31 or 2020-01-31T12:30:00 (or -inf, +inf)", cell)
             if _NUMBER_SHAPE.match(cell):  # (epoch seconds, most often)
                 from chronolog.language.dates import NUMBERS_ON_DATES
 
@@ -72,7 +72,7 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
             if DATE_RE.match(cell) and int(DATE_RE.match(cell).group(1)) not in range(1, 10000):
                 raise DataError(f"column {column}: {cell!r} is a date no value can hold", where,
                                 hint="a date as a value is in years 1..9999 (a time point, in the interval columns, may be any year)") from None
-            message, hint = date_problem(e, f"{cell!r} is not a date", "write 2020-01-31 or 2020-01-31T12:30:00")
+            message, hint = date_problem(e, f"{cell!r} is not a date", "write 2020-01-31 or 2020-01-31T12:30:00", cell)
             raise DataError(f"column {column}: {message}", where, hint=hint) from None
         return value  # a datetime; a midnight prints as a date (language/dates.py)
     if kind in BOOLEAN_TYPES:

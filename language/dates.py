@@ -125,10 +125,23 @@ class TooFine(ValueError):
     hint = "a datetime is exact to the microsecond: write at most 6 fractional digits of a second (2020-01-31T12:30:15.123456)"
 
 
-def date_problem(error: ValueError, message: str, hint: str) -> tuple:
+# A date-time with a zone written otherwise than ISO 8601's ``Z`` or
+# ``+02:00``: ``+0200``, ``+02``, `` UTC``, ``GMT`` (BigQuery's exports,
+# strftime's ``%z``)
+_OTHER_ZONE = LazyPattern(r"^\S*\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?\s*([+-]\d{2}(\d{2})?|[A-Za-z]{1,5})$")
+ZONE_HINT = ("a date-time's zone is an ISO 8601 offset with a colon, +02:00, or Z for UTC: "
+             "2024-01-01T10:00:00+02:00, 2024-01-01T10:00:00Z (without one it is UTC already)")
+
+
+def date_problem(error: ValueError, message: str, hint: str, text: str | None = None) -> tuple:
     """``(message, hint)`` of an error about a date that did not read:
-    :class:`TooFine`'s own, else the caller's."""
-    return (str(error), error.hint) if isinstance(error, TooFine) else (message, hint)
+    :class:`TooFine`'s own, else the caller's, or how to write the zone
+    where ``text`` has one ISO 8601 does not read (``+0200``, `` UTC``)."""
+    if isinstance(error, TooFine):
+        return str(error), error.hint
+    if text is not None and _OTHER_ZONE.match(text.strip()):
+        return message, ZONE_HINT
+    return message, hint
 
 
 def parse_date(text: str) -> tuple:

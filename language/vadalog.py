@@ -106,6 +106,12 @@ class VadalogDialect(Dialect):
             if meteor is not None:
                 hint = (f"{meteor} is the MeTeoR dialect's operator; {self.written_here(meteor)}, or read the program "
                         'as MeTeoR: --dialect meteor, a .meteor file or dialect="meteor"')
+            elif re.search(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?$", before) and (
+                    re.match(r"\s*[+-]\d\d(\d\d)?\b", src_line[max(column - 1, 0):]) or re.fullmatch(r"[A-Za-z]{1,5}", str(tok))):
+                # 2024-01-01T10:00:00+0200, 2024-01-01 10:00:00 UTC
+                from .dates import ZONE_HINT
+
+                hint = ZONE_HINT
             elif str(tok) in ("/", ".") and re.search(r"\d" + re.escape(str(tok)) + r"\d+$", before):  # 01/31/2024, 31.01.2024
                 hint = "dates are written year-month-day, 2024-01-31 (2024-01-31T12:30:00 with a time)"
             elif ":-" in stmt and re.search(r"@\s*[\[(]\s*$", before) and "VAR" in exc.expected:  # q(X) :- p(X)@[1,2].

@@ -112,6 +112,9 @@ class VadalogDialect(Dialect):
                 from .dates import ZONE_HINT
 
                 hint = ZONE_HINT
+            elif tok.type in ("TEMP_OP", "BOX_OP") and before.endswith("("):  # <->(0,1] ([-][0,3] p(X))
+                inner = re.sub(r"\(\s*(" + re.escape(str(tok)) + r"[^()]*\([^()]*\))\s*\)", r"\1", src_line.strip(), count=1)
+                hint = f"temporal operators nest without parentheses: {inner}"
             elif str(tok) in ("/", ".") and re.search(r"\d" + re.escape(str(tok)) + r"\d+$", before):  # 01/31/2024, 31.01.2024
                 hint = "dates are written year-month-day, 2024-01-31 (2024-01-31T12:30:00 with a time)"
             elif ":-" in stmt and re.search(r"@\s*[\[(]\s*$", before) and "VAR" in exc.expected:  # q(X) :- p(X)@[1,2].

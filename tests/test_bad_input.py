@@ -1548,3 +1548,13 @@ def test_a_zone_iso_8601_does_not_read_says_how_to_write_it(tmp_path, written):
     out = refused(tmp_path, '@timeGranularity("minutes").\n@bind("r", "csv", ".", "r.csv").\n@timeMapping("r", 1, 1).\n'
                             'q(X) :- r(X).\n@output("q").\n', says=f"{written!r} is not a date")
     assert "+02:00, or Z for UTC" in out and "r.csv:2:2" in out
+
+
+def test_a_temporal_operator_in_parentheses_says_they_nest_without(tmp_path):
+    """``<->(0,1] ([-][0,3] p(X))`` (parentheses as in mathematics) was a
+    syntax error with no hint; the hint writes the rule as it reads, and
+    that rule runs."""
+    out = refused(tmp_path, "q(X) :- r(X), <->(0,1] ([-][0,3] p(X)).\np(a)@[0,5].\nr(a)@[0,9].\n", where="1:25", says="unexpected '[-]'")
+    fixed = out.split("hint: temporal operators nest without parentheses: ")[1].splitlines()[0]
+    assert fixed == "q(X) :- r(X), <->(0,1] [-][0,3] p(X)."
+    assert chronolog.reason(fixed + "\np(a)@[0,5].\nr(a)@[0,9].\n").to_text() == "q(a)@(3,6]"

@@ -77,10 +77,18 @@ def write_outputs(model, program, output, overwrite: bool, window) -> None:
                     continue
                 what = {"csv": "a CSV file", "parquet": "a Parquet file", "ipc": "an Arrow file"}.get(fmt, "a fact file")
                 write_facts(b["location"], rows(p, what), model.column_names(p), p, fmt, overwrite, staging=staging, calendar=model.calendar,
-                            read_back=read_back)
+                            read_back=read_back, floats=_declared_floats(model, p))
         staging.publish()
     for path, pred, read_back in checks:
         read_back.note(path, pred, model.column_names(pred))
+
+
+def _declared_floats(model, pred: str) -> list:
+    """The columns of ``pred`` its ``@mapping`` declares ``"float"``."""
+    from chronolog.connectors.bindings import mappings
+    from chronolog.language.mapping_types import FLOAT_TYPES
+
+    return [name for name, kind in mappings(model.plan.program, pred).values() if kind in FLOAT_TYPES]
 
 
 def _read_back(model, pred: str):
@@ -128,7 +136,7 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
     table = columns_arrow_table(cols, pred, names, model.calendar)
     if table is None:
         return False
-    from chronolog.connectors.files import write_table
+    from chronolog.connectors.files import floats_as_declared, write_table
 
-    write_table(table, path, fmt, overwrite, staging)
+    write_table(floats_as_declared(table, _declared_floats(model, pred)), path, fmt, overwrite, staging)
     return True

@@ -175,11 +175,26 @@ def write_table(table, path, fmt=None, overwrite: bool = False, staging=None) ->
     atomic_write(path, write, overwrite, staging)
 
 
+def floats_as_declared(table, floats):
+    """``table`` with the columns ``floats`` (``@mapping``'d ``"float"``)
+    as float64, as declared: exact numbers (1, 2.5) otherwise type such a
+    column int64 or decimal128 by its values."""
+    import pyarrow as pa
+
+    for name in floats:
+        i = table.schema.get_field_index(name)
+        if i >= 0 and table.schema.field(i).type != pa.float64() and (
+                pa.types.is_integer(table.schema.field(i).type) or pa.types.is_decimal(table.schema.field(i).type)):
+            table = table.set_column(i, name, table.column(i).cast(pa.float64(), safe=False))
+    return table
+
+
 def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool = False, timestamps: bool = False, staging=None, calendar=None,
-                read_back=None) -> None:
+                read_back=None, floats=()) -> None:
     """Write ``(terms, interval)`` rows in any format, atomically.
     ``timestamps``: time columns as ``timestamp[us, UTC]`` (Parquet/IPC);
-    ``read_back``: a CSV file's :class:`~.csv_files.ReadBack`."""
+    ``read_back``: a CSV file's :class:`~.csv_files.ReadBack`; ``floats``:
+    the columns written as float64 (Parquet/IPC, :func:`floats_as_declared`)."""
     kind = format_of(path, fmt)
     if kind == "csv":
         from chronolog.connectors.csv_files import write_csv_facts
@@ -197,7 +212,7 @@ def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool =
         return atomic_write(path, write, overwrite, staging)
     from chronolog.engine.arrow import facts_to_arrow
 
-    table = facts_to_arrow(facts, names, calendar)  # (dates as to_arrow gives them)
+    table = floats_as_declared(facts_to_arrow(facts, names, calendar), floats)  # (dates as to_arrow gives them)
     if timestamps:
         from chronolog.engine.timestamps import to_timestamps
 

@@ -110,3 +110,26 @@ def test_unsupported_bind_kind_is_a_positioned_error():
 def test_spark_binding_without_spark_says_how_to_run_it():
     with pytest.raises(chronolog.ProgramError, match="--spark"):
         chronolog.reason('@bind("p", "spark parquet", ".", "p.parquet").\nq(X) :- p(X).')
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@pytest.mark.parametrize("kind, ext", [("parquet", "parquet"), ("arrow", "arrow")])
+def test_a_column_mapped_float_is_written_as_float64(tmp_path, engine, kind, ext):
+    """An output column ``@mapping``'d ``"float"`` was typed by its values:
+    decimal128 for 1 and 2.5 written exactly, int64 for whole numbers; a
+    reader (pandas, DuckDB, Spark) expects the double it was declared."""
+    import pyarrow.parquet as pq
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    (tmp_path / "m.vada").write_text(
+        f'@output("q").\n@bind("q", "{kind}", "{tmp_path}", "q.{ext}").\n@mapping("q", 0, "name", "string").\n'
+        '@mapping("q", 1, "v", "float").\n@mapping("q", 2, "n", "int").\nq(X, V, N) :- p(X, V, N).\n'
+        'p(a, 1, 1)@[0,1].\np(b, 2.5, 2)@[0,1].\n')
+    r = CliRunner().invoke(cli, ["run", str(tmp_path / "m.vada"), "--engine", engine])
+    assert r.exit_code == 0, r.output
+    table = pq.read_table(tmp_path / "q.parquet") if kind == "parquet" else pa.ipc.open_file(tmp_path / "q.arrow").read_all()
+    assert table.schema.field("v").type == pa.float64() and table.schema.field("n").type == pa.int64()
+    assert sorted(table.select(["name", "v", "n"]).to_pylist(), key=str) == [
+        {"name": "a", "v": 1.0, "n": 1}, {"name": "b", "v": 2.5, "n": 2}]

@@ -558,6 +558,12 @@ def read_fact_lines(text: str, source: str):
                 facts.append(ast.Fact(m.group(1), terms, interval, ast.Pos(source, n + 1, column)))
                 lines[n] = ""
                 continue
+        elif ended and line.count("@") > 1:  # (several facts on the line: p(a)@1. q(b)@[2,3].)
+            several = _facts_of_line(line, n + 1, source, values, intervals)
+            if several is not None:
+                facts += several
+                lines[n] = ""
+                continue
         ends = _ends(line)
         if ends is None:
             break  # a string over several lines: lark reads the rest as it is
@@ -566,6 +572,29 @@ def read_fact_lines(text: str, source: str):
     if not facts:
         return [], text
     return facts, "\n".join(lines)
+
+
+def _facts_of_line(line: str, number: int, source: str, values: dict, intervals: dict):
+    """The facts of a line of several, each in :func:`read_fact_lines`'
+    common shape and ended by its ``.`` (a generated program writes an
+    order's facts on one line: lark read them at 500 us a fact); None
+    unless the whole line is such facts."""
+    if not _PRINTABLE(line):
+        return None
+    facts, at, end = [], 0, len(line.rstrip(" \t\r"))
+    while at < end:
+        m = _ONE_FACT(line, at)
+        if m is None or m.group(1) in _KEYWORDS:
+            return None
+        time = m.group(3)
+        interval = intervals[time] if time in intervals else intervals.setdefault(time, _plain_time(time))
+        terms = _plain_terms(m.group(2), values) if interval is not None else None
+        if terms is None:
+            return None
+        column = m.start(1) + 1
+        facts.append(ast.Fact(m.group(1), terms, interval, ast.Pos(source, number, column)))
+        at = m.end()
+    return facts
 
 
 def nothing_to_read(text: str) -> bool:
@@ -693,6 +722,9 @@ _NAMES = re.compile(rf"[{BLANKS}]*\(([{BLANKS}]*{_PLAIN}[{BLANKS}]*(?:,[{BLANKS}
 _SKIPPED = BLANKS + "%"
 # a fact on a line of its own, printable ASCII: predicate, arguments' text, time (no string, comment or second '@')
 _FACT_LINE = re.compile(r"(?=[\t -~]*\r?\Z)[ \t]*([a-z][A-Za-z0-9_]*)[ \t]*(?:\(([^()\"%@]*)\))?[ \t]*@([^\"%@]*)\.[ \t]*\r?").fullmatch
+# one fact of a line of several: its '.' is followed by a blank or the line's end (1.5 is a number)
+_ONE_FACT = re.compile(r"[ \t]*([a-z][A-Za-z0-9_]*)[ \t]*(?:\(([^()\"%@]*)\))?[ \t]*@([^\"%@]*?)\.(?=[ \t\r]|\Z)[ \t]*").match
+_PRINTABLE = re.compile(r"[\t -~]*\r?\Z").match
 _PLAIN_NUMBER = r"[0-9]+(?:\.[0-9]+|/[0-9]+)?"
 _PLAIN_BOUND = rf"[+-]?(?:inf|infty|infinity|{_PLAIN_NUMBER})"
 _PLAIN_TIME = re.compile(rf"[ \t]*(?:([\[(])[ \t]*({_PLAIN_BOUND})[ \t]*,[ \t]*({_PLAIN_BOUND})[ \t]*([\])])|([+-]?{_PLAIN_NUMBER}))[ \t]*").fullmatch

@@ -539,7 +539,8 @@ def _fast_facts(text: str) -> int:
 @pytest.mark.parametrize(
     "text",
     ["p(a)@1.", "p(a, b_2, 7, 1.5, 2/4, #T)@[1,5).", "  p ( a ,b )\t@ ( -inf , +3/2 ] .  ", "p@[0,infinity).",
-     "edge(a,b)@[0,5].\r\nnode(a)@1.\r\n", "p(inf, infty, nothing)@-2.", "p(007, 0.50)@[1.0, 2]."],
+     "edge(a,b)@[0,5].\r\nnode(a)@1.\r\n", "p(inf, infty, nothing)@-2.", "p(007, 0.50)@[1.0, 2].", "p(a)@1. q(b)@2.",
+     "placed(o1)@1.5. paid(o1)@[1.5, 3].\tshipped(o1)@2.25.  ", "p@1. p@1.\r\nq(a)@[0,1) . r@2."],
 )
 def test_fact_lines_read_fast_and_alike(text):
     """A fact on a line of its own: the very fact lark builds (types, values,
@@ -553,7 +554,7 @@ def test_fact_lines_read_fast_and_alike(text):
     "text",
     ["p(a)@1", "p(a)@1..", "p(a)@[2,1].", "p(a)@inf.", "p(X)@1.", "p(_)@1.", "p(_:n1)@1.", 'p("a")@1.', "p(a)@1. % c",
      "p(-1)@1.", "p(1e3)@1.", "p(2020-01-01)@1.", "p(a)@[2020-01-01,2020-02-01).", "p(a)@[0,0] every 7.", "p(a)@- 1.",
-     "not(a)@1.", "p(not)@1.", "p(every)@1.", "p(1/0)@1.", "p(a)@[0,1/0].", "p(a)@1. q(b)@2.", "p(\u0663)@1.", "p(a)@\u0663.",
+     "not(a)@1.", "p(not)@1.", "p(every)@1.", "p(1/0)@1.", "p(a)@[0,1/0].", "p(a)@1.q(b)@2.", "p(a)@1. q(X)@2.", "p(a)@1. q(b)@2. %c", "p(\u0663)@1.", "p(a)@\u0663.",
      "p(a\u00a0)@1.", "p(a)@1.\x0b", "p(a)\r@1.", "p(" + "9" * 1001 + ")@1.", "p(a)@" + "9" * 1001 + ".", "p(a,)@1.", "p()@1.",
      "P(a)@1.", "p(a)(b)@1.", "p(a)@@1.", "p(a)@[1,2]@3."],
 )
@@ -588,6 +589,18 @@ _FACT_TIMES = ["1", "-1", "+1", "1.5", "1/3", "inf", ".5", "1.", "[0,1]", "(0, 1
 def test_random_fact_lines_read_alike(pred, terms, parens, time, gap, end, before, after):
     args = f"({','.join(terms)})" if parens or terms else ""
     text = f"{before}{gap}{pred}{gap}{args}{gap}@{gap}{time}{end}{after}"
+    assert _agree(text), text
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["p", "q1", "not", "P"]), st.lists(st.sampled_from(_FACT_TERMS), max_size=2),
+                          st.sampled_from(_FACT_TIMES), st.sampled_from([".", ". ", ".\t", "", ".."])), min_size=2, max_size=3),
+       st.sampled_from(["", "q(a)@1.\n", "p(X) :-\n"]))
+def test_random_lines_of_several_facts_read_alike(facts, before):
+    """Several facts on one line (a generated program's order and its
+    payment): the facts lark builds when each is of the common shape and
+    ended, else lark reads the line or gives its error."""
+    text = before + "".join(f"{p}({','.join(terms)})@{time}{end}" for p, terms, time, end in facts)
     assert _agree(text), text
 
 

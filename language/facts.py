@@ -451,9 +451,10 @@ def _slow_fact(line: str, lineno: int, source: str, calendar=None) -> ast.Fact:
         pos = ast.Pos(source, lineno, e.pos.column if e.pos else 0)
         raise type(e)(e.message, pos, hint=e.hint, source_line=line) from None
     if len(prog.facts) != 1 or prog.rules or prog.annotations:
-        raise SyntaxError_(
-            "expected one fact on this line", ast.Pos(source, lineno, 1), hint="a fact looks like p(a)@[1,5)", source_line=line
-        )
+        hint = ("a fact file holds facts alone: a rule or annotation belongs in the program" if prog.rules or prog.annotations
+                else "a fact file has one fact per line: put each on a line of its own" if prog.facts
+                else "a fact looks like p(a)@[1,5)")
+        raise SyntaxError_("expected one fact on this line", ast.Pos(source, lineno, 1), hint=hint, source_line=line)
     f = prog.facts[0]
     f.pos = ast.Pos(source, lineno, 1)
     return f

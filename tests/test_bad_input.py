@@ -1558,3 +1558,14 @@ def test_a_temporal_operator_in_parentheses_says_they_nest_without(tmp_path):
     fixed = out.split("hint: temporal operators nest without parentheses: ")[1].splitlines()[0]
     assert fixed == "q(X) :- r(X), <->(0,1] [-][0,3] p(X)."
     assert chronolog.reason(fixed + "\np(a)@[0,5].\nr(a)@[0,9].\n").to_text() == "q(a)@(3,6]"
+
+
+@pytest.mark.parametrize("line, says", [("p(a)@1. q(b)@2.", "one fact per line: put each on a line of its own"),
+                                        ("r(X) :- p(X).", "a rule or annotation belongs in the program")])
+def test_a_fact_file_line_of_several_statements_says_what_belongs_where(tmp_path, line, says):
+    """A line of a fact file holding two facts, or a rule, was "expected
+    one fact on this line" with the hint "a fact looks like p(a)@[1,5)",
+    which both already do."""
+    (tmp_path / "f.txt").write_text(f"p(c)@0.\n{line}\n")
+    out = refused(tmp_path, "s(X) :- p(X).\n", "--facts", str(tmp_path / "f.txt"), says="expected one fact on this line")
+    assert "f.txt:2:1" in out and says in out

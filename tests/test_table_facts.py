@@ -331,6 +331,7 @@ machine(m0)@[2024-01-01,2024-01-07]. machine(m3)@[2024-01-01,2024-01-07].
     assert got.to_text() == rows.to_text()
     for p in ("hot", "calm", "held"):
         assert got.facts(p) == rows.facts(p), p
+        assert got.to_arrow(p).equals(rows.to_arrow(p)), p  # (the columns' times typed by numpy, the rows' by Python)
 
 
 # ------------------------------------------------------------ errors

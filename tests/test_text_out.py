@@ -307,3 +307,24 @@ def test_a_column_of_a_distinct_term_each_row_orders_alone(firsts, data, as_seri
     atoms = {(d.values[c0[i]], d.values[c1[i]], d.values[c2[i]]): [(los[i], los[i] + 1, True, True)] for i in range(n)}
     got = "".join("".join(a.to_list()) for a in frame_lines("p", df, 3, d, TimeScale()))
     assert got == "".join(line + "\n" for line in reference_lines("p", atoms))
+
+
+@pytest.mark.parametrize("granularity, step, ends", [
+    ("hours", dt.timedelta(days=1), "[{a},{b}]"),  # midnights on a timeline of hours: date32
+    ("minutes", dt.timedelta(seconds=1), "[{a},{b})"),  # seconds on a timeline of minutes: timestamps
+    ("seconds", dt.timedelta(milliseconds=1), "({a},+inf)"),  # milliseconds, unbounded ends: nulls
+    ("days", dt.timedelta(hours=8), "[{a},{b}]"),  # a third of a day
+])
+def test_columns_time_columns_typed_by_numpy_as_the_rows_type_them(granularity, step, ends):
+    """A relation held as columns gives its start and end columns by numpy
+    from the grid's codes (no Fraction per distinct end): date32 where
+    every point is a midnight, else timestamp[us], null where unbounded,
+    the rows' table to the value and type."""
+    day0 = dt.datetime(2024, 1, 1)
+    facts = "\n".join(f"p(k{i % 7}, {i})@" + ends.format(a=(day0 + step * i * 5).isoformat(), b=(day0 + step * (i * 5 + 3)).isoformat()) + "."
+                      for i in range(200))
+    program = f'@timeGranularity("{granularity}").\nq(K, I) :- p(K, I).\n@output("q").\n' + facts
+    rows = chronolog.reason(program, engine="rows").to_arrow("q")
+    cols = chronolog.reason(program, engine="columns").to_arrow("q")
+    assert cols.equals(rows), (cols.schema, rows.schema)
+    assert rows.num_rows == 200

@@ -25,7 +25,7 @@ from chronolog.language.text import term_sort_key
 from chronolog.language.source_text import KERNEL_BYTES, NamedText
 from chronolog.language.timeline import EVERYWHERE, contains, parse_number
 from chronolog.planner import plan as make_plan
-from chronolog.planner.input_size import direct_min_rows, rows_alone
+from chronolog.planner.input_size import direct_min_rows, direct_min_table_rows, rows_alone
 from chronolog.planner.normalize import is_fresh
 
 DIALECTS = ("vadalog", "meteor", "lars")
@@ -913,7 +913,8 @@ class Reasoner:
                 in_program = []
         # large tables given as facts as columns too (connectors/table_columns.py);
         # not in LARS, whose rows are ticks (language/lars.py, fact_rows)
-        tables = None if columns else _table_facts(facts, dialect, prog.calendar, min_rows if direct and dialect != "lars" else None)
+        tables = None if columns else _table_facts(facts, dialect, prog.calendar,
+                                                   direct_min_table_rows(self.engine) if direct and dialect != "lars" else None)
         if tables is not None:
             columns, extra = tables
         else:

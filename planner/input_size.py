@@ -18,21 +18,22 @@ AUTO_MIN_FACTS = 300_000
 # (no Python row to code or decode; bench/README.md, same section: at 100k
 # facts the whole command takes 0.6-0.85x the CPU of rows, at 20k the same)
 AUTO_MIN_FILE_FACTS = 50_000
-# ... and from this many facts of tables given in memory read straight into
-# columns (reason(program, {pred: table}), a Spark task's typed inputs;
-# AUTO_MIN_ROWS below, so a table read as columns runs on them): no file
-# to read and usually a warm process.  At 10,000 the four rules
-# (bench/four_rules.py's tables) take 0.14-0.16 s on columns against
-# 0.11-0.14 s on rows in a fresh process, 0.02 s against 0.07-0.11 s warm;
-# the sensor recipe (bench/sensor_readings.py: Since, negation, times
-# between minutes) 0.63 s against 2.7 s fresh, 0.51 s against 2.9 s warm
-AUTO_MIN_TABLE_FACTS = 10_000
+# ... and from this many facts of tables given in memory, which are read
+# straight into columns from as many rows (reason(program, {pred: table});
+# a Spark task's typed inputs from AUTO_MIN_ROWS): no file to read and
+# usually a warm process.  At 5,000 the four rules (bench/four_rules.py's
+# tables) take 0.22 s on columns against 0.11 s on rows in a fresh
+# process, 0.02 s against 0.08 s warm (at 2,000 rows win both: 0.013 s
+# against 0.019 s warm); the sensor recipe (bench/sensor_readings.py:
+# Since, negation, times between minutes, exact fractions on rows) 0.48 s
+# against 2.3 s fresh, 0.10 s against 1.4-1.7 s warm
+AUTO_MIN_TABLE_FACTS = 5_000
 # ... and from this many given facts when a stratum is a recurrence the
 # sweep takes (planner/recurrence.py): the rows take one round per delay of
 # it (bench/README.md, timeseries_ema: 13,600 days); the whole run then
 # takes this one threshold
 AUTO_MIN_RECURRENCE_FACTS = 10_000
-# a table (a bound CSV file, a given table) is read straight into columns
+# a table (a bound CSV file, a Spark task's input) is read straight into columns
 # from this many rows with engine "auto": even when the run stays on rows,
 # the kernels and rows made from the columns beat the csv module from about
 # 10,000 lines (13,600 lines: 0.16 s -> 0.03 s CPU, bench/timeseries_ema.py),
@@ -65,6 +66,16 @@ def direct_min_rows(engine: str):
     if engine == "rows":
         return None
     return AUTO_MIN_ROWS if engine == "auto" else 0
+
+
+def direct_min_table_rows(engine: str):
+    """From how many rows a table given in memory goes straight into
+    columns for ``engine`` (a resolved choice): None on rows, every table
+    on columns, from AUTO_MIN_TABLE_FACTS on auto (where such a table then
+    runs on columns: :func:`by_size`)."""
+    if engine == "rows":
+        return None
+    return AUTO_MIN_TABLE_FACTS if engine == "auto" else 0
 
 
 def by_size(given: int, file_facts: int, table_facts: int, recurrences: bool = False) -> bool:

@@ -120,9 +120,9 @@ def _api_tables(out, rows):
     return Figures(f"{_s(c)} median call", f"{_s(d)} median call", _x(c, d) + " wall", ok=same)
 
 
-@bench(name="sensor_readings", args="bench/sensor_readings.py --readings 5000 12000 30000 --repeat 3", json=True,
+@bench(name="sensor_readings", args="bench/sensor_readings.py --readings 1000 2000 5000 30000 --repeat 3", json=True,
        peer="engine=\"rows\" and engine=\"columns\" forced (same run, alternating), the faster of the two",
-       target="the default within 1.2x of the faster from 5,000 readings",
+       target="the default within 1.2x of the faster from 1,000 readings",
        what="the sensor recipe (Since, negation, times between minutes) on a pandas frame: the default engine's choice")
 def _sensor_readings(out, rows):
     def sizes(key):

@@ -54,9 +54,11 @@ def _read(table, pred, where, calendar, min_rows):
 
     from chronolog.language.fact_columns import FactColumns, _Column
 
+    from chronolog.planner.input_size import weighted_rows
+
     names = list(table.schema.names)
     n = table.num_rows
-    if n == 0 or n < min_rows or "start" not in names or "end" not in names:
+    if n == 0 or weighted_rows(n, True) < min_rows or "start" not in names or "end" not in names:
         return None
     cols = []
     for name in names:
@@ -70,6 +72,9 @@ def _read(table, pred, where, calendar, min_rows):
     if times is None:
         return None
     idx, values, units = times
+    between_units = n < min_rows and _between_units(values)
+    if weighted_rows(n, between_units) < min_rows:
+        return None
     lo, hi = _Column(idx[:n], values), _Column(idx[n:], values)
 
     def closed(name):
@@ -86,7 +91,14 @@ def _read(table, pred, where, calendar, min_rows):
     a, b = units[lo.indices], units[hi.indices]
     if not np.all((a < b) | ((a == b) & lc & hc)):
         return None  # an empty interval: the row reader names its row
-    return FactColumns.of_table(pred, cols, lo, hi, lc, hc, where)
+    fc = FactColumns.of_table(pred, cols, lo, hi, lc, hc, where)
+    fc.between_units = between_units
+    return fc
+
+
+def _between_units(values) -> bool:
+    """Whether a time point of ``values`` falls between the timeline's units."""
+    return any(type(v) is not int and v.denominator != 1 for v in values)
 
 
 def _term_column(col):

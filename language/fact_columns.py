@@ -401,6 +401,9 @@ class FactColumns:
         # input), not from a file: the auto executor choice counts them
         # apart (planner/backend_choice.py, AUTO_MIN_TABLE_FACTS)
         self.in_memory = False
+        # its times fall between the timeline's units (counted apart too:
+        # planner/input_size.weighted_rows)
+        self.between_units = False
 
     @classmethod
     def of_table(cls, pred: str, cols, lo, hi, lc, hc, where):

@@ -21,13 +21,22 @@ AUTO_MIN_FILE_FACTS = 50_000
 # ... and from this many facts of tables given in memory, which are read
 # straight into columns from as many rows (reason(program, {pred: table});
 # a Spark task's typed inputs from AUTO_MIN_ROWS): no file to read and
-# usually a warm process.  At 5,000 the four rules (bench/four_rules.py's
-# tables) take 0.22 s on columns against 0.11 s on rows in a fresh
-# process, 0.02 s against 0.08 s warm (at 2,000 rows win both: 0.013 s
-# against 0.019 s warm); the sensor recipe (bench/sensor_readings.py:
-# Since, negation, times between minutes, exact fractions on rows) 0.48 s
-# against 2.3 s fresh, 0.10 s against 1.4-1.7 s warm
-AUTO_MIN_TABLE_FACTS = 5_000
+# usually a warm process.  The rows' cost per fact grows with the program,
+# the columns' first call pays their imports once (~0.2 s); at 2,000
+# (bench/README.md, "Figures behind design choices") the sensor recipe
+# (bench/sensor_readings.py: Since, negation, a box, a count) takes 0.05 s
+# on columns against 0.21 s on rows warm, 0.27 against 0.34 s in a fresh
+# process; the four rules (bench/four_rules.py's tables) 0.03 against
+# 0.02 s warm, 0.23 against 0.05 s fresh: a few milliseconds lost where
+# the rows are cheap, tenths of a second won where they are not
+AUTO_MIN_TABLE_FACTS = 2_000
+# a table whose times fall between the timeline's units (readings to the
+# second on a timeline of minutes: exact fractions, which the rows compare
+# and hash ~3x slower than integers) counts this many times its rows
+# toward both thresholds: at 1,000 such readings the sensor recipe takes
+# 0.07 s on columns against 0.35 s on rows warm, 0.30 against 0.40 s fresh
+# (the four rules 0.057 against 0.039 s warm)
+BETWEEN_UNITS_WEIGHT = 2
 # ... and from this many given facts when a stratum is a recurrence the
 # sweep takes (planner/recurrence.py): the rows take one round per delay of
 # it (bench/README.md, timeseries_ema: 13,600 days); the whole run then
@@ -72,10 +81,17 @@ def direct_min_table_rows(engine: str):
     """From how many rows a table given in memory goes straight into
     columns for ``engine`` (a resolved choice): None on rows, every table
     on columns, from AUTO_MIN_TABLE_FACTS on auto (where such a table then
-    runs on columns: :func:`by_size`)."""
+    runs on columns: :func:`by_size`), counted as :func:`weighted_rows`."""
     if engine == "rows":
         return None
     return AUTO_MIN_TABLE_FACTS if engine == "auto" else 0
+
+
+def weighted_rows(rows: int, between_units: bool) -> int:
+    """How many rows a table counts for toward the thresholds: its rows,
+    BETWEEN_UNITS_WEIGHT times over when its times fall between the
+    timeline's units."""
+    return rows * BETWEEN_UNITS_WEIGHT if between_units else rows
 
 
 def by_size(given: int, file_facts: int, table_facts: int, recurrences: bool = False) -> bool:

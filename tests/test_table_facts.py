@@ -659,6 +659,42 @@ def test_auto_runs_columns_from_the_table_threshold():
     assert bool(small.evaluator.given_columns) == (AUTO_MIN_TABLE_FACTS - 1 >= AUTO_MIN_ROWS)  # (read as columns from AUTO_MIN_ROWS)
 
 
+@pytest.mark.parametrize("kind", ["float", "timestamp"])
+def test_a_table_whose_times_fall_between_units_counts_twice(kind):
+    """Times between the timeline's units are exact fractions, which the
+    rows compare and hash several times slower than integers: such a
+    table goes to columns from half the threshold's rows, with the same
+    model as on rows; at one row fewer, or with whole units, it stays on rows."""
+    import datetime as dt
+
+    from chronolog.planner.input_size import AUTO_MIN_TABLE_FACTS, BETWEEN_UNITS_WEIGHT
+
+    def table(n, between):
+        t = _sensor_table(n)
+        if kind == "float":
+            shift = 0.5 if between else 0.0
+            start = [i + shift for i in range(n)]
+            end = [i + 1 + shift for i in range(n)]
+            program = PROGRAM
+        else:  # readings to the second on a timeline of minutes (or of seconds)
+            at = [dt.datetime(2024, 1, 1) + dt.timedelta(seconds=60 * i + 30) for i in range(n)]
+            start, end = pa.array(at, pa.timestamp("us")), pa.array(at, pa.timestamp("us"))
+            program = ('@timeGranularity("minutes").\n' if between else '@timeGranularity("seconds").\n') + PROGRAM
+            t = t.drop_columns(["end_closed"])
+        t = t.set_column(t.schema.get_field_index("start"), "start", pa.array(start) if kind == "float" else start)
+        return program, t.set_column(t.schema.get_field_index("end"), "end", pa.array(end) if kind == "float" else end)
+
+    half = -(-AUTO_MIN_TABLE_FACTS // BETWEEN_UNITS_WEIGHT)
+    program, between = table(half, True)
+    big = Reasoner(program, {"reading": between})
+    assert "columns" in big.evaluator.executors.values()
+    assert big.model.to_text() == chronolog.reason(program, {"reading": between}, engine="rows").to_text()
+    program, fewer = table(half - 1, True)
+    assert set(Reasoner(program, {"reading": fewer}).evaluator.executors.values()) == {"rows"}
+    program, whole = table(half, False)
+    assert set(Reasoner(program, {"reading": whole}).evaluator.executors.values()) == {"rows"}
+
+
 def test_a_polars_lazy_frame_is_read_as_its_result():
     """A Polars LazyFrame stopped on an AttributeError (it has no
     ``to_arrow``); it is read as the frame its query gives."""

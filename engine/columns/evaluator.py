@@ -118,7 +118,7 @@ class HybridEvaluator(Evaluator):
         self._shared_body = None  # (aggregate.py: segments shared by aggregations of one body)
         self.kept_pipelines = None  # (maintenance.py: the rule variants' pipelines of the updates, lowered once)
         self._file_size = sum(fc.size() for fc in self.given_columns)  # (each of _column_preds' facts: they are the files')
-        self._table_size = sum(fc.size() for fc in self.given_columns if fc.in_memory)
+        self._table_size = sum(input_size.weighted_rows(fc.size(), fc.between_units) for fc in self.given_columns if fc.in_memory)
         self._given_size = (
             sum(t.num_rows for t in self.given_tables.values())
             + self._file_size

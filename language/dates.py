@@ -58,9 +58,12 @@ _ALIASES = {
 }
 
 # ISO 8601's astronomical years: four digits (0000 is 1 BC), or a sign and
-# four or more (the expanded form: -0030, +10000).
+# four or more (the expanded form: -0030, +10000); a UTC offset ``Z``,
+# ``+02:00``, and after a time also ``+0200`` and ``+02`` (ISO 8601's basic
+# forms: Polars writes ``+0000``, PostgreSQL and DuckDB ``+00``).
 DATE_RE = LazyPattern(
-    r"^([+-]\d{4,}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:\d{2})?$"
+    r"^([+-]\d{4,}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
+    r"(Z|[+-]\d{2}:\d{2}|(?(4)[+-]\d{2}(?:\d{2})?|(?!)))?$"
 )
 _DURATION_RE = LazyPattern(
     r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
@@ -125,18 +128,18 @@ class TooFine(ValueError):
     hint = "a datetime is exact to the microsecond: write at most 6 fractional digits of a second (2020-01-31T12:30:15.123456)"
 
 
-# A date-time with a zone written otherwise than ISO 8601's ``Z`` or
-# ``+02:00``: ``+0200``, ``+02``, `` UTC``, ``GMT`` (BigQuery's exports,
-# strftime's ``%z``)
-_OTHER_ZONE = LazyPattern(r"^\S*\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?\s*([+-]\d{2}(\d{2})?|[A-Za-z]{1,5})$")
-ZONE_HINT = ("a date-time's zone is an ISO 8601 offset with a colon, +02:00, or Z for UTC: "
+# A date-time with a zone written otherwise than ISO 8601's ``Z``,
+# ``+02:00``, ``+0200`` or ``+02`` right after the time: a name (`` UTC``,
+# ``GMT``: BigQuery's exports) or an offset after a space
+_OTHER_ZONE = LazyPattern(r"^\S*\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(\s+[+-]\d{2}(:?\d{2})?|\s*[A-Za-z]{1,5})$")
+ZONE_HINT = ("a date-time's zone is an ISO 8601 offset right after the time, +02:00 (+0200, +02), or Z for UTC: "
              "2024-01-01T10:00:00+02:00, 2024-01-01T10:00:00Z (without one it is UTC already)")
 
 
 def date_problem(error: ValueError, message: str, hint: str, text: str | None = None) -> tuple:
     """``(message, hint)`` of an error about a date that did not read:
     :class:`TooFine`'s own, else the caller's, or how to write the zone
-    where ``text`` has one ISO 8601 does not read (``+0200``, `` UTC``)."""
+    where ``text`` has one ISO 8601 does not read (`` UTC``, `` +0200``)."""
     if isinstance(error, TooFine):
         return str(error), error.hint
     if text is not None and _OTHER_ZONE.match(text.strip()):
@@ -164,7 +167,7 @@ def parse_date(text: str) -> tuple:
     value = _dt.datetime(year - cycles * CYCLE_YEARS, int(mo), int(d), int(hh or 0), int(mi or 0), int(ss or 0), micro)
     if tz and tz != "Z":
         sign = 1 if tz[0] == "+" else -1
-        hours, minutes = int(tz[1:3]), int(tz[4:6])
+        hours, minutes = int(tz[1:3]), int(tz[-2:]) if len(tz) > 3 else 0
         if hours > 23 or minutes > 59:  # +25:00 is no UTC offset (it was taken as one day and an hour)
             raise ValueError(f"not a UTC offset: {tz!r}")
         value -= sign * _dt.timedelta(hours=hours, minutes=minutes)

@@ -64,7 +64,7 @@ def _value(tok: str, ident_ok):
 
 _STRING = LazyPattern(r'"(?:[^"\\]|\\.)*"\Z', re.S)
 _EXP = LazyPattern(r"^[+-]?\d+(?:\.\d+)?[eE][+-]?\d+$")
-_DATE = LazyPattern(r"^(?:[+-]\d{4,}|\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?$")  # (the grammar's DATE)
+_DATE = LazyPattern(r"^(?:[+-]\d{4,}|\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$")  # (the grammar's DATE)
 
 
 def _other_number(tok: str):

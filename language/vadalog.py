@@ -108,7 +108,7 @@ class VadalogDialect(Dialect):
                         'as MeTeoR: --dialect meteor, a .meteor file or dialect="meteor"')
             elif re.search(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?$", before) and (
                     re.match(r"\s*[+-]\d\d(\d\d)?\b", src_line[max(column - 1, 0):]) or re.fullmatch(r"[A-Za-z]{1,5}", str(tok))):
-                # 2024-01-01T10:00:00+0200, 2024-01-01 10:00:00 UTC
+                # 2024-01-01 10:00:00 +0200, 2024-01-01 10:00:00 UTC
                 from .dates import ZONE_HINT
 
                 hint = ZONE_HINT

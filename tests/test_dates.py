@@ -110,6 +110,33 @@ def test_utc_offsets_are_converted():
     assert m.to_text() == "q(a)@[2019-12-31T20:00:00,2020-01-01T22:00:00]"
 
 
+@pytest.mark.parametrize("offset, utc", [("+0200", "08:00:00"), ("+02", "08:00:00"), ("-0530", "15:30:00"), ("-05", "15:00:00"),
+                                         ("+00", "10:00:00"), ("+05:45", "04:15:00")])
+def test_utc_offsets_in_iso_8601_basic_form_read_everywhere(tmp_path, offset, utc):
+    """ISO 8601's basic offsets after a time (``+0200`` as Polars writes a
+    zoned datetime to CSV, ``+00`` as PostgreSQL and DuckDB do) read as
+    ``+02:00`` does: in a program, as a term, in a fact file, and in CSV
+    cells of a bound file, small and large (read into columns); Python's own
+    reading of the same text is the oracle."""
+    import datetime as dt
+
+    written = f"2024-01-01T10:00:00{offset}"
+    want = dt.datetime.fromisoformat(written).astimezone(dt.timezone.utc).strftime("%H:%M:%S")
+    assert want == utc
+    m = chronolog.reason(f'@timeGranularity("minutes"). q(X, D) :- p(X, D). p(a, {written})@[{written}, 2024-01-02].')
+    assert m.to_text() == f"q(a,2024-01-01T{utc})@[2024-01-01T{utc},2024-01-02]"
+    (tmp_path / "f.txt").write_text(f"p(a, {written})@[{written}, 2024-01-02].\n")
+    m = chronolog.reason('@timeGranularity("minutes"). q(X, D) :- p(X, D).', tmp_path / "f.txt")
+    assert m.to_text() == f"q(a,2024-01-01T{utc})@[2024-01-01T{utc},2024-01-02]"
+    space = written.replace("T", " ")  # (DuckDB's and PostgreSQL's text: a space before the time)
+    for rows in (3, 12_000):  # (from 10,000 rows a bound file is read into columns)
+        (tmp_path / "r.csv").write_text("m,d,start,end\n" + f"m1,{space},{space},2024-01-02\n" * rows)
+        prog = ('@timeGranularity("minutes"). @bind("r", "csv", ".", "r.csv"). @mapping("r", 1, "d", "date").\n'
+                'q(X, D) :- r(X, D).\n@output("q").\n')
+        (tmp_path / "p.vada").write_text(prog)
+        assert chronolog.reason(tmp_path / "p.vada").to_text() == f"q(m1,2024-01-01T{utc})@[2024-01-01T{utc},2024-01-02]"
+
+
 def test_default_granularity_is_days_and_infinite_ends_stay():
     m = chronolog.reason("q(X) :- <->[0,1] p(X). p(a)@[2020-02-28, +inf). p(b)@(-inf, 2020-01-01].")
     assert m.to_text() == "q(a)@[2020-02-28,+inf)\nq(b)@(-inf,2020-01-02]"

@@ -102,9 +102,10 @@ def test_numbers_compared_and_names_joined(spark, tmp_path):
 def test_mapped_columns(spark, tmp_path):
     """Columns mapped ``string`` (``007`` apart from ``7``), ``bool``
     (``yes``, ``#T``, ``0``), ``float`` and ``date`` (dates, datetimes and
-    UTC offsets) read as the embedded reader reads them."""
+    UTC offsets, +02:00, +0200 and +02) read as the embedded reader reads them."""
     text = ("s,b,f,d,start,end\n007,yes,0.1,2024-01-01,0,5\n7,#T,1e3,2024-01-01T00:00:00,1,6\n"
-            " x ,0,-0.0,2024-01-01T05:30:00+05:30,2,3\n7,false,2.5,2023-12-31T19:00-05:00,0,4\n")
+            " x ,0,-0.0,2024-01-01T05:30:00+05:30,2,3\n7,false,2.5,2023-12-31T19:00-05:00,0,4\n"
+            "y,1,3.5,2024-01-01 05:30:00+0530,1,2\nz,0,4.5,2023-12-31 19:00:00-05,2,4\nw,1,5.5,2024-01-01+02:00,3,4\n")
     rules = ('@mapping("r", 0, "s", "string"). @mapping("r", 1, "b", "bool"). @mapping("r", 2, "f", "float"). '
              '@mapping("r", 3, "d", "date").\n'
              'on(S) :- r(S, #T, F, D).\nsame(S, T) :- r(S, B, F, D), r(T, B2, F2, D), S != T.\nbig(S, F) :- r(S, B, F, D), F > 1.5.\n'
@@ -122,6 +123,7 @@ def test_dates_and_datetimes_in_time_columns(spark, tmp_path, zone):
             "b,2024-03-10T02:30:00,2024-03-10T01:00,2024-03-10T03:00:00.5\n"
             "a,2024-11-03,2024-11-02T23:00:00-05:00,+inf\n"
             "c,2024-01-01,-inf,2024-01-01T09:00:00+09:00\n"
+            "d,2024-01-01,2023-12-31 23:00:00-0100,2024-01-01T09:00:00.250+09\n"
             "b,2024-03-10,2024-03-10 02:30:00,2024-03-12\n")
     rules = ('@timeGranularity("days"). @mapping("r", 1, "d", "date").\n'
              'near(K) :- <->[0, 1] r(K, D).\nboth(K, L) :- r(K, D), r(L, D), K != L.\n@output("near"). @output("both").\n')

@@ -57,8 +57,10 @@ _FLOAT = "^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)(e[+-]?[0-9]+)?$"  # (lower case; 
 _POS_INF = "^[+]?(inf|infty|infinity)$"  # (lower case: parse_number's spellings)
 _NEG_INF = "^-(inf|infty|infinity)$"
 _NOT_STRING = "^([-+.#_{]|\\\\p{N})"  # a first letter after which an untyped cell may read as other than a string
-_DATE = ("^[1-8][0-9]{3}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,6})?)?)?"
-         "(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$")  # (language/dates.DATE_RE in years 1000-8999, offsets it accepts)
+_OFFSET = "[+-]([01][0-9]|2[0-3])"  # (and minutes 00-59: offsets parse_date accepts)
+_DATE = ("^[1-8][0-9]{3}-[0-9]{2}-[0-9]{2}"
+         f"([T ][0-9]{{2}}:[0-9]{{2}}(:[0-9]{{2}}([.][0-9]{{1,6}})?)?(Z|{_OFFSET}(:?[0-5][0-9])?)?|(Z|{_OFFSET}:[0-5][0-9]))?$")
+# (language/dates.DATE_RE in years 1000-8999: +02:00, and after a time +0200 and +02)
 
 
 _UNREAD = {"float": "a cell SQL does not read as a float as the CSV reader does", "bool": "a cell that is no boolean",
@@ -77,9 +79,10 @@ def _micros(t: str) -> str:
 
     wall = (f"concat(substr({t}, 1, 10), ' ', {part('^.{10}[T ]([0-9]{2}:[0-9]{2})', '00:00')}, ':', "
             f"{part('^.{10}[T ][0-9]{2}:[0-9]{2}:([0-9]{2}([.][0-9]+)?)', '00')})")
-    sign = f"CASE WHEN regexp_extract({t}, '([+-])[0-9]{{2}}:[0-9]{{2}}$', 1) = '-' THEN -1 ELSE 1 END"
-    hours = f"CAST(coalesce(nullif(regexp_extract({t}, '[+-]([0-9]{{2}}):[0-9]{{2}}$', 1), ''), '0') AS BIGINT)"
-    minutes = f"CAST(coalesce(nullif(regexp_extract({t}, '[+-][0-9]{{2}}:([0-9]{{2}})$', 1), ''), '0') AS BIGINT)"
+    after = f"substr({t}, 11)"  # (after the date, yyyy-mm-dd: a sign there starts the offset, +02:00, +0200, +02)
+    sign = f"CASE WHEN regexp_extract({after}, '([+-])[0-9]{{2}}(:?[0-9]{{2}})?$', 1) = '-' THEN -1 ELSE 1 END"
+    hours = f"CAST(coalesce(nullif(regexp_extract({after}, '[+-]([0-9]{{2}})(:?[0-9]{{2}})?$', 1), ''), '0') AS BIGINT)"
+    minutes = f"CAST(coalesce(nullif(regexp_extract({after}, '[+-][0-9]{{2}}:?([0-9]{{2}})$', 1), ''), '0') AS BIGINT)"
     return (f"({instant_micros_sql(f'try_cast({wall} AS TIMESTAMP_NTZ)', 'timestamp_ntz')}"
             f" - {sign} * ({hours} * 60 + {minutes}) * 60000000)")
 

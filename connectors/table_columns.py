@@ -181,7 +181,9 @@ def _time_values(table, calendar):
             return None
         ints = pa.array(days * int(per_day))
     elif calendar is not None and pa.types.is_timestamp(typ):
-        return _timestamp_times(both.combine_chunks(), calendar)
+        from chronolog.engine.timestamps import calendar_points
+
+        return calendar_points(both.combine_chunks(), calendar)  # (the microseconds are the units)
     else:
         return None
     enc = ints.dictionary_encode()
@@ -191,37 +193,6 @@ def _time_values(table, calendar):
     values = np.empty(len(units), dtype=object)
     values[:] = units.tolist()
     return enc.indices.to_numpy().astype(np.int64), values, units
-
-
-# Microseconds from the epoch of 0001-01-01 and of 9999-12-31T23:59:59.999999,
-# the range of Python's datetime that the row reader's points go through
-_FIRST_MICROS, _LAST_MICROS = -62_135_596_800_000_000, 253_402_300_799_999_999
-
-
-def _timestamp_times(both, calendar):
-    """:func:`_time_values` of timestamp start and end columns on a date
-    timeline: each distinct instant as its exact point, the microseconds
-    since 1970-01-01 (UTC for a zoned column, as Calendar.point reads a
-    zoned datetime) over the unit's; the microseconds are the units.
-    None past Python's datetimes (the row reader names the value)."""
-    from fractions import Fraction
-
-    import numpy as np
-    import pyarrow as pa
-
-    from chronolog.language.timeline import normalize
-
-    micros = both.cast(pa.timestamp("us", both.type.tz)).view(pa.int64()).to_numpy(zero_copy_only=False)
-    if micros.size and (micros.min() < _FIRST_MICROS or micros.max() > _LAST_MICROS):
-        return None
-    units, idx = np.unique(micros, return_inverse=True)
-    per_unit = calendar.unit_seconds * 1_000_000  # (a whole number of microseconds for every unit)
-    values = np.empty(len(units), dtype=object)
-    whole = units % int(per_unit) == 0 if per_unit.denominator == 1 else np.zeros(len(units), dtype=bool)
-    values[whole] = (units[whole] // int(per_unit) if whole.any() else units[whole]).tolist()
-    for k in np.flatnonzero(~whole):  # (between units: an exact fraction each)
-        values[k] = normalize(Fraction(int(units[k])) / per_unit)
-    return idx.reshape(-1).astype(np.int64), values, units
 
 
 def _one_type(start, end) -> list:

@@ -107,3 +107,43 @@ def check_instants(facts, pred: str = "?") -> None:
         # all as text (a column of ints and fractions is no Arrow array), a
         # time's canonical text, which errors show as the driver's do
         to_timestamps(pa.table({"start": [format_number(t) for t in times]}), ("start",), pred)
+
+
+def calendar_points(col, calendar):
+    """``(indices, points, micros)`` of a date or timestamp column ``col``
+    (no nulls) on the date timeline ``calendar``: each distinct instant
+    once, as the exact point Calendar.point gives its datetime (its
+    microseconds since 1970-01-01, UTC for a zoned column, over the unit's;
+    a Fraction between units), by numpy rather than a Python datetime per
+    row; ``micros`` the distinct instants' microseconds, ``indices`` each
+    row's.  None past Python's datetimes (years 1 to 9999), which the
+    caller reads value by value and names."""
+    import numpy as np
+    import pyarrow as pa
+
+    typ = col.type
+    if pa.types.is_date32(typ):
+        micros = col.cast(pa.int32()).to_numpy(zero_copy_only=False).astype(np.int64)
+        if micros.size and (micros.min() < _MIN_US // _DAY_US or micros.max() > _MAX_US // _DAY_US):
+            return None
+        micros *= _DAY_US
+    elif pa.types.is_date64(typ):
+        micros = col.cast(pa.int64()).to_numpy(zero_copy_only=False)
+        if micros.size and (micros.min() < _MIN_US // 1000 or micros.max() > _MAX_US // 1000):
+            return None
+        micros = micros * 1000
+    else:
+        micros = col.cast(pa.timestamp("us", typ.tz)).view(pa.int64()).to_numpy(zero_copy_only=False)
+    if micros.size and (micros.min() < _MIN_US or micros.max() > _MAX_US):
+        return None
+    units, idx = np.unique(micros, return_inverse=True)
+    per_unit = calendar.unit_seconds * 1_000_000  # (a whole number of microseconds for every unit)
+    points = np.empty(len(units), dtype=object)
+    whole = units % int(per_unit) == 0 if per_unit.denominator == 1 else np.zeros(len(units), dtype=bool)
+    points[whole] = (units[whole] // int(per_unit) if whole.any() else units[whole]).tolist()
+    for k in np.flatnonzero(~whole):  # (between units: an exact fraction each)
+        points[k] = normalize(Fraction(int(units[k])) / per_unit)
+    return idx.reshape(-1).astype(np.int64), points, units
+
+
+_DAY_US = 86_400_000_000

@@ -8,6 +8,7 @@ import pytest
 import test_spark_rounds_random_terms as random_terms  # (its strategies; its tests run there, marked spark)
 from budget import examples
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import chronolog
 
@@ -129,3 +130,46 @@ def test_rows_and_columns_give_one_arrow_table_over_instants_and_term_text(input
         return {p: (sorted(map(repr, table_to_rows(t, p))), t.schema.types) for p, t in tables.items()}
 
     assert run("columns") == run("rows")
+
+
+@settings(deadline=None, max_examples=examples(200), suppress_health_check=list(HealthCheck))
+@given(st.lists(st.integers(-62_135_510_400_000_000, 253_402_214_399_999_999), min_size=1, max_size=40),  # (a day inside the years 1 to 9999: a zoned datetime there is one in any zone)
+       st.sampled_from(["s", "ms", "us", "ns", "date32", "date64"]), st.sampled_from([None, "UTC", "Asia/Kolkata"]),
+       st.sampled_from(["days", "hours", "minutes", "seconds", "milliseconds"]), st.booleans())
+def test_time_columns_convert_as_their_datetimes_do(micros, unit, zone, granularity, nulls):
+    """A date or timestamp time column's points, made for each distinct
+    instant by numpy, are what Calendar.point gives each value's datetime
+    (the reading of the rows before); the points back to Arrow (integer
+    arithmetic, not a Fraction per value) are the instants again, or
+    OffGrid where a point is between microseconds; nulls and
+    nanoseconds between microseconds take the value-by-value path."""
+    from chronolog.engine.arrow import _calendar_points, _time_column
+    from chronolog.language.dates import Calendar, OffGrid
+
+    calendar = Calendar(granularity)
+    per = {"s": 10**6, "ms": 10**3, "us": 1, "ns": 1, "date32": 86_400_000_000, "date64": 86_400_000_000}[unit]
+    ints = [m // per for m in micros]
+    if unit == "ns":  # (64-bit nanoseconds: the years 1678 to 2261, a day inside, where pandas reads them in any zone)
+        ints = [max(-(2**63) // 1000 + 86_400_000_000, min(i, (2**63 - 1) // 1000 - 86_400_000_000)) for i in ints]
+    if unit == "date32":
+        col = pa.array(ints, pa.int32()).cast(pa.date32())
+    elif unit == "date64":
+        col = pa.array([i * 86_400_000 for i in ints], pa.date64())
+    else:
+        col = pa.array([i * 1000 + (1 if k == 0 and nulls else 0) if unit == "ns" else i for k, i in enumerate(ints)],
+                       pa.timestamp(unit, zone))
+    if nulls and unit != "ns":
+        col = pa.concat_arrays([col, pa.nulls(1, col.type)])
+    got = _calendar_points(col, calendar)
+    want = [None if v is None else calendar.point(v) for v in col.to_pylist()]
+    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+    try:
+        back = _time_column(got, calendar)
+    except OffGrid:
+        assert any(v is not None and (Fraction(v) * calendar.unit_seconds * 10**6).denominator != 1 for v in got)
+        return
+    instants = [None if v is None else Fraction(v) * calendar.unit_seconds * 10**6 for v in got]
+    if pa.types.is_date32(back.type):
+        assert back.cast(pa.int32()).to_pylist() == [None if u is None else u // 86_400_000_000 for u in instants]
+    else:
+        assert back.view(pa.int64()).to_pylist() == instants

@@ -343,7 +343,8 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool
     if rows_only:
         return BY_SIZE, f"columns when {size.AUTO_MIN_FACTS:,}+ facts are given, else rows"
     return BY_SIZE, (f"columns when {size.AUTO_MIN_FACTS:,}+ facts are given ({size.AUTO_MIN_FILE_FACTS:,}+ from fact files, "
-                     f"{size.AUTO_MIN_TABLE_FACTS:,}+ in given tables), else rows")
+                     f"{size.AUTO_MIN_TABLE_FACTS:,}+ in given tables, {-(-size.AUTO_MIN_TABLE_FACTS // size.BETWEEN_UNITS_WEIGHT):,}+ "
+                     "if their times fall between the timeline's units), else rows")
 
 
 def choose_stratum(st: ph.StratumPlan, backend: str, why: str, horizon=None) -> StratumChoice:

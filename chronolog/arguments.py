@@ -152,7 +152,7 @@ def engine_terms(terms) -> tuple:
 
     terms = [plain(v) for v in terms]  # (numpy numbers and booleans: the values they hold)
     return as_terms(tuple(instant(v) if is_date(v) else exact_time(v) if isinstance(v, Decimal) else
-                          v.numerator if type(v) is Fraction and v.denominator == 1 else _set_term(v) if isinstance(v, (tuple, set, frozenset)) else v for v in terms))
+                          v.numerator if isinstance(v, Fraction) and v.denominator == 1 else _set_term(v) if isinstance(v, (tuple, set, frozenset)) else v for v in terms))
 
 
 def _set_term(members) -> tuple:

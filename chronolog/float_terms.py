@@ -37,7 +37,7 @@ class FloatColumns:
                 for (floats, exact), t in zip(cols, terms):
                     if type(t) is float:
                         floats.add(t)
-                    elif type(t) is Fraction and t.denominator != 1:
+                    elif isinstance(t, Fraction) and t.denominator != 1:
                         exact.add(t)
             self._seen[pred] = cols
         return self._seen[pred]
@@ -70,7 +70,7 @@ class FloatColumns:
         from chronolog.language.text import format_fact
 
         for pred, lst in rows.items():
-            if not any(type(t) is Fraction and t.denominator != 1 for terms, _ in lst for t in terms):
+            if not any(isinstance(t, Fraction) and t.denominator != 1 for terms, _ in lst for t in terms):
                 continue  # (no number a float prints as: the model is not looked at)
             for k, (terms, iv) in enumerate(lst):
                 new = self.read(pred, terms, lambda: format_fact(pred, terms, iv))

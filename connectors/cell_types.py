@@ -216,7 +216,7 @@ def time_keys(col):
     if ints is not None:
         return ints, np.ones(len(ints), dtype=bool)
     vals = col.values.tolist()
-    finite = [type(v) is int or type(v) is Fraction for v in vals]
+    finite = [type(v) is int or isinstance(v, Fraction) for v in vals]
     if not all(f or v in (NEG_INF, POS_INF) for f, v in zip(finite, vals)):
         return None
     rats = [v for f, v in zip(finite, vals) if f]

@@ -21,7 +21,7 @@ from chronolog.language.booleans import FALSE, TRUE, Boolean, terms as bool_term
 from chronolog.language.errors import DataError, counted
 from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, NUMBER_TYPES, STRING_TYPES
 from chronolog.language.nulls import current_table, reading_file
-from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make, parse_number, why_empty
+from chronolog.language.timeline import NEG_INF, POS_INF, Point, format_number, make, parse_number, why_empty
 
 _TRUE = {"#t", "true", "t", "1", "yes"}
 _FALSE = {"#f", "false", "f", "0", "no"}
@@ -551,7 +551,7 @@ class ReadBack:
         elif t is tuple:  # (a set's booleans too)
             v = bool_terms(v)
         kind = self.kinds[k] if k < len(self.kinds) else "auto"
-        if kind == "auto" and (t is int or t is Fraction or t is Boolean or t.__name__ == "Null"
+        if kind == "auto" and (t is int or issubclass(t, Fraction) or t is Boolean or t.__name__ == "Null"
                                or t is str and v[:1] not in _SPELLS and not v[:1].isspace() and not v[:1].isdigit()):
             return  # (a number, #T/#F, _:n1 and a string of no other kind's first letter read back as themselves, unmapped)
         if (k, t, v) in self.seen:
@@ -593,7 +593,7 @@ def _kind_name(v) -> str:
         return "a set"
     if hasattr(v, "isoformat"):
         return "a date"
-    return {str: "a string", float: "a float", int: "a number", Fraction: "a number", Boolean: "a boolean", bool: "a boolean"}.get(type(v), "a null")
+    return {str: "a string", float: "a float", int: "a number", Fraction: "a number", Point: "a number", Boolean: "a boolean", bool: "a boolean"}.get(type(v), "a null")
 
 
 def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=None, staging=None, read_back=None) -> None:

@@ -1402,7 +1402,7 @@ def _held_tables(rows, key):
     for typ, ns in groups.items():
         values = [rows[n][0][key] for n in ns]
         k = _column(values)
-        if typ in (int, Fraction) and pa.types.is_string(k.type):
+        if (typ is int or issubclass(typ, Fraction)) and pa.types.is_string(k.type):
             # past 38 digits, or a fraction with no decimal: keyed by its
             # correctly rounded double, as CSV text is (_key_sql)
             k = pa.array([_double(v) for v in values], pa.float64())

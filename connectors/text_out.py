@@ -26,7 +26,7 @@ from chronolog.engine.columns.exact_columns import python_values as exact_values
 from chronolog.engine.exprs import to_numpy
 from chronolog.engine.interval_codes import closed_ends
 from chronolog.language.text import format_term, term_sort_key
-from chronolog.language.timeline import format_number
+from chronolog.language.timeline import Point, format_number
 
 from .text_rows import relation_lines, sorted_atoms  # noqa: F401 (re-exported: callers print relations held as rows through text_out)
 
@@ -247,10 +247,10 @@ def _exact_order(vals: list):
     from math import lcm
 
     types = set(map(type, vals))
-    if not vals or not types <= {int, Fraction}:
+    if not vals or not types <= {int, Fraction, Point}:
         return None
     den = 1
-    for d in {v.denominator for v in vals if type(v) is Fraction}:
+    for d in {v.denominator for v in vals if type(v) is not int}:
         den = lcm(den, d)
     keys = [v * den if type(v) is int else v.numerator * (den // v.denominator) for v in vals]
     return sorted(range(len(vals)), key=keys.__getitem__)

@@ -388,15 +388,15 @@ def _on_grid(intervals: list, period) -> tuple:
     period); on a grid of whole units, as they are.  Each Fraction's
     numerator and denominator are read once, by one call (reading them
     is the conversion's main cost)."""
-    ends = [x.as_integer_ratio() if type(x) is Fraction else x for iv in intervals for x in iv[:2]]
+    ends = [x.as_integer_ratio() if isinstance(x, Fraction) else x for iv in intervals for x in iv[:2]]
     dens = {x[1] for x in ends if type(x) is tuple}
-    if type(period) is Fraction:
+    if isinstance(period, Fraction):
         dens.add(period.denominator)
     scale = math.lcm(*dens) if dens else 1
     if scale == 1:
         return intervals, period
     units = [x[0] * (scale // x[1]) if type(x) is tuple else x if x in (INF, -INF) else x * scale for x in ends]
-    step = period.numerator * (scale // period.denominator) if type(period) is Fraction else period * scale
+    step = period.numerator * (scale // period.denominator) if isinstance(period, Fraction) else period * scale
     return list(zip(units[::2], units[1::2])), step
 
 

@@ -24,7 +24,7 @@ def too_big(v) -> str:
     t = type(v)
     if t is int:
         return f"a number of {v.bit_length()} bits" if v.bit_length() > MAX_BITS else ""
-    if t is Fraction:
+    if issubclass(t, Fraction):  # (and Points, language/timeline.py)
         bits = max(v.numerator.bit_length(), v.denominator.bit_length())
         return f"a fraction of {bits} bits" if bits > MAX_BITS else ""
     if t is str:

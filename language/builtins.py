@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from .errors import counted
 from .nulls import Null
-from .timeline import normalize
+from .timeline import Point, normalize
 
 # stratified aggregates need their body complete (a lower stratum); the
 # monotonic ones may be used inside recursion (see planner/aggregates.py)
@@ -40,7 +40,7 @@ class BuiltinTypeError(Exception):
         self.hint = hint
 
 
-_NUMERIC = frozenset({int, Fraction, float})
+_NUMERIC = frozenset({int, Fraction, Point, float})
 
 
 def is_number(v) -> bool:

@@ -296,7 +296,7 @@ class Calendar:
     def datetime(self, t) -> _dt.datetime | None:
         """The datetime of a finite point, or None if it falls between microseconds."""
         per_unit = self.unit_seconds * 1_000_000  # (whole microseconds for every unit: integer arithmetic,
-        if per_unit.denominator == 1 and type(t) in (int, Fraction):  # not a Fraction per point written)
+        if per_unit.denominator == 1 and (type(t) is int or isinstance(t, Fraction)):  # not a Fraction per point written)
             n, d = (t, 1) if type(t) is int else (t.numerator, t.denominator)
             micros, rest = divmod(n * per_unit.numerator, d)
             if rest:

@@ -64,7 +64,7 @@ def printed_float(t):
     1/10: :func:`float_time` of it is ``t``), or None where no float does
     (1/3, 0.1000000000000000001) or ``t`` is not a fraction (whole numbers
     are one term with their floats already)."""
-    if type(t) is not Fraction or t.denominator == 1:
+    if not isinstance(t, Fraction) or t.denominator == 1:
         return None
     try:
         f = float(t)

@@ -428,7 +428,7 @@ def _tick_period(every, pos, err=None):
         return every
     from .text import format_term
 
-    said = format_number(every) if isinstance(every, (int, float)) or type(every).__name__ == "Fraction" else format_term(every)
+    said = format_number(every) if isinstance(every, (int, float)) or type(every).__name__ in ("Fraction", "Point") else format_term(every)
     message, hint = f"a LARS fact repeats by whole ticks, not every {said}", "write a period of whole ticks: a@5 every 7"
     if err is not None:
         raise err(message, pos, hint)

@@ -152,17 +152,101 @@ def _int_text(n: int) -> str:
 _CHUNK = 4000
 
 
+class Point(Fraction):
+    """A time point between whole numbers: a Fraction (equal to, hashed and
+    ordered as one) whose comparisons with ints, Fractions and Points and
+    whose hash skip what Python's Fraction pays on each call (the numeric
+    tower's ABC checks, a modular inverse per hash): 0.1-0.2 us against
+    0.3-0.7 us.  The row executor compares and hashes interval ends millions
+    of times; with times between units (readings to the second on a
+    timeline of minutes, decimal times) that was most of its run.
+    :func:`make` makes them; arithmetic on them gives plain Fractions.
+    Never whole (:func:`as_point`)."""
+
+    __slots__ = ("_hash",)
+
+    def __repr__(self) -> str:
+        return f"Fraction({self._numerator}, {self._denominator})"
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = h = Fraction.__hash__(self)
+            return h
+
+    def __eq__(self, other):
+        t = type(other)
+        if t is int:
+            return self._denominator == 1 and self._numerator == other
+        if t is Point or t is Fraction:
+            return self._numerator == other._numerator and self._denominator == other._denominator
+        if t is float and (other == POS_INF or other == NEG_INF):  # (an unbounded end)
+            return False
+        return Fraction.__eq__(self, other)
+
+    def __lt__(self, other):
+        t = type(other)
+        if t is int:
+            return self._numerator < other * self._denominator
+        if t is Point or t is Fraction:
+            return self._numerator * other._denominator < other._numerator * self._denominator
+        if t is float and (other == POS_INF or other == NEG_INF):
+            return other > 0
+        return Fraction.__lt__(self, other)
+
+    def __le__(self, other):
+        t = type(other)
+        if t is int:
+            return self._numerator <= other * self._denominator
+        if t is Point or t is Fraction:
+            return self._numerator * other._denominator <= other._numerator * self._denominator
+        if t is float and (other == POS_INF or other == NEG_INF):
+            return other > 0
+        return Fraction.__le__(self, other)
+
+    def __gt__(self, other):
+        t = type(other)
+        if t is int:
+            return self._numerator > other * self._denominator
+        if t is Point or t is Fraction:
+            return self._numerator * other._denominator > other._numerator * self._denominator
+        if t is float and (other == POS_INF or other == NEG_INF):
+            return other < 0
+        return Fraction.__gt__(self, other)
+
+    def __ge__(self, other):
+        t = type(other)
+        if t is int:
+            return self._numerator >= other * self._denominator
+        if t is Point or t is Fraction:
+            return self._numerator * other._denominator >= other._numerator * self._denominator
+        if t is float and (other == POS_INF or other == NEG_INF):
+            return other < 0
+        return Fraction.__ge__(self, other)
+
+
+def as_point(x: Fraction):
+    """The Fraction ``x`` as an int when whole, else as a :class:`Point`."""
+    if x._denominator == 1:
+        return x._numerator
+    p = object.__new__(Point)
+    p._numerator, p._denominator = x._numerator, x._denominator
+    return p
+
+
 # --------------------------------------------------------------------------
 # intervals
 
 
 def make(lo, hi, lc=True, hc=True) -> Interval | None:
     """Build an interval, or ``None`` if it is empty. Infinite ends are open;
-    whole Fractions become ints (the fast path, and one value per number)."""
-    if type(lo) is Fraction and lo.denominator == 1:
-        lo = lo.numerator
-    if type(hi) is Fraction and hi.denominator == 1:
-        hi = hi.numerator
+    whole Fractions become ints (the fast path, and one value per number),
+    others Points (their comparisons the fast path)."""
+    if type(lo) is Fraction:
+        lo = as_point(lo)
+    if type(hi) is Fraction:
+        hi = as_point(hi)
     if lo == NEG_INF:
         lc = False
     elif lo == POS_INF:

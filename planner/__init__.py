@@ -177,7 +177,7 @@ def plan(program: ast.Program, extra_facts=None) -> Plan:
     for a in program.annotations:
         if a.name == "temporal":
             lo, hi = a.args
-            if not all(isinstance(x, (int, float)) or type(x).__name__ == "Fraction" for x in (lo, hi)):
+            if not all(isinstance(x, (int, float)) or type(x).__name__ in ("Fraction", "Point") for x in (lo, hi)):
                 raise ProgramError("@temporal(from, to) needs two numbers", a.pos,
                                    hint="e.g. @temporal(0, 1000). or, for no end, @temporal(0, inf).")
             from chronolog.language.timeline import format_number, make, why_empty

@@ -671,7 +671,7 @@ def _const_type(v) -> str:
         return BOOLEAN
     if isinstance(v, str):
         return STRING
-    if isinstance(v, (int, float)) or type(v).__name__ == "Fraction":
+    if isinstance(v, (int, float)) or type(v).__name__ in ("Fraction", "Point"):
         return NUMBER
     return TERM
 

@@ -120,6 +120,35 @@ def test_rows_coalesce_is_the_union_in_sorted_maximal_intervals(drawn):
         assert any(iv[0] == x[0] and iv[2] == x[2] for x in ivs) and any(iv[1] == x[1] and iv[3] == x[3] for x in ivs), iv
 
 
+_NUMBERS = st.one_of(st.integers(-30, 30), st.fractions(-30, 30, max_denominator=12), st.sampled_from([tl.POS_INF, tl.NEG_INF]),
+                     st.floats(-30, 30, allow_nan=False), st.decimals(-30, 30, places=2, allow_nan=False))
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(st.fractions(-30, 30, max_denominator=12), _NUMBERS, st.booleans())
+def test_a_point_compares_and_hashes_as_its_fraction(x, other, other_point):
+    """A time point between whole numbers (timeline.Point, the rows' fast
+    comparisons) is equal to, ordered and hashed as the same Fraction, with
+    ints, Fractions, Points, floats (the unbounded ends among them) and
+    decimals on either side; arithmetic on it gives Fractions."""
+    import operator
+
+    p = tl.as_point(x)
+    if x.denominator == 1:
+        assert type(p) is int and p == x
+        return
+    if other_point and type(other) is Fraction:
+        other = tl.as_point(other)
+    assert type(p) is tl.Point and hash(p) == hash(x) == hash(p) and repr(p) == repr(x) and str(p) == str(x)
+    for op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+        assert op(p, other) == op(x, other), (op, p, other)
+        assert op(other, p) == op(other, x), (op, other, p)
+    assert type(p + 1) is Fraction and p + 1 == x + 1 and {p: 1}[x] == 1
+    import pickle
+
+    assert pickle.loads(pickle.dumps(p)) == x
+
+
 @settings(max_examples=examples(300), deadline=None)
 @given(intervals(), st.lists(intervals(), max_size=12))
 def test_rows_subtract_is_the_difference_in_sorted_maximal_pieces(iv, holes):

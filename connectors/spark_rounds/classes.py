@@ -79,7 +79,7 @@ def value_class(v):
     """The class of a constant term, from its kind (#T/#F never a number)."""
     if type(v) is float and math.isnan(v):  # (the engine refuses a NaN term where it reads one: engine/arrow.py)
         raise NotRelational("the float nan as a term")
-    if type(v) is Fraction:
+    if isinstance(v, Fraction):
         decimal_digits(v)  # only finite decimals
     c = _CLASS_OF_KIND.get(value_kind([v])[0])
     if c is None:
@@ -93,7 +93,7 @@ def rational(v) -> bool:
     """Whether ``v`` is an exact number with no finite decimal (1/3): no
     number of the run's type, its key text where a rule computes on it
     (fractions.py)."""
-    return type(v) is Fraction and decimal_places(v) is None
+    return isinstance(v, Fraction) and decimal_places(v) is None
 
 
 def meet(a, b):
@@ -145,7 +145,7 @@ def mixed(a, b) -> str:
 
 def decimal_digits(x) -> int:
     """Decimal digits after the point of a rational; NotRelational if infinite."""
-    if type(x) is not Fraction or x.denominator == 1:
+    if not isinstance(x, Fraction) or x.denominator == 1:
         return 0
     k = decimal_places(x)
     if k is None:

@@ -82,7 +82,7 @@ def constant_value(e):
         v = compile_expr(e, {}, e)(None)
     except Exception:  # noqa: BLE001 - an error the engine reports: the driver's
         return None
-    return v if type(v) in (int, Fraction) else None
+    return v if type(v) is int or isinstance(v, Fraction) else None
 
 
 def compare_float(op: str, left: tuple, right: tuple, rule) -> str:

@@ -63,7 +63,7 @@ class TermTypes:
             from .functions import double_literal
 
             return double_literal(0.0 if v == 0 else v)  # (-0.0 is 0.0: inputs.py)
-        if type(v) in (int, Fraction):
+        if type(v) is int or isinstance(v, Fraction):
             if isinstance(self.num_type, T.LongType):
                 if not -(2**63) <= int(v) < 2**63:
                     raise NotRelational(f"the number {v} is beyond 64-bit integers")

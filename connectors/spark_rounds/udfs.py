@@ -96,7 +96,7 @@ class EngineCall:
             if type(v) is not float or math.isinf(v):
                 raise RowStop(stop_text(f"{why}: no finite float"))
             return v if v else 0.0  # -0.0: one fact with 0.0, as the engine's
-        if type(v) not in (int, Fraction):
+        if not (type(v) is int or isinstance(v, Fraction)):
             raise RowStop(stop_text(f"{why}: no exact number"))  # pragma: no cover - exact() gives one
         if self.scale is None:
             if type(v) is int and -(2**63) <= v < 2**63:

@@ -528,7 +528,7 @@ class TimeScale(DoubledGrid):
         """The least common denominator of ``points`` (finite rationals, ±inf)."""
         den = 1
         for p in points:
-            if type(p) is Fraction:
+            if isinstance(p, Fraction):
                 den = lcm(den, p.denominator)
                 if den > MAX_SCALE:
                     raise Fallback(f"time points with a common denominator above {MAX_SCALE}")
@@ -537,7 +537,7 @@ class TimeScale(DoubledGrid):
     def unit(self, t) -> int:
         """A finite time point in units of 1/scale (exact; Fallback if not on the grid)."""
         v = t * self.scale
-        if type(v) is Fraction:
+        if isinstance(v, Fraction):
             if v.denominator != 1:
                 raise Fallback(f"time point {{point}} is not a multiple of 1/{self.scale}{{unit}}", t)
             v = v.numerator

@@ -29,6 +29,7 @@ from fractions import Fraction
 
 from chronolog.language import ast, builtins
 from chronolog.language.booleans import Boolean
+from chronolog.language.timeline import Point
 
 from .. import float_arithmetic as fa
 from .. import string_functions as sf
@@ -40,7 +41,7 @@ from .value_columns import column_codes, is_values
 
 INT, FLOAT, RATIONAL, EXACT = "int", "float", "rational", "exact"  # EXACT: a (num, den) pair of arrays
 _BOUND = 2**62
-_KINDS = defaultdict(int, {int: 1, float: 2, Fraction: 3, Boolean: 4, _dt.datetime: 5})  # a value's type -> its kind (0: other)
+_KINDS = defaultdict(int, {int: 1, float: 2, Fraction: 3, Point: 3, Boolean: 4, _dt.datetime: 5})  # a value's type -> its kind (0: other)
 # the order keys of booleans (#F 0, #T 1) and instants (UTC microseconds since 1970; years 1 to 9999 fit int64)
 _EPOCH, _US, _UNKEYED = _dt.datetime(1970, 1, 1), _dt.timedelta(microseconds=1), -(2**63)
 _ORDERED = {4: lambda b: int(b.value), 5: lambda t: (t - _EPOCH) // _US}
@@ -283,7 +284,7 @@ def evaluate(expr, df, values):
         v = expr.value
         if type(v) is int and -_BOUND < v < _BOUND:
             return INT, np.full(n, v, dtype=np.int64)
-        if type(v) is Fraction and abs(v.numerator) < _BOUND and v.denominator < _BOUND:
+        if isinstance(v, Fraction) and abs(v.numerator) < _BOUND and v.denominator < _BOUND:
             return EXACT, (np.full(n, v.numerator, dtype=np.int64), np.full(n, v.denominator, dtype=np.int64))
         if type(v) is float and v == v and abs(v) != float("inf"):
             return FLOAT, np.full(n, v, dtype=np.float64)

@@ -94,7 +94,7 @@ class PlaceNode(ColumnMapNode):
         inf = NEG_INF if start else POS_INF
         unbounded = np.array([type(v) is float and v == inf for v in vals], dtype=bool)
         exact = [0 if u else v for v, u in zip(vals, unbounded.tolist())]
-        if any(type(v) not in (int, Fraction) or abs(v.numerator) >= ex.BOUND or v.denominator >= ex.BOUND for v in exact):
+        if any(not (type(v) is int or isinstance(v, Fraction)) or abs(v.numerator) >= ex.BOUND or v.denominator >= ex.BOUND for v in exact):
             raise Fallback("an interval end that is not an exact number of 64 bits")  # (NaN, strings, the other infinity: rows decide or report)
         n, den = ex.common(np.array([v.numerator for v in exact], dtype=np.int64), np.array([v.denominator for v in exact], dtype=np.int64))
         bit = (0 if self.timed.start_closed else 1) if start else (1 if self.timed.end_closed else 0)

@@ -147,7 +147,7 @@ def time_units(values, scale, ints=None):
             fin[i] = False
         elif v == NEG_INF or v == POS_INF:
             fin[i] = False
-        elif type(v) is int or type(v) is Fraction:
+        elif type(v) is int or isinstance(v, Fraction):
             out[i] = unit(v)  # (TimeScale.unit refuses a point off the grid or outside 64-bit codes)
         else:  # never a float on the exact grid
             raise Fallback(f"time point {v!r} is not exact")
@@ -162,7 +162,7 @@ def _rational_units(vals, scale):
     ±inf and scaled one at a time cost 2 s per million distinct times."""
     import numpy as np
 
-    exact = np.array([type(v) is int or type(v) is Fraction for v in vals], dtype=bool)
+    exact = np.array([type(v) is int or isinstance(v, Fraction) for v in vals], dtype=bool)
     if not exact.all() and not all(v == NEG_INF or v == POS_INF for v, e in zip(vals, exact.tolist()) if not e):
         return None
     rats = [v for v, e in zip(vals, exact.tolist()) if e]

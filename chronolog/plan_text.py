@@ -33,7 +33,9 @@ def describe_partitioning(plan) -> str:
 def describe_spark(spark) -> list:
     """Where ``--spark --distributed`` runs the program, and its run-time fallbacks."""
     out = [f"spark --distributed: {spark.describe()}"]
-    out += [f"  may fall back to one Spark task if {f}" for f in spark.fallbacks]
+    if spark.fallbacks:  # (a list: docs/spark.md, "What rounds do not run yet", has each case in full)
+        out.append("  may fall back to one Spark task at run time if:")
+        out += [f"    - {f}" for f in spark.fallbacks]
     return out
 
 

@@ -369,21 +369,21 @@ def spark_form(st: ph.StratumPlan) -> str:
 COLUMNS_FALLBACK = ("a time point is off one 64-bit grid (a float time, large denominators), a term is null, "
                     "or equal numbers of two types (1 and 1.0) meet; and if a given fact repeats forever (every) and no "
                     "horizon bounds the run, every stratum runs on rows but a recurrence's bounded attempts")
-ROUNDS_FALLBACK = ("a column of term text (an input's whose terms mix kinds, an argument the program's facts or two rules' heads "
-                   "give two kinds of terms or the facts a number past the run's (1/3, 39+ digits), floats joined with exact numbers, "
-                   "a rule's labelled nulls, an average of exact numbers or an aggregate of a quotient (sum(X / 3)), "
-                   "arithmetic on one) is ordered or folded by "
-                   "min/max where the engine orders no two of its terms (a number and a string, sets, nulls) or a number has 39+ "
-                   "digits, computed on by + - * / where it holds floats or a string or a fraction past 38 digits, "
-                   "given to a function (but floor, ceil, abs, round, min, max and mod of exact numbers, 1/3 too, within 38 digits; "
-                   "mod by zero is the engine's error), summed, multiplied or averaged where it holds floats or a term other than an "
-                   "exact number (a string), a running sum or product of its fractions needs more than 38 digits, or, with a calendar, "
-                   "a number other than the run's decimals (1/3), or is given a set a rule computes or a decimal of 16+ digits ending in 5, "
-                   "an input holds a labelled null, a program with a calendar makes labelled nulls, a watched chase (its nulls flow back "
-                   "into its body) fires more often than there are facts without nulls, "
-                   "the inputs hold numbers beyond 38 digits or times off the decimal grid, "
-                   "or have a column type the rounds do not read, or a column of CSV that Spark reads holds a cell SQL does not read "
-                   "as the embedded CSV reader does (a time off the decimal grid, 1/3)")
+# (one short item each: chronolog plan prints them as a list; docs/spark.md,
+# "What rounds do not run yet", has each case in full)
+ROUNDS_FALLBACKS = (
+    "an input holds numbers beyond 38 digits, times off the decimal grid, a labelled null, "
+    "or a column type the rounds do not read",
+    "a CSV column Spark reads holds a cell SQL does not read as the embedded CSV reader does "
+    "(a time off the decimal grid, 1/3)",
+    "a program with a calendar makes labelled nulls, or a watched chase (its nulls flow back into its body) "
+    "fires more often than there are facts without nulls",
+    "a column of term text (terms of several kinds in one argument, numbers past the run's: 1/3 or 39+ digits, "
+    "floats beside exact numbers, labelled nulls, an average of exact numbers, sum(X / 3)) is ordered where the "
+    "engine orders no two of its terms; computed on, folded or given to a function where it holds floats or strings "
+    "(on fractions: a function but floor, ceil, abs, round, min, max and mod, or a result past 38 digits); holds, "
+    "with a calendar, a number off the run's decimals (1/3); or a rule writes a set or a 16+ digit decimal ending in 5 into it",
+)
 
 
 def _computes(op) -> bool:
@@ -440,7 +440,7 @@ def unkeyed_spark(plan, horizon=None) -> SparkChoice:
         return SparkChoice("one task", f"relational rounds cannot run it: {refused.render()}")
     return SparkChoice("rounds", "seminaive rounds of DataFrame joins per stratum, independent strata as one "
                                  "(the driver holds plans and counts only); "
-                                 f"one Spark task for inputs up to {ONE_TASK_CONF} ({ONE_TASK_BYTES} bytes by default)", (ROUNDS_FALLBACK,))
+                                 f"one Spark task for inputs up to {ONE_TASK_CONF} ({ONE_TASK_BYTES} bytes by default)", ROUNDS_FALLBACKS)
 
 
 def spark_rounds_refusal(plan, horizon=None) -> Optional[Refusal]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from fractions import Fraction
 from itertools import chain, islice
 from typing import NamedTuple, Optional
 
@@ -34,7 +35,7 @@ from chronolog.language.errors import DataError, LateCorrection, Note, ProgramEr
 from chronolog.language.dates import format_fact as dated_fact
 from chronolog.language.text import term_sort_key
 from chronolog.language.dialect_hints import in_dialect
-from chronolog.language.timeline import NEG_INF, POS_INF, format_number, make
+from chronolog.language.timeline import NEG_INF, POS_INF, as_point, format_number, make, with_points
 from chronolog.planner import plan as make_plan
 from chronolog.planner.forward import check_forward
 from chronolog.planner.normalize import is_fresh
@@ -181,6 +182,7 @@ class Stream:
             self._note_unread(rows)
             self._pushed.update(rows)
         for pred, rs in rows.items():
+            rs = with_points(rs)  # (times between whole numbers: the rows' fast comparisons, language/timeline.Point)
             b = buf.get(pred)
             if b is None:
                 buf[pred] = list(rs)
@@ -227,6 +229,8 @@ class Stream:
         from chronolog.arguments import time_point
 
         t = time_point(t, self.calendar, "advance()")
+        if type(t) is Fraction:
+            t = as_point(t)
         promise = (t, True)
         if self.dialect == "lars" and t not in (NEG_INF, POS_INF):
             # LARS facts start at whole ticks: none starts before the next one,

@@ -160,8 +160,10 @@ class Point(Fraction):
     0.3-0.7 us.  The row executor compares and hashes interval ends millions
     of times; with times between units (readings to the second on a
     timeline of minutes, decimal times) that was most of its run.
-    :func:`make` makes them; arithmetic on them gives plain Fractions.
-    Never whole (:func:`as_point`)."""
+    :func:`make` and the stream's edge make them; their sums and
+    differences with ints, Fractions and Points are Points again (or ints
+    when whole), as shifting a time by a window does; other arithmetic
+    gives Fractions.  Never whole (:func:`as_point`)."""
 
     __slots__ = ("_hash",)
 
@@ -233,6 +235,79 @@ def as_point(x: Fraction):
     p = object.__new__(Point)
     p._numerator, p._denominator = x._numerator, x._denominator
     return p
+
+
+def _ratio(n: int, d: int):
+    """n/d (``d > 0``) in lowest terms: an int when whole, else a Point."""
+    g = math.gcd(n, d)
+    if g != 1:
+        n //= g
+        d //= g
+    if d == 1:
+        return n
+    p = object.__new__(Point)
+    p._numerator, p._denominator = n, d
+    return p
+
+
+def _point_add(a, b):
+    t = type(b)
+    if t is int:  # (n + b*d)/d is in lowest terms already
+        p = object.__new__(Point)
+        p._numerator, p._denominator = a._numerator + b * a._denominator, a._denominator
+        return p
+    if t is Point or t is Fraction:
+        return _ratio(a._numerator * b._denominator + b._numerator * a._denominator, a._denominator * b._denominator)
+    return Fraction.__add__(a, b)
+
+
+def _point_sub(a, b):
+    t = type(b)
+    if t is int:
+        p = object.__new__(Point)
+        p._numerator, p._denominator = a._numerator - b * a._denominator, a._denominator
+        return p
+    if t is Point or t is Fraction:
+        return _ratio(a._numerator * b._denominator - b._numerator * a._denominator, a._denominator * b._denominator)
+    return Fraction.__sub__(a, b)
+
+
+def _point_rsub(a, b):  # b - a
+    t = type(b)
+    if t is int:
+        p = object.__new__(Point)
+        p._numerator, p._denominator = b * a._denominator - a._numerator, a._denominator
+        return p
+    if t is Fraction:
+        return _ratio(b._numerator * a._denominator - a._numerator * b._denominator, a._denominator * b._denominator)
+    return Fraction.__rsub__(a, b)
+
+
+def _point_neg(a):
+    p = object.__new__(Point)
+    p._numerator, p._denominator = -a._numerator, a._denominator
+    return p
+
+
+def with_points(rows: list) -> list:
+    """``(terms, interval)`` rows with their Fraction ends as Points (the
+    list itself when it has none: whole times cost two type tests a row)."""
+    out = None
+    for k, row in enumerate(rows):
+        lo, hi, lc, hc = row[1]
+        if type(lo) is Fraction or type(hi) is Fraction:
+            if out is None:
+                out = list(rows[:k])
+            out.append((row[0], (as_point(lo) if type(lo) is Fraction else lo, as_point(hi) if type(hi) is Fraction else hi, lc, hc)))
+        elif out is not None:
+            out.append(row)
+    return rows if out is None else out
+
+
+Point.__add__ = Point.__radd__ = _point_add
+Point.__sub__ = _point_sub
+Point.__rsub__ = _point_rsub
+Point.__neg__ = _point_neg
 
 
 # --------------------------------------------------------------------------

@@ -143,7 +143,22 @@ def test_a_point_compares_and_hashes_as_its_fraction(x, other, other_point):
     for op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
         assert op(p, other) == op(x, other), (op, p, other)
         assert op(other, p) == op(other, x), (op, other, p)
-    assert type(p + 1) is Fraction and p + 1 == x + 1 and {p: 1}[x] == 1
+    assert {p: 1}[x] == 1
+    for op in (operator.add, operator.sub, operator.mul, operator.truediv):  # sums and differences stay Points
+        for a, b in ((p, other), (other, p)):
+            if type(a) is float and type(b) is not float and op is operator.truediv and b == 0:
+                continue
+            try:
+                want = op(x if a is p else a, x if b is p else b)
+            except (ZeroDivisionError, TypeError, OverflowError, ValueError) as e:
+                with pytest.raises(type(e)):
+                    op(a, b)
+                continue
+            got = op(a, b)
+            assert got == want or (got != got and want != want), (op, a, b, got, want)
+            assert type(got) is type(want) or (type(want) is Fraction and (type(got) is int) == (want.denominator == 1)
+                                                and type(got) in (int, tl.Point)), (op, a, b, type(got), type(want))
+    assert type(-p) is tl.Point and -p == -x
     import pickle
 
     assert pickle.loads(pickle.dumps(p)) == x

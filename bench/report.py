@@ -467,6 +467,16 @@ def _stream_cooling(out, rows):
     return Figures(f"{min(us):.1f}-{max(us):.1f} us CPU per atom (windows 1-80, 200-800 atoms per point)", "-", "-")
 
 
+@bench(name="stream_between", args="bench/stream_cooling.py --points 300 --rates 200,800 --windows 1,80 --between",
+       peer="the same stream on whole time points (same run, alternating, best of 3)",
+       what="the cooling stream with every time a third of a unit later (exact fractions: timeline.Point on rows)")
+def _stream_between(out, rows):
+    rs = [m.groups() for m in _lines(out, r"^\| \d+ \| \d+ \| \d+ \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \| (True|False) \|")]
+    whole, between, ratio = ([float(r[i]) for r in rs] for i in range(3))
+    return Figures(f"{min(between):.1f}-{max(between):.1f} us CPU per atom", f"{min(whole):.1f}-{max(whole):.1f} us",
+                   f"{min(ratio):.2f}-{max(ratio):.2f}x", ok=all(r[3] == "True" for r in rs))
+
+
 @bench(name="stream_corrections", args="bench/stream_corrections.py --points 300 --rates 200,800 --windows 1,20,80",
        peer="the same stream append-only (same run)", target="2x the append-only stream's per-atom cost (issue 39)",
        what="the cooling stream with 1% of a time point's atoms retracted every 10 points (Stream.retract)")

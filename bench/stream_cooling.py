@@ -1,11 +1,14 @@
 """Laser's cooling benchmark (Laser's paper, Fig. 4) on a stream.
 
-    python bench/stream_cooling.py [--points 300] [--rates 200,400,800] [--windows 1,20,40,80]
+    python bench/stream_cooling.py [--points 300] [--rates 200,400,800] [--windows 1,20,40,80] [--between]
 
 ``temp(V)`` with V uniform in [0, 200] arrives at R atoms per time point; the
 watermark advances after each time point and the final answers are taken.
 Reports CPU microseconds per input atom (push + evaluate + take) and the peak
-number of facts (maximal intervals) held in memory.
+number of facts (maximal intervals) held in memory.  ``--between``: the
+same stream with every time a third of a unit later (exact fractions, as
+readings between a timeline's units are), side by side with the whole
+times in the same run, alternating, and their ratio.
 
 Left out: ``veryHot(T)`` and ``veryCold(T)``, which need the time as a term
 (interval-to-term unwrapping, another issue).  LARS's ``⊞n □ a`` is
@@ -32,16 +35,16 @@ freeze    :- not alarm, not normal.
 """
 
 
-def stream_data(rate: int, points: int, seed: int = 4):
+def stream_data(rate: int, points: int, seed: int = 4, offset=0):
     rnd = random.Random(seed)
     # a reading at time point t holds on [t, t+1): LARS's discrete time on
     # the rational timeline, so that `[-][0,n] isSteam` means "at every time
-    # point of the last n" as in Laser
-    return [[((rnd.randint(0, 200),), (t, t + 1, True, False)) for _ in range(rate)] for t in range(points)]
+    # point of the last n" as in Laser (``offset``: every time that much later)
+    return [[((rnd.randint(0, 200),), (t + offset, t + 1 + offset, True, False)) for _ in range(rate)] for t in range(points)]
 
 
-def run(window: int, rate: int, points: int, seed: int = 4) -> dict:
-    data = stream_data(rate, points, seed)
+def run(window: int, rate: int, points: int, seed: int = 4, offset=0) -> dict:
+    data = stream_data(rate, points, seed, offset)
     s = chronolog.Stream(PROGRAM.format(n=window))
     cpu = 0.0
     out = 0
@@ -49,7 +52,7 @@ def run(window: int, rate: int, points: int, seed: int = 4) -> dict:
     for t, rows in enumerate(data):
         t0 = time.process_time()
         s.push_rows({"temp": rows})
-        s.advance(t)
+        s.advance(t + offset)
         out += len(s.take())
         cpu += time.process_time() - t0
         peak = max(peak, s.facts_in_memory())
@@ -100,7 +103,23 @@ def main(argv=None) -> None:
     ap.add_argument("--rates", default="200,400,800")
     ap.add_argument("--windows", default="1,20,40,80")
     ap.add_argument("--command", action="store_true", help="measure the whole `chronolog stream` command instead of the API")
+    ap.add_argument("--between", action="store_true", help="times a third of a unit later, against whole times (same run)")
     a = ap.parse_args(argv)
+    if a.between:
+        from fractions import Fraction
+
+        print("| window | atoms/time point | time points | µs per atom, whole times | µs, times between units | ratio | as many answers |")
+        print("|---:|---:|---:|---:|---:|---:|---|")
+        for rate in map(int, a.rates.split(",")):
+            for w in map(int, a.windows.split(",")):
+                runs = {0: [], 1: []}
+                for _ in range(3):  # (alternating; the best of three each)
+                    for k, offset in ((0, 0), (1, Fraction(1, 3))):
+                        runs[k].append(run(w, rate, a.points, offset=offset))
+                whole, between = (min(r["us_per_atom"] for r in runs[k]) for k in (0, 1))
+                same = runs[0][0]["outputs"] == runs[1][0]["outputs"]
+                print(f"| {w} | {rate} | {a.points} | {whole:.1f} | {between:.1f} | {between / whole:.2f}x | {same} |", flush=True)
+        return
     if a.command:
         print("| window | atoms/time point | time points | CPU µs per input atom (whole command) | wall µs | output lines |")
         print("|---:|---:|---:|---:|---:|---:|")

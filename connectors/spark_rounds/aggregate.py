@@ -406,10 +406,14 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
     out_type = num.simpleString()
     lo, hi = (-(2**63), 2**63 - 1)
     sel = []
+    col = lambda x: x.removeprefix("t.")  # noqa: E731
+    exact = [(f"fv_{name}", f, col(funcs[value]["sum"]), "n", integer_sums[value][0], *(col(funcs[x]["sum"]) for x in integer_sums[value][1:]))
+             for name, f, value in specs if value in integer_sums]
+    if exact:
+        segs = float_sums.rounded(q, segs, exact)
     for name, f, value in specs:
         if value in integer_sums:
-            _, p, m = integer_sums[value]
-            sel.append(f"{float_sums.value(f, funcs[value]['sum'], 't.n', f't.{integer_sums[value][0]}', funcs[p]['sum'], funcs[m]['sum'])} AS {name}")
+            sel.append(f"t.fv_{name} AS {name}")
             continue
         if value in floated:
             sel.append(f"{fold_sql(spark, f, funcs[value]['l'], 'double')} AS {name}")

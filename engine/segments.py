@@ -26,13 +26,16 @@ from .exprs import Frame, SOURCE, col, group, lit, select, unpivot, where, windo
 S, E, COUNT = "s", "e", "n"
 
 
-def segments(partition, values=()) -> Frame:
+def segments(partition, values=(), negated=None) -> Frame:
     """The segments of the rows (columns ``partition``, ``s``, ``e`` and
     ``values``, integers to sum) per ``partition``: the partition's
     columns, ``s``, ``e``, ``n`` and each value's sum over the bindings
-    holding on the segment."""
+    holding on the segment.  ``negated``: value -> a column of the rows
+    holding its negation (the rounds': Spark's unary minus of a decimal
+    rounds, arithmetic.negated), else ``-value``."""
+    negated = negated or {}
     plus = {"p": col("s"), "dn": lit(1), **{f"d_{v}": col(v) for v in values}}
-    minus = {"p": col("e"), "dn": lit(-1), **{f"d_{v}": -col(v) for v in values}}
+    minus = {"p": col("e"), "dn": lit(-1), **{f"d_{v}": col(negated[v]) if v in negated else -col(v) for v in values}}
     events = unpivot(SOURCE, partition, [plus, minus])
     points = group(events, [*partition, "p"], {d: col(d) for d in ["dn", *(f"d_{v}" for v in values)]})
     order = ("p",)

@@ -4,6 +4,7 @@ against the embedded engine on the same facts (marked ``spark``)."""
 
 import warnings
 from decimal import Decimal
+from fractions import Fraction
 
 import pyarrow as pa
 import pytest
@@ -257,3 +258,20 @@ TWICE_ASSIGNED = [
 def test_a_variable_assigned_first_from_no_known_class(spark, program):
     e = facts_to_arrow([((1, 2), (0, 5, True, True)), ((2, 3), (2, 8, True, False)), ((3, 1), (1, 9, True, True))], ["x", "y"])
     check(spark, program, {"e": e})
+
+
+def test_decimals_of_more_than_34_digits_negate_exactly(spark):
+    """A sum along the segments subtracts each binding's value where it
+    ends, and ``abs`` negates: Spark's unary minus and ``abs`` of a
+    decimal round it to 34 digits (Scala's default MathContext), so a value
+    of 35 digits (scale 12) left 2.499999999998 where only 2.5 holds, and
+    its magnitude lost its last digits; both are exact, the engine's."""
+    big = Decimal("-12345678901234567890123.123456789012")
+    table = pa.table({"k": ["a", "a"], "v": pa.array([big, Decimal("2.5")], pa.decimal128(38, 12)),
+                      "start": [0, 1], "end": [2, 3]})
+    prog = """total(K, S) :- m(K, V), S = sum(V).
+mag(K, A) :- m(K, V), A = abs(V).
+count(N) :- m(K, V), N = count().
+"""
+    _, model = check(spark, prog, {"m": table}, ["total", "mag"])
+    assert (("a", Fraction(5, 2)), (2, 3, False, True)) in model.facts("total")

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from budget import examples
 
-from test_spark_rounds_functions import check_folded, refused
+from test_spark_rounds_functions import check, check_folded, refused
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
@@ -132,3 +132,13 @@ def test_a_float_of_term_text_is_its_exact_binary_value(spark, values):
         assert both == fits, (v, x)
         if both:
             assert Fraction(int(x["n"]), int(x["d"])) == Fraction(v), (v, x)
+
+
+def test_a_sum_after_floats_of_wide_exponents_is_zero(spark):
+    """Floats 2^64 apart make integers of 36 digits; a segment's sum
+    subtracts each binding's where it ends, and Spark's unary minus of a
+    decimal rounds past 34 digits: the lone 0.0 at 6 summed to
+    -1.7e-17. It is 0.0, the engine's (a case hypothesis found)."""
+    rows = [(0, 3017 * 2.0 ** -20, 0, 0), (0, 0.0, 6, 0), (0, 98985 * 2.0 ** 39, 0, 0)]
+    model = check(spark, "total(K, S) :- m(K, V), S = sum(V).\ncount(N) :- m(K, V), N = count().\n", {"m": table(rows)}, ["total"])
+    assert ("k0", 0.0) in [t for t, _ in model.facts("total")]

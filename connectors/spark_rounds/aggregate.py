@@ -79,7 +79,7 @@ from chronolog.planner import physical as ph
 from chronolog.planner.aggregates import exact_means, valued
 from chronolog.planner.ir import Assign, Condition
 
-from .arithmetic import expr_class, quotients, scaled, stop_sql, unscaled
+from .arithmetic import expr_class, negated, quotients, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, body_classes
 from . import float_sums
@@ -345,7 +345,10 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
         # value summed along them in the run's widest decimal (no wrap)
         wide_values = q.add(f"SELECT {gsel}s, e{''.join(f', CAST({c} AS {widest(c)}) AS {c}' for c in vcols)} FROM {body}",
                             [*group, "s", "e", *vcols])
-        segs = frame_sql(segments(group, vcols), q, wide_values, int64, None)
+        negs = {c: f"_neg_{c}" for c in vcols}  # (exact: Spark's unary minus of a decimal rounds past 34 digits)
+        wide_values = q.add(f"SELECT *{''.join(f', {negated(c, 0 if c in integers else scale)} AS {n}' for c, n in negs.items())} "
+                            f"FROM {wide_values}", [*q.cols[wide_values], *negs.values()])
+        segs = frame_sql(segments(group, vcols, negs), q, wide_values, int64, None)
         funcs = {c: {"sum": f"t.{c}"} for c in vcols}
     else:
         # each binding spread over the segments it covers, numbered per group:

@@ -145,6 +145,25 @@ def scaled(digits: str, scale: int, typ: str) -> str:
     return f"CAST(concat(CAST({digits} AS STRING), 'E-{scale}') AS {typ})"
 
 
+def negated(x: str, scale: int = 0) -> str:
+    """SQL: ``-x`` of the ``decimal(38, scale)`` ``x``, exactly.  Spark's
+    unary minus and ``abs`` of a decimal of more than 34 digits round it
+    to 34 (Spark's Decimal negates in Scala's default MathContext,
+    DECIMAL128): ``-125478394663591287307151166784143360`` came out
+    ``...143400``, and a float sum's segments summed to -40 for 0.
+    ``0 - x`` is exact and keeps ``decimal(38, S)`` up to ``S`` = 6
+    (beyond, Spark's result type drops a decimal): there the digits are
+    negated whole and the point put back."""
+    if scale <= 6:
+        return f"(0 - {x})"
+    return scaled(f"(0 - {unscaled(x, scale)})", scale, f"DECIMAL(38, {scale})")
+
+
+def magnitude(x: str, scale: int = 0) -> str:
+    """SQL: ``abs(x)`` of the ``decimal(38, scale)`` ``x``, exactly (see :func:`negated`)."""
+    return f"CASE WHEN {x} < 0 THEN {negated(x, scale)} ELSE {x} END"
+
+
 def refused(e):
     """The :class:`NotRelational` of a Spark exception raised by a row
     check of this module (None: another exception)."""
@@ -325,7 +344,7 @@ class Arithmetic:
             return self.tree(sf.extreme(name, [col(x) for x in xs]))
         x = xs[0]  # (decimals: 64-bit integers take the shared lowering, integers())
         if name == "abs":
-            return f"abs({x})"
+            return magnitude(x, self.scale or 0)
         if name in ("floor", "ceil"):
             r = f"try_cast({name}({x}) AS {num})"
             return self.present(r, f"{text} needs more digits than {num}")

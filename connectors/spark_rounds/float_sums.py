@@ -29,7 +29,7 @@ the engine's on random floats of wide and narrow ranges.
 
 from __future__ import annotations
 
-from .arithmetic import stop_sql
+from .arithmetic import magnitude, stop_sql
 
 INF = "CAST('Infinity' AS DOUBLE)"
 DEC = "DECIMAL(38, 0)"
@@ -120,10 +120,10 @@ def rounded(q, segs: str, items: list) -> str:
     ks, parts, quots, outs = [], [], [], []
     for out, func, s, n, g, pos, neg in items:
         d = n if func == "avg" else "1"
-        ks.append(f"(57 + CAST(ceil(log2({d})) AS INT) - CAST(floor(log2(CAST(abs({s}) AS DOUBLE))) AS INT)) AS fk_{out}")
+        ks.append(f"(57 + CAST(ceil(log2({d})) AS INT) - CAST(floor(log2(abs(CAST({s} AS DOUBLE)))) AS INT)) AS fk_{out}")
         k = f"fk_{out}"
         # (a zero sum, or no binding, has no quotient: it is never read)
-        parts += [f"CASE WHEN {s} <> 0 AND {d} > 0 THEN abs({s}) * {two_to(f'greatest({k}, 0)')} END AS fnum_{out}",
+        parts += [f"CASE WHEN {s} <> 0 AND {d} > 0 THEN {magnitude(s)} * {two_to(f'greatest({k}, 0)')} END AS fnum_{out}",
                   f"CASE WHEN {s} <> 0 AND {d} > 0 THEN CAST({d} AS {DEC}) * {two_to(f'greatest(-{k}, 0)')} END AS fden_{out}"]
         num, den = f"fnum_{out}", f"fden_{out}"
         # (2^55 to 2^61: a bigint; round to odd: the remainder's sticky bit)

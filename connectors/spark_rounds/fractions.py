@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from .arithmetic import stop_sql
+from .arithmetic import magnitude, negated, stop_sql
 from .float_sums import DEC
 from .sql import lambda_name, let
 from .text_order import decoded
@@ -68,8 +68,8 @@ def key_text_sql(p: str, q: str) -> str:
 
     def reduced(f):
         P, Q = f"{f}.p", f"{f}.q"
-        R = f"pmod(abs({P}), {Q})"
-        whole = f"CAST(try_divide(abs({P}) - {R}, {Q}) AS {DEC})"
+        R = f"pmod({magnitude(P)}, {Q})"
+        whole = f"CAST(try_divide({magnitude(P)} - {R}, {Q}) AS {DEC})"
         digits = f"regexp_replace(lpad(CAST(try_multiply({R}, CAST(try_divide({ten}, {Q}) AS {DEC})) AS STRING), {PLACES}, '0'), '0+$', '')"
         sign = f"CASE WHEN {P} < 0 THEN '-' ELSE '' END"
         decimal = f"concat({sign}, CAST({whole} AS STRING), '.', {digits})"
@@ -83,7 +83,7 @@ def key_text_sql(p: str, q: str) -> str:
                 f"ELSE concat(CAST({P} AS STRING), '/', CAST({Q} AS STRING)) END")
 
     def body(x):
-        g = gcd_sql(f"{x}.q", f"pmod(abs({x}.p), {x}.q)")
+        g = gcd_sql(f"{x}.q", f"pmod({magnitude(f'{x}.p')}, {x}.q)")
 
         def lowest(gv):
             parts = (f"named_struct('p', CAST(try_divide({x}.p, {gv}) AS {DEC}), "
@@ -133,7 +133,7 @@ def operation_sql(op: str, a: str, b: str, why: str) -> str:
         elif op == "*":
             n, d = f"try_multiply({x}.n, {y}.n)", f"try_multiply({x}.d, {y}.d)"
         else:  # (the divisor's sign moved to the numerator: d > 0)
-            n, d = f"try_multiply({x}.n, CASE WHEN {y}.n < 0 THEN -{y}.d ELSE {y}.d END)", f"try_multiply({x}.d, abs({y}.n))"
+            n, d = f"try_multiply({x}.n, CASE WHEN {y}.n < 0 THEN {negated(f'{y}.d')} ELSE {y}.d END)", f"try_multiply({x}.d, {magnitude(f'{y}.n')})"
         zero = f"{y}.n = 0 THEN {stop_sql(f'{why} divides by zero')} WHEN " if op == "/" else ""
         return _checked(_pair(n, d), why, zero)
 
@@ -156,7 +156,7 @@ def lowest_sql(pair: str) -> str:
     quotient has no room: 33 digits or more): a product's running value
     kept small."""
     def body(x):
-        g = gcd_sql(f"{x}.d", f"pmod(abs({x}.n), {x}.d)")
+        g = gcd_sql(f"{x}.d", f"pmod({magnitude(f'{x}.n')}, {x}.d)")
         return _let(g, lambda h: f"CASE WHEN {h} = 1 THEN {x} ELSE {_pair(f'try_divide({x}.n, {h})', f'try_divide({x}.d, {h})')} END")
 
     return _let(pair, body)
@@ -274,7 +274,7 @@ def whole_sql(name: str, pair: str, why: str) -> str:
         if name == "floor":
             w = _floor(v)
         elif name == "ceil":  # -floor(-x)
-            w = _let(f"named_struct('n', -{v}.n, 'd', {v}.d)", lambda u: f"(-{_floor(u)})")
+            w = _let(f"named_struct('n', {negated(f'{v}.n')}, 'd', {v}.d)", lambda u: negated(_floor(u)))
         else:
             w = _nearest(v)
         return f"coalesce({w}, {stop_sql(f'{why} needs more than 32 digits')})"
@@ -287,7 +287,7 @@ def function_sql(name: str, pair: str, digits: int | None, why: str) -> str:
     Python's ``round`` of a fraction: ``round(x·10^D) / 10^D``) of the
     pair ``(n, d)``, or the run stops past 38 digits."""
     if name == "abs":
-        return _let(pair, lambda v: f"named_struct('n', abs({v}.n), 'd', {v}.d)")
+        return _let(pair, lambda v: f"named_struct('n', {magnitude(f'{v}.n')}, 'd', {v}.d)")
     shift = f"try_cast('1E{abs(digits)}' AS {DEC})"
 
     def body(v):

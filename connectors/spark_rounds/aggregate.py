@@ -343,11 +343,12 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
     if sums:
         # the segments (engine/segments.py, shared with the columns), each
         # value summed along them in the run's widest decimal (no wrap)
-        wide_values = q.add(f"SELECT {gsel}s, e{''.join(f', CAST({c} AS {widest(c)}) AS {c}' for c in vcols)} FROM {body}",
-                            [*group, "s", "e", *vcols])
-        negs = {c: f"_neg_{c}" for c in vcols}  # (exact: Spark's unary minus of a decimal rounds past 34 digits)
-        wide_values = q.add(f"SELECT *{''.join(f', {negated(c, 0 if c in integers else scale)} AS {n}' for c, n in negs.items())} "
-                            f"FROM {wide_values}", [*q.cols[wide_values], *negs.values()])
+        # each value and its negation, exact (Spark's unary minus of a decimal rounds past 34 digits), in one step
+        negs = {c: f"_neg_{c}" for c in vcols}
+        cast = {c: f"CAST({c} AS {widest(c)})" for c in vcols}
+        wide_values = q.add(f"SELECT {gsel}s, e{''.join(f', {cast[c]} AS {c}' for c in vcols)}"
+                            f"{''.join(f', {negated(cast[c], 0 if c in integers else scale)} AS {negs[c]}' for c in vcols)} FROM {body}",
+                            [*group, "s", "e", *vcols, *negs.values()])
         segs = frame_sql(segments(group, vcols, negs), q, wide_values, int64, None)
         funcs = {c: {"sum": f"t.{c}"} for c in vcols}
     else:

@@ -220,7 +220,8 @@ def result_class(name: str, args: list):
     the backends that type their columns (the columns' kernels, the Spark
     rounds) compute it: a float operand makes a float (Python's rule),
     ``floor``, ``ceil``, ``round`` without digits and ``exact`` give exact
-    numbers, ``min``/``max`` their operands' class, ``sqrt`` a float (an
+    numbers, ``min``/``max`` their operands' class (``"timestamp"`` for
+    dates beside timestamps: a date is its midnight), ``sqrt`` a float (an
     exact square's exact root the engine gives is refused there).  A
     combination the engine rejects gets a class; the backend refuses it."""
     if name == "+" and args == ["str", "str"]:
@@ -237,6 +238,8 @@ def result_class(name: str, args: list):
         return "float" if args[0] == "float" and len(args) == 2 else "num"
     if name in ("min", "max") and len(set(args)) == 1:
         return args[0]
+    if name in ("min", "max") and set(args) == {"date", "timestamp"}:
+        return "timestamp"
     return "float" if "float" in args else "num"
 
 

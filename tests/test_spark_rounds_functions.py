@@ -619,3 +619,17 @@ def test_min_max_of_booleans_and_instants_in_the_rounds_are_the_aggregates(spark
         assert not falls and stats.get("path") == "relational", (kind, falls)
         for p in ("fmin", "fmax"):
             assert {(ts, iv) for ts, iv in got[p]} == typed(oracle.facts(p)), (kind, p)
+
+
+def test_max_of_a_date_and_a_timestamp_in_the_rounds_is_an_instant(spark):
+    """``max(A, B, A)`` of a DATE column and a timestamp column is an
+    instant (a date at its midnight): the head's column holds instants,
+    not numbers (Spark refused the statement that cast it to BIGINT)."""
+    midnight, early = datetime(2000, 1, 1), datetime(1944, 6, 16, 0, 36, 20)
+    rows = [((k, midnight, b), (0, 4, True, False)) for k, b in enumerate([midnight, early, midnight, datetime(2001, 3, 4, 5, 6, 7)])]
+    table = facts_to_arrow(rows, ["k", "a", "b"])
+    oracle = chronolog.reason(AGGREGATES, {"w": table_to_rows(table, "w")})
+    stats, got, falls = run(spark, ORDERED, {"w": table}, ["fmin", "fmax"])
+    assert not falls and stats.get("path") == "relational", falls
+    assert got["fmax"] == typed(oracle.facts("fmax")) and got["fmin"] == typed(oracle.facts("fmin"))
+    assert ((("exact", 3), ("datetime", datetime(2001, 3, 4, 5, 6, 7))), (0, 4, True, False)) in got["fmax"]

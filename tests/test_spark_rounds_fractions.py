@@ -399,3 +399,36 @@ def test_random_aggregates_of_quotients_are_the_engines(spark, rows):
     the rules that order and join them: the engine's exact numbers, in
     the rounds."""
     check_typed(spark, QUOTIENTS, {"owns": owns([(i, c, p, s, s + n) for i, c, p, s, n in rows])}, QUOTIENTS_OUTPUTS)
+
+
+# ------------------------------------------------------------------ floats of fractions
+
+FLOATS = NO_KEY + """
+mean(C, A) :- owns(I, C, P), A = avg(P).
+fm(C, F) :- mean(C, M), F = float(M).
+fv(K, F, G, E, L) :- v(K, X), F = float(X), G = X * float(3), E = exp(min(X, 5)), L = log(abs(X) + 1).
+@output("fm"). @output("fv").
+"""
+_fractions = st.builds(Fraction, st.integers(-10**20, 10**20), st.one_of(st.integers(1, 10**6), st.integers(1, 10**19)))
+
+
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_fractions, min_size=1, max_size=5))
+@example(xs=[Fraction(1, 3000000), Fraction(-2, 3), Fraction(2**60 - 1, 3), Fraction(0), Fraction(1, 10**19 + 3)])
+def test_floats_of_fractions_are_the_engines(spark, xs):
+    """``float(M)`` of a mean (1/3) and ``float(X)``, ``X * float(3)``,
+    ``exp`` and ``log`` of program facts' fractions with up to 19-digit
+    denominators (1/3000000, (2^60 - 1)/3): Python's float of the
+    fraction, rounded once, bit for bit in the rounds; they went to one
+    task ("float(A) on term text that is not a number of the run")."""
+    facts = "".join(f"v(k{i}, {x.numerator}/{x.denominator})@[0,{i + 1}]. " for i, x in enumerate(xs))
+    rows = [("i", "a", 1, 0, 4), ("j", "a", 2, 0, 6), ("i", "b", 0, 0, 5), ("j", "b", 0, 0, 5), ("k", "b", 1, 0, 9)]
+    check_typed(spark, facts + "\n" + FLOATS, {"owns": owns(rows)}, ["fm", "fv"])
+
+
+def test_the_float_of_a_fraction_of_a_30_digit_denominator_stops_for_one_task(spark):
+    """1/(10^30 + 7): its quotient's 57 bits need ``2^157`` beside the
+    numerator, past 38 digits: the run stops for one task, which gives
+    Python's float of it."""
+    prog = f"v(a, 1/{10**30 + 7})@[0,5].\n" + NO_KEY + 'f(K, F) :- v(K, X), F = float(X).\n@output("f").\n'
+    refused(spark, prog, {"owns": owns([("i", "a", 1, 0, 4)])}, ["f"], "float(X) needs more digits than 38")

@@ -51,7 +51,7 @@ from chronolog.engine.int_arithmetic import NotInteger
 from chronolog.language import ast, builtins
 from chronolog.planner.backend_choice import round_digits  # (what plan time refuses: backend_choice.expression_refusal)
 
-from .classes import NUM, TEXT, rational, value_class
+from .classes import FLOAT, NUM, TEXT, rational, value_class
 from .fragment import NotRelational
 from .sql import Stmt, hex_string, raised
 
@@ -233,6 +233,10 @@ class Arithmetic:
             return self.fraction(e, varcols, varcls, rule), TEXT
         bound = Bound()
         operands: dict = {}  # each operand's (SQL, class), computed once
+        # an exact operand of term text where the result is a float: its
+        # value rounded once (not min/max/mod, which keep an operand's kind,
+        # nor sqrt, exact on an exact square)
+        beside_float = expr_class(e, varcls) == FLOAT and not (isinstance(e, ast.Call) and e.name in (*CHOICES, "sqrt"))
 
         def operand(x):
             if id(x) not in operands:
@@ -242,9 +246,14 @@ class Arithmetic:
                     if getattr(self.types, "text_floats", True):
                         raise NotRelational(f"{e}: arithmetic or a function on term text that may hold floats "
                                             "(a float's key text may be an exact number's)", rule)
-                    from .text_order import number_sql
+                    if beside_float:  # (float(M), M * 0.5, exp(M): Python makes the fraction a float first)
+                        from .fractions import float_sql
 
-                    sql, c = number_sql(sql, self.types, str(e)), NUM  # an exact number of the run's, or the run stops
+                        sql, c = float_sql(self.pair(x, e, varcols, varcls, rule), str(e)), FLOAT
+                    else:
+                        from .text_order import number_sql
+
+                        sql, c = number_sql(sql, self.types, str(e)), NUM  # an exact number of the run's, or the run stops
                 operands[id(x)] = (sql if plain else bound.name(sql), c)
             return operands[id(x)]
 

@@ -32,7 +32,9 @@ Arithmetic on exact numbers of term text (``M * 3 - 1`` on a mean, ``X +
 key text by :func:`key_text_sql`; ``min``, ``max`` and ``mod`` of such
 pairs likewise (:func:`extreme_sql`, :func:`mod_sql`), and a segment's
 sum or product of term text (:func:`fold_sql`) reduced to lowest terms
-at each step.
+at each step.  Where such a number meets a float (``float(M)``, ``M *
+F``, ``exp(M)``) it is the double nearest its pair, rounded once
+(:func:`float_sql`), as Python's ``float`` of a fraction.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from __future__ import annotations
 from functools import partial
 
 from .arithmetic import magnitude, negated, stop_sql
-from .float_sums import DEC
+from .float_sums import DEC, times_two_to, two_to
 from .sql import lambda_name, let
 from .text_order import decoded
 
@@ -241,6 +243,38 @@ def mod_sql(a: str, b: str, why: str) -> str:
         return _checked(_let(cross, rest), why)
 
     return _let(f"named_struct('_a', {a}, '_b', {b})", body)
+
+
+def float_sql(pair: str, why: str) -> str:
+    """The double nearest ``n/d`` of the pair ``(n, d)``, as Python's
+    ``float`` of a fraction (one rounding), where a float meets term text
+    (``float(M)``, ``M * 0.5``, ``exp(M)`` of a mean): as float_sums.rounded
+    rounds a sum, the quotient ``|n|·2^k div d`` of 56 to 61 bits with the
+    remainder's sticky bit (round to odd), cast to a double (the one
+    rounding to nearest), times ``2^-k`` (exact: ``n/d`` is within
+    ``10^±38``, normal).  The run stops where ``|n|·2^k`` or ``d·2^-k``
+    has no room in 38 digits (a denominator past about 20 digits)."""
+    def scaled(v):
+        a = magnitude(f"{v}.n")
+        k = f"(57 + CAST(ceil(log2(CAST({v}.d AS DOUBLE))) AS INT) - CAST(floor(log2(CAST({a} AS DOUBLE))) AS INT))"
+        return (f"named_struct('neg', {v}.n < 0, 'k', {k}, 'a', {a}, 'd', {v}.d)")
+
+    def quotient(w):
+        k = f"{w}.k"
+        num = f"CASE WHEN {k} <= 124 THEN CAST(try_multiply({w}.a, {two_to(f'greatest({k}, 0)')}) AS {DEC}) END"
+        den = f"CAST(try_multiply({w}.d, {two_to(f'greatest(-{k}, 0)')}) AS {DEC})"
+        return f"named_struct('neg', {w}.neg, 'k', {k}, 'num', {num}, 'den', {den})"
+
+    def value(u):
+        q = f"(CAST({u}.num div {u}.den AS BIGINT) | CASE WHEN {u}.num % {u}.den = 0 THEN 0 ELSE 1 END)"
+        v = times_two_to(f"CAST({q} AS DOUBLE)", f"-{u}.k")
+        return (f"CASE WHEN {u}.num IS NULL OR {u}.den IS NULL THEN {stop_sql(f'{why} needs more digits than 38 for its exact value')} "
+                f"WHEN {u}.neg THEN -({v}) ELSE {v} END")
+
+    def body(v):
+        return f"CASE WHEN {v}.n = 0 THEN CAST(0 AS DOUBLE) ELSE {_let(_let(scaled(v), quotient), value)} END"
+
+    return _let(pair, body)
 
 
 def text_sql(pair: str) -> str:

@@ -381,8 +381,8 @@ ROUNDS_FALLBACKS = (
     "a column of term text (terms of several kinds in one argument, numbers past the run's: 1/3 or 39+ digits, "
     "floats beside exact numbers, labelled nulls, an average of exact numbers, sum(X / 3)) is ordered where the "
     "engine orders no two of its terms; computed on, folded or given to a function where it holds floats or strings "
-    "(on fractions: a function but floor, ceil, abs, round, min, max and mod, or a result past 38 digits); holds, "
-    "with a calendar, a number off the run's decimals (1/3); or a rule writes a set or a 16+ digit decimal ending in 5 into it",
+    "(on fractions: a function but floor, ceil, abs, round, min, max, mod, float, exp and log, or a result past 38 digits); "
+    "or a rule writes a set or a 16+ digit decimal ending in 5 into it",
 )
 
 
@@ -631,10 +631,7 @@ def through_time(rule, stratum) -> bool:
 def _mean_fallbacks(st, op) -> list:
     """What the data can still send from Spark's rounds to one task in the
     averages of the aggregate ``op``: a mean of exact numbers is term
-    text, the key text of its exact value (planner/aggregates.exact_means),
-    but in a program with a calendar, where it is a number of the run."""
-    from chronolog.language import ast
-
+    text, the key text of its exact value (planner/aggregates.exact_means)."""
     from .aggregates import AggregateRule, exact_means
 
     out = []
@@ -644,10 +641,6 @@ def _mean_fallbacks(st, op) -> list:
             continue
         out.append("an avg written as term text (its exact value: 1/3, 1.5) needs more than 32 digits before the point or "
                    "31 decimals, or has 16+ significant digits over a power of two (perhaps a float's value)")
-        read = set().union(*(ast.variables_of(getattr(lit, "comparison", None) or lit.expr) for lit in r.after))
-        if read & set(exact_means(r)):
-            out.append("in a program with a calendar, an avg of exact numbers that a literal after its aggregate reads has no "
-                       "exact value in the run's number type (64-bit integers or decimal(38, S); 1/3 has none)")
     return out
 
 

@@ -322,6 +322,27 @@ def test_aggregation_and_since_on_a_calendar(spark):
     assert {p: len(model.facts(p)) for p in out} == {"far": 2, "total": 5, "top": 5, "since": 3}
 
 
+def test_a_market_wide_mean_on_dates_runs_in_the_rounds(spark):
+    """A mean over every symbol's daily close (no key), and what is
+    computed on it (above it, its floor, its float, ``3M - 1``): exact
+    fractions as term text on a calendar too, as the engine's (7/3 is
+    no 64-bit integer); it went to one task."""
+    prog = """@timeGranularity("days").
+    pairs(X, Y) :- close(X, P), close(Y, Q), X != Y.
+    mean(M) :- close(X, P), M = avg(P).
+    above(X) :- close(X, P), mean(M), P > M.
+    whole(W, F, D) :- mean(M), W = floor(M), F = float(M), D = M * 3 - 1.
+    @output("mean"). @output("above"). @output("whole").
+    """
+    d = dt.date
+    close = pa.table({"x": ["a", "b", "c", "a"], "p": [1, 2, 4, 3],
+                      "start": [d(2024, 3, 1), d(2024, 3, 1), d(2024, 3, 2), d(2024, 3, 4)],
+                      "end": [d(2024, 3, 3), d(2024, 3, 5), d(2024, 3, 4), d(2024, 3, 6)]})
+    out, model = check(spark, prog, {"close": close})
+    means = {t[0] for t, _ in model.facts("mean")}
+    assert Fraction(7, 3) in means and Fraction(3, 2) in means, means
+
+
 # ------------------------------- time grouping and interval terms on dates
 
 GROUPED = r"""@timeGranularity("days").

@@ -41,8 +41,7 @@ booleans #F before #T (Spark's false before true), of floats as Python
 does, and of term text in the engine's order of terms, the run stopping
 where the engine has none (text_order.py; count of anything); a sum, a
 mean or a product of term text is exact on fractions' pairs, folded per
-segment (fractions.fold_sql), its value term text (in a program with a
-calendar: each cell read as the run's number, text_order.number_sql),
+segment (fractions.fold_sql), its value term text,
 where no float is among the run's term text.  A sum or a mean of floats
 is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
 the same whatever the order), Spark rounds each addition in an order of its
@@ -89,7 +88,7 @@ from .relations import PARTITIONS
 from .sets import set_text
 from .udfs import fold_sql
 from .sql import Stmt, coalesce_sql, int64, runs_sql, term_columns, union
-from .text_order import extreme_sql, number_sql
+from .text_order import extreme_sql
 
 def lowered(rule) -> tuple:
     """``(body, aggregates)`` of ``rule``: each aggregated expression other
@@ -195,8 +194,8 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     sets = {}  # munion's output column -> its values' class
     own = {}  # column -> class, of the values min and max keep in their own type (strings, booleans, floats, instants)
     head_cls = types.classes.get(rule.head_pred) or []
-    # the means of exact numbers as term text (classes.infer_classes: not in a program with a calendar)
-    means = {v for v, heads in (exact_means(rule) if getattr(types, "text_means", False) else {}).items() if all(head_cls[i] == TEXT for _, i in heads)}
+    # the means of exact numbers as term text (classes.infer_classes)
+    means = {v for v, heads in exact_means(rule).items() if all(head_cls[i] == TEXT for _, i in heads)}
     for k, (v, a) in enumerate(aggregates):
         f = FOLDS[a.func]  # (language/builtins.py: the columns' too)
         value = None
@@ -216,9 +215,7 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
                 if getattr(types, "text_floats", True):
                     raise NotRelational(f"aggregation: {a.func} of term text that may hold floats (a float's key text "
                                         "may be an exact number's)", rule)
-                if not getattr(types, "text_means", False):  # (a calendar's program: of the run's numbers, or the run stops)
-                    read, c = number_sql(read, types, f"{a.func}({a.expr})"), NUM
-                # (else exact, on fractions' pairs, its value term text: _values, classes.infer_classes)
+                # (exact, on fractions' pairs, its value term text: _values, classes.infer_classes)
             copies.append((read, value))
             if c != NUM or f == "munion":
                 own[value] = own[f"a{k}"] = c

@@ -258,13 +258,13 @@ def text_constants(plan, texts: set) -> list:
     return out
 
 
-def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool = False) -> dict:
+def infer_classes(plan, given: dict, texts: frozenset = frozenset()) -> dict:
     """``{pred: [class per argument]}`` over the whole program: input classes
     flow through rule variables to the heads.  A column or a join variable
     with two classes (other than integers with decimals) would be compared by
     Spark's implicit casts where the engine compares exactly: refused.
     ``texts``: the positions of term text (:func:`text_positions`), where
-    a head's constant is term text too.  ``means``: an average of
+    a head's constant is term text too.  An average of
     exact numbers is term text, and so are the head's arguments it is
     written into (:class:`TwoKinds`): its exact value, which the run's
     number type need not hold (planner/aggregates.exact_means); so is a
@@ -347,11 +347,11 @@ def infer_classes(plan, given: dict, texts: frozenset = frozenset(), means: bool
                 from .aggregate import exact_quotients, result_class
                 from .arithmetic import expr_class
 
-                means_here = exact_means(r) if means else {}
+                means_here = exact_means(r)
                 for (v, a), (_, given_a) in zip(exact_quotients(op.aggregates), op.aggregates):  # (aggregate.py)
                     c = result_class(a, env)  # a number, or min/max's strings
                     # (a sum or product of term text: exact on fractions, fractions.fold_sql; min or max of a quotient)
-                    text = means and a.expr is not None and expr_class(a.expr, env) == TEXT
+                    text = a.expr is not None and expr_class(a.expr, env) == TEXT
                     folded = text and FOLDS[a.func] in ("sum", "prod")
                     quotient = text and a.expr != given_a.expr and c == TEXT
                     if (c == NUM and (v in means_here or folded)) or quotient:  # (its exact value as term text)

@@ -90,10 +90,14 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
                 if made:
                     rule = next(r for r in plan.rules if any((r.head_pred, i) in made for i in range(len(r.head_terms))))
                     raise NotRelational("labelled nulls (term text) in a program with a calendar", rule)
-                if mixed_heads:
-                    raise NotRelational("an argument of two kinds of terms (term text) in a program with a calendar")
+                if mixed_heads and any(pred in given for pred, _ in texts):
+                    # (written by the rounds' SQL only, term text is the engine's key
+                    # text of the terms, as without a calendar; an input's column
+                    # keyed at the load is read without the calendar: udfs.KeyText)
+                    raise NotRelational("an argument of two kinds of terms (term text) in a program with a calendar, "
+                                        "joined with an input's column")
             try:
-                classes = infer_classes(plan, given, texts, means=calendar is None)
+                classes = infer_classes(plan, given, texts)
                 break
             except TwoKinds as e:
                 if e.positions <= texts:  # pragma: no cover - a position of term text takes any class
@@ -128,7 +132,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         value_class(v)
         term_scale = max(term_scale, decimal_digits(v))
     if classes is None:  # (the refusal of term text no decoding took away)
-        classes = infer_classes(plan, given, texts, means=calendar is None)
+        classes = infer_classes(plan, given, texts)
     any_dec = term_scale > 0 or any(x is not None for x in scales)
     if any_dec:
         scale = max(term_scale, max((x for x in scales if x is not None), default=0))
@@ -154,7 +158,6 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         grid.bounds = code_bounds(2 * moves * (len(plan.strata) + 1), Fraction(grid.L, 10**6))
     rounds = Rounds(spark, plan, classes, num_type, grid, horizon)
     rounds.types.text_floats = text_floats or writes_floats(plan, classes)
-    rounds.types.text_means = calendar is None  # (the means of exact numbers as term text: classes.infer_classes)
     # a static bound keeps every finite code inside 64 bits: inputs (checked
     # below) plus every window of every rule, applied once per stratum
     reach = sum(abs(rounds.grid.unit(p)) for p in pts if p not in (NEG_INF, POS_INF))

@@ -343,6 +343,29 @@ def test_a_market_wide_mean_on_dates_runs_in_the_rounds(spark):
     assert Fraction(7, 3) in means and Fraction(3, 2) in means, means
 
 
+def test_an_argument_of_several_kinds_on_dates_runs_in_the_rounds(spark):
+    """Strings, a number, dates (a column's and a constant) and a mean
+    written into one argument on a calendar: term text, each value's key
+    text as the engine's, joined with itself; it went to one task."""
+    prog = """@timeGranularity("days").
+    far(X, Z) :- e(X, Y, D), e(Y, Z, F).
+    k(X, Y) :- e(X, Y, D).
+    k(X, 5) :- e(X, Y, D).
+    k(X, D) :- e(X, Y, D).
+    k(X, 2024-01-02) :- e(X, Y, D).
+    k(X, M) :- e(X, Y, D), M = avg(N), n(Y, N).
+    j(X, Y) :- k(X, Y), k(Y, X).
+    @output("k"). @output("j").
+    """
+    d = dt.date
+    e = pa.table({"x": ["a", "b", "c"], "y": ["b", "c", "a"], "d": pa.array([d(2024, 1, 1), d(2024, 1, 2), d(2024, 1, 1)], pa.date32()),
+                  "start": [d(2024, 3, 1), d(2024, 3, 2), d(2024, 3, 3)], "end": [d(2024, 3, 9), d(2024, 3, 5), d(2024, 3, 20)]})
+    n = pa.table({"y": ["a", "b", "c", "a"], "n": [1, 2, 2, 4], "start": [d(2024, 3, 1)] * 4, "end": [d(2024, 3, 10)] * 4})
+    out, model = check(spark, prog, {"e": e, "n": n})
+    kinds = {type(t[1]).__name__ for t, _ in model.facts("k")}
+    assert {"str", "int", "datetime", "Fraction"} <= kinds, kinds
+
+
 # ------------------------------- time grouping and interval terms on dates
 
 GROUPED = r"""@timeGranularity("days").

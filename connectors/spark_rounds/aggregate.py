@@ -78,7 +78,7 @@ from chronolog.planner import physical as ph
 from chronolog.planner.aggregates import exact_means, valued
 from chronolog.planner.ir import Assign, Condition
 
-from .arithmetic import expr_class, negated, quotients, scaled, stop_sql, unscaled
+from .arithmetic import expr_class, magnitude, negated, quotients, scaled, stop_sql, unscaled
 from .calendar import term_decimals
 from .classes import BOOL, DATE, FLOAT, NUM, SET, STR, TEXT, TS, body_classes
 from . import float_sums
@@ -497,5 +497,5 @@ def _product_sql(c: str, scale: int, wide: str) -> str:
             f"WHEN {p} IS NULL THEN {stop_sql('a product beyond 38 digits')} "
             f"WHEN {frac} > 37 THEN {decimals} "
             f"WHEN {frac} > 0 AND pmod({p}, CAST(concat('1E', CAST({frac} AS STRING)) AS DECIMAL(38, 0))) <> 0 THEN {decimals} "
-            f"WHEN length(CAST(abs({p}) AS STRING)) + {e} > {38 - scale} THEN {stop_sql('a product beyond the decimal type')} "
+            f"WHEN length(CAST({magnitude(p)} AS STRING)) + {e} > {38 - scale} THEN {stop_sql('a product beyond the decimal type')} "
             f"ELSE CAST(concat(CAST({p} AS STRING), 'E', CAST({e} AS STRING)) AS {wide}) END")

@@ -434,3 +434,43 @@ def test_the_float_of_a_fraction_of_a_30_digit_denominator_stops_for_one_task(sp
     Python's float of it."""
     prog = f"v(a, 1/{10**30 + 7})@[0,5].\n" + NO_KEY + 'f(K, F) :- v(K, X), F = float(X).\n@output("f").\n'
     refused(spark, prog, {"owns": owns([("i", "a", 1, 0, 4)])}, ["f"], "float(X) needs more digits than 38")
+
+
+def _near_ties():
+    """Fractions at and next to a tie of two doubles (the last bit's half):
+    ``(2m + 1)·2^j`` over a power of two, ``m`` odd or even (a tie goes to
+    the even one), and one off it (past the quotient's bits from ``j`` =
+    7: only the sticky bit tells it from the tie)."""
+    return st.builds(lambda h, odd, j, off, neg: Fraction((-1) ** neg * ((2 * (2**52 + 2 * h + odd) + 1) * 2**j + off), 2**max(0, 60 - j)),
+                     st.integers(0, 2**51 - 1), st.booleans(), st.integers(0, 60), st.sampled_from([-1, 0, 1]), st.booleans())
+
+
+_pairs = st.one_of(
+    st.builds(Fraction, st.integers(-10**37, 10**37), st.integers(1, 10**19)),
+    st.builds(Fraction, st.integers(-10**6, 10**6), st.integers(1, 10**19)),
+    st.builds(Fraction, st.integers(-(2**64), 2**64), st.integers(1, 2**20)),
+    _near_ties(),
+)
+
+
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_pairs, min_size=1, max_size=60))
+@example(xs=[Fraction((2 * 2**52 + 1) * 2**10 + 1, 2**50), Fraction(-((2 * 2**52 + 1) * 2**10 + 1), 2**50), Fraction(1, 3)])
+def test_the_float_of_a_pair_is_pythons_bit_for_bit(spark, xs):
+    """fractions.float_sql in Spark SQL: each ``n/d`` (numerators to 37
+    digits, denominators to 19, ties of two doubles and their neighbours)
+    is Python's ``float(Fraction(n, d))``, rounded once to the nearest
+    double, a tie to the even one, bit for bit (``-0.0`` never: a zero
+    numerator is ``0.0``)."""
+    import struct
+
+    from chronolog.connectors.spark_rounds.fractions import float_sql
+
+    rows = [(str(x.numerator), str(x.denominator)) for x in xs]
+    spark.createDataFrame(rows, "n string, d string").createOrReplaceTempView("fraction_pairs")
+    pair = "named_struct('n', CAST(n AS DECIMAL(38, 0)), 'd', CAST(d AS DECIMAL(38, 0)))"
+    got = spark.sql(f"SELECT n, d, {float_sql(pair, 'float(X)')} AS f FROM fraction_pairs").collect()
+    bits = lambda f: struct.pack(">d", f)  # noqa: E731
+    for r in got:
+        want = float(Fraction(int(r["n"]), int(r["d"])))
+        assert bits(r["f"]) == bits(want + 0.0), (r["n"], r["d"], r["f"], want)

@@ -23,6 +23,7 @@ idempotent, so a kind reported twice changes nothing).
 
 from __future__ import annotations
 
+import pickle
 from contextlib import contextmanager
 
 from chronolog.engine.term_types import INT64, KIND_KEY, arrow_type, merge_kind, text_marker, typed_array, value_kind  # noqa: F401 (the rule)
@@ -611,7 +612,11 @@ def make_task(job: dict, report, reason):
             # the report, in parts (not rendered: the driver raises it as
             # the same chronolog error, whose rendering adds the kind)
             pos = (e.pos.file, e.pos.line, e.pos.column) if e.pos is not None else ()
-            report.add({"kinds": {}, "errors": [(part, type(e).__name__, e.message, pos, e.hint)]})
+            # (the values a comparison or a built-in met, pickled: the driver
+            # names the input row that gave one, chronolog/value_origin.py)
+            operands = pickle.dumps(e.operands) if getattr(e, "operands", None) is not None else b""
+            order = pickle.dumps(e.binding_order) if getattr(e, "binding_order", None) is not None else b""
+            report.add({"kinds": {}, "errors": [(part, type(e).__name__, e.message, pos, e.hint, operands, order)]})
             return
         got = {"kinds": kinds, "errors": []}
         if budget is not None:

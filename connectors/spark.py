@@ -17,6 +17,7 @@ in one Spark task (:mod:`chronolog.connectors.spark_paths`).
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import sys
 import warnings
@@ -768,7 +769,7 @@ def reason_with(
             arity = next((len(_term_columns(df)) for q, df, _ in frames if q == p), 0)
         names[p] = column_names(prog, p, arity)
 
-    with _embedded_csv_errors(prog, Path(base_dir)):
+    with _embedded_csv_errors(prog, Path(base_dir), dialect):
         if prog.calendar is not None:
             timestamps = True  # @timeGranularity: time columns are instants, never unit counts
         if distributed:
@@ -870,11 +871,13 @@ def _csv_inputs_error(prog, base_dir: Path) -> None:
 
 
 @contextmanager
-def _embedded_csv_errors(prog, base_dir: Path):
+def _embedded_csv_errors(prog, base_dir: Path, dialect: str = "vadalog"):
     """A run that stops on an error of its data (a cell Spark's paths
     cannot convert, on the driver or in a task) raises instead the embedded
     CSV reader's error of a ``"spark csv"`` input's local files, naming
-    the file, line and column, when that reader refuses one of them."""
+    the file, line and column, when that reader refuses one of them; a
+    comparison or a built-in that met a value it cannot take, placed at
+    the row of such a file that gave the value (:func:`_placed_at_its_row`)."""
     from chronolog.language.errors import ChronologError
 
     try:
@@ -886,7 +889,38 @@ def _embedded_csv_errors(prog, base_dir: Path):
             _csv_inputs_error(prog, base_dir)
         except DataError as err:
             raise err from None
+        if isinstance(e, DataError):
+            placed = _placed_at_its_row(e, prog, base_dir, dialect)
+            if placed is not e:
+                raise placed from None
         raise
+
+
+def _placed_at_its_row(err, prog, base_dir: Path, dialect: str):
+    """``err`` (a task's error of a comparison or a built-in, with the
+    values it met: ``operands``) placed at the row of a ``spark csv``
+    input's local file that gave one, as the embedded path places it
+    (chronolog/value_origin.py, the files read as the embedded CSV reader
+    reads them, each up to :data:`NOTE_READ_BYTES`); ``err`` itself where
+    none did (a DataFrame's row, a remote file: no place to name)."""
+    from chronolog.connectors.bindings import binding_specs
+    from chronolog.value_origin import with_origin
+
+    if getattr(err, "operands", None) is None:
+        return err
+    binds = []
+    for b in binding_specs(prog, base_dir):
+        if b["kind"] != "spark" or b["format"] != "csv" or b["output"] or set(b["options"]) - {"header"}:
+            continue
+        header = str(b["options"].get("header", "true"))
+        for f in _local_csv_files(b):
+            if f.stat().st_size <= NOTE_READ_BYTES:
+                binds.append(ast.Annotation("bind", [b["pred"], f"csv useHeaders={header}", str(f.parent), f.name], b["pos"]))
+    if not binds:
+        return err
+    local = ast.Program(rules=prog.rules, facts=prog.facts, annotations=[a for a in prog.annotations if a.name != "bind"] + binds,
+                        source=prog.source, calendar=prog.calendar)
+    return with_origin(err, local, None, dialect, prog.calendar, base_dir)
 
 
 def _as_arrow(out: dict, arrow: bool) -> dict:
@@ -1462,11 +1496,18 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
     got = report.value
     _forget(report)
     if got["errors"]:
-        _, kind, message, pos, hint = min(got["errors"])
+        # the first task's error, or, where tasks failed on bindings, the
+        # least binding in term order of all of them: the engine's choice
+        # (engine/rows/linear.py), whatever partitions the rows fell in
+        ordered = [(pickle.loads(e[-1]), e) for e in got["errors"] if e[-1]]
+        _, kind, message, pos, hint, operands, _ = min(ordered, key=lambda x: x[0])[1] if ordered else min(got["errors"])
         where = ast.Pos(*pos) if pos else None
         if kind == "InconsistencyError":
             raise InconsistencyError(f"in a Spark task: {message}", where)
-        raise (ProgramError if kind == "ProgramError" else DataError)(f"in a Spark task: {message}", where, hint=hint)
+        err = (ProgramError if kind == "ProgramError" else DataError)(f"in a Spark task: {message}", where, hint=hint)
+        if operands:  # (_embedded_csv_errors names the row of a local file that gave a value)
+            err.operands = pickle.loads(operands)
+        raise err
     if arrow:
         return _typed_tables(spark, lanes, outputs, names, got["kinds"], timestamps)
     parts = got["parts"]

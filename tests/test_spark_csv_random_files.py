@@ -132,7 +132,7 @@ def _said(e):
     the words a Spark task adds: its class, place and wording."""
     import re
 
-    message = e.message.removeprefix("in a Spark task: ")
+    message = e.message.removeprefix("in a Spark task: ").replace("p.vada", "e.vada")  # (the rule named beside the row)
     message = re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|#[TF]|-?[0-9][0-9./e+-]*", "…", message)
     where = (e.pos.file.replace("p.vada", "e.vada"), e.pos.line, e.pos.column) if e.pos is not None else None
     return type(e).__name__, message, where

@@ -196,6 +196,28 @@ def test_a_bad_cell_is_the_embedded_readers_error(spark, tmp_path, line, column,
     assert f"r.csv:3:{column}" in str(got.value), str(got.value)
 
 
+@pytest.mark.parametrize("rules", [
+    'g(X) :- r(X, Y), Y > 0.\n@output("g").\n',  # keyed: per-key tasks
+    'g(X, Z) :- r(X, Y), r(Z, W), Y > 0.\n@output("g").\n',  # no key: the rounds stop where the row compares, one task reports it
+])
+def test_a_comparison_of_a_csv_value_names_its_row_as_the_embedded_engine(spark, tmp_path, rules):
+    """``Y > 0`` meeting ``#T`` or a name from a ``spark csv`` file: the
+    error is placed at the row of the file that gave the value, as the
+    embedded engine places it, not only at the rule (the row is what the
+    user fixes); of two bad rows in two tasks, the one whose binding comes
+    first in term order (``a`` before ``b``), as the engine picks it."""
+    text = "x,y,start,end\nc,1,0,5\nb,#T,0,5\na,name,0,5\nd,2,0,5\n"
+    p, e = _programs(tmp_path, text, rules)
+    with pytest.raises(chronolog.DataError) as want:
+        chronolog.reason(e)
+    with pytest.raises(chronolog.DataError) as got:
+        _run(spark, p, {}, rounds=False)
+    assert "comes from this row of r (term 2)" in str(want.value)
+    assert got.value.pos == want.value.pos and got.value.pos.file.endswith("r.csv") and got.value.pos.line == 4, (
+        str(got.value), str(want.value))
+    assert got.value.message.removeprefix("in a Spark task: ") == want.value.message.replace("e.vada", "p.vada")
+
+
 def test_times_with_exponents_and_fractions_on_the_grid_in_rounds(spark, tmp_path):
     """Times written with an exponent (``1e1``, ``2.5E-1``, ``.5e1``) and
     fractions whose denominators divide a power of ten (``1/2``, ``3/6``,

@@ -50,8 +50,17 @@ def _raise_first_in_term_order(fn, batch) -> None:
     """Raise the error of the least failing binding of ``batch`` in term
     order (only after one failed: nothing on the good path), so that the
     message names the same values whatever order the rows came in (the
-    columns hand the rows their relations in another order)."""
+    columns hand the rows their relations in another order).  The error
+    keeps that order (``binding_order``): Spark's tasks each raise their
+    least, and the driver reports the least of them (connectors/spark.py)."""
     from chronolog.language.text import term_sort_key
 
-    for b, _ in sorted(batch, key=lambda row: (tuple(term_sort_key(v) for v in row[0]), row[1][0], not row[1][2])):
-        fn(b)
+    def order(row):
+        return tuple(term_sort_key(v) for v in row[0]), row[1][0], not row[1][2]
+
+    for row in sorted(batch, key=order):
+        try:
+            fn(row[0])
+        except DataError as e:
+            e.binding_order = order(row)
+            raise

@@ -246,7 +246,7 @@ class Arithmetic:
                     if getattr(self.types, "text_floats", True):
                         raise NotRelational(f"{e}: arithmetic or a function on term text that may hold floats "
                                             "(a float's key text may be an exact number's)", rule)
-                    if beside_float:  # (float(M), M * 0.5, exp(M): Python makes the fraction a float first)
+                    if beside_float:  # (float(M), M * F of a float F, exp(M): Python makes the fraction a float first)
                         from .fractions import float_sql
 
                         sql, c = float_sql(self.pair(x, e, varcols, varcls, rule), str(e)), FLOAT

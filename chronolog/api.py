@@ -734,6 +734,16 @@ def _format_period(per, calendar) -> str:
     return sign + "PT" + format_number(seconds) + "S"
 
 
+def placed_at_origin(err, prog, dialect: str, base_dir):
+    """``err`` (a comparison's or a built-in's error, with ``operands``)
+    placed at the input row of ``prog``'s program facts or bound files that
+    gave one of its values (chronolog/value_origin.py), for the Spark
+    connector, a layer below, which gets the API as ``embedded``."""
+    from chronolog.value_origin import with_origin
+
+    return with_origin(err, prog, None, dialect, prog.calendar, base_dir)
+
+
 def refuse_unknown_predicate(pred: str, known, what: str, facts: str = "its facts") -> None:
     """The API's error for a predicate that neither the program nor its
     facts name, for the Spark connector a layer below (its ``outputs=``)."""

@@ -769,7 +769,7 @@ def reason_with(
             arity = next((len(_term_columns(df)) for q, df, _ in frames if q == p), 0)
         names[p] = column_names(prog, p, arity)
 
-    with _embedded_csv_errors(prog, Path(base_dir), dialect):
+    with _embedded_csv_errors(prog, Path(base_dir), dialect, embedded):
         if prog.calendar is not None:
             timestamps = True  # @timeGranularity: time columns are instants, never unit counts
         if distributed:
@@ -871,7 +871,7 @@ def _csv_inputs_error(prog, base_dir: Path) -> None:
 
 
 @contextmanager
-def _embedded_csv_errors(prog, base_dir: Path, dialect: str = "vadalog"):
+def _embedded_csv_errors(prog, base_dir: Path, dialect: str, embedded):
     """A run that stops on an error of its data (a cell Spark's paths
     cannot convert, on the driver or in a task) raises instead the embedded
     CSV reader's error of a ``"spark csv"`` input's local files, naming
@@ -890,21 +890,20 @@ def _embedded_csv_errors(prog, base_dir: Path, dialect: str = "vadalog"):
         except DataError as err:
             raise err from None
         if isinstance(e, DataError):
-            placed = _placed_at_its_row(e, prog, base_dir, dialect)
+            placed = _placed_at_its_row(e, prog, base_dir, dialect, embedded)
             if placed is not e:
                 raise placed from None
         raise
 
 
-def _placed_at_its_row(err, prog, base_dir: Path, dialect: str):
+def _placed_at_its_row(err, prog, base_dir: Path, dialect: str, embedded):
     """``err`` (a task's error of a comparison or a built-in, with the
     values it met: ``operands``) placed at the row of a ``spark csv``
     input's local file that gave one, as the embedded path places it
-    (chronolog/value_origin.py, the files read as the embedded CSV reader
-    reads them, each up to :data:`NOTE_READ_BYTES`); ``err`` itself where
-    none did (a DataFrame's row, a remote file: no place to name)."""
+    (``embedded.placed_at_origin``, the files read as the embedded CSV
+    reader reads them, each up to :data:`NOTE_READ_BYTES`); ``err`` itself
+    where none did (a DataFrame's row, a remote file: no place to name)."""
     from chronolog.connectors.bindings import binding_specs
-    from chronolog.value_origin import with_origin
 
     if getattr(err, "operands", None) is None:
         return err
@@ -920,7 +919,7 @@ def _placed_at_its_row(err, prog, base_dir: Path, dialect: str):
         return err
     local = ast.Program(rules=prog.rules, facts=prog.facts, annotations=[a for a in prog.annotations if a.name != "bind"] + binds,
                         source=prog.source, calendar=prog.calendar)
-    return with_origin(err, local, None, dialect, prog.calendar, base_dir)
+    return embedded.placed_at_origin(err, local, dialect, base_dir)
 
 
 def _as_arrow(out: dict, arrow: bool) -> dict:

@@ -261,8 +261,8 @@ def held_by_csv_reader(spark, b: dict, df, prog=None):
     return spark.read.format("binaryFile").load(location).select("path", "content").mapInArrow(parse, schema)
 
 
-def _local_csv_files(b: dict, among=None) -> list:
-    """The local files of a ``spark csv`` input as the embedded reader
+def _local_files(b: dict, among=None) -> list:
+    """The local files of a ``spark csv`` (or parquet) input as the embedded reader
     would name them (the bound file, or each file of the bound directory,
     by name), only those among Spark's paths ``among`` when given; none
     for a remote location or a pattern."""
@@ -292,7 +292,7 @@ def _note_leading_zeros(prog, b: dict, zeros: list) -> None:
     :data:`NOTE_READ_BYTES`; a larger file is named without its line."""
     from chronolog.language.errors import Note
 
-    files = _local_csv_files(b, zeros)
+    files = _local_files(b, zeros)
     small = [str(f) for f in files if f.stat().st_size <= NOTE_READ_BYTES]
     if small:
         embedded_csv_error(prog, b, small)
@@ -318,7 +318,7 @@ def embedded_csv_error(prog, b: dict, among=None) -> None:
         return
     opts = {"useHeaders": str(b["options"].get("header", "true"))}
     args = (b["pred"], opts, mappings(prog, b["pred"]))
-    for f in _local_csv_files(b, among):
+    for f in _local_files(b, among):
         if read_csv_columns(f, *args, time_mapping(prog, b["pred"]), prog.calendar) is None:
             read_csv_facts(f, b["pred"], None, *args[1:], time_mapping(prog, b["pred"]), prog.calendar)
 
@@ -898,8 +898,8 @@ def _embedded_csv_errors(prog, base_dir: Path, dialect: str, embedded):
 
 def _placed_at_its_row(err, prog, base_dir: Path, dialect: str, embedded):
     """``err`` (a task's error of a comparison or a built-in, with the
-    values it met: ``operands``) placed at the row of a ``spark csv``
-    input's local file that gave one, as the embedded path places it
+    values it met: ``operands``) placed at the row of a ``spark csv`` or
+    ``spark parquet`` input's local file that gave one, as the embedded path places it
     (``embedded.placed_at_origin``, the files read as the embedded CSV
     reader reads them, each up to :data:`NOTE_READ_BYTES`); ``err`` itself
     where none did (a DataFrame's row, a remote file: no place to name)."""
@@ -909,12 +909,17 @@ def _placed_at_its_row(err, prog, base_dir: Path, dialect: str, embedded):
         return err
     binds = []
     for b in binding_specs(prog, base_dir):
-        if b["kind"] != "spark" or b["format"] != "csv" or b["output"] or set(b["options"]) - {"header"}:
+        if b["kind"] != "spark" or b["output"]:
             continue
-        header = str(b["options"].get("header", "true"))
-        for f in _local_csv_files(b):
+        if b["format"] == "csv" and not set(b["options"]) - {"header"}:
+            spec = f"csv useHeaders={b['options'].get('header', 'true')}"
+        elif b["format"] == "parquet" and not b["options"]:  # (a row of a file: no lines)
+            spec = "parquet"
+        else:
+            continue
+        for f in _local_files(b):
             if f.stat().st_size <= NOTE_READ_BYTES:
-                binds.append(ast.Annotation("bind", [b["pred"], f"csv useHeaders={header}", str(f.parent), f.name], b["pos"]))
+                binds.append(ast.Annotation("bind", [b["pred"], spec, str(f.parent), f.name], b["pos"]))
     if not binds:
         return err
     local = ast.Program(rules=prog.rules, facts=prog.facts, annotations=[a for a in prog.annotations if a.name != "bind"] + binds,

@@ -218,6 +218,27 @@ def test_a_comparison_of_a_csv_value_names_its_row_as_the_embedded_engine(spark,
     assert got.value.message.removeprefix("in a Spark task: ") == want.value.message.replace("e.vada", "p.vada")
 
 
+def test_a_comparison_of_a_parquet_value_names_its_row_as_the_embedded_engine(spark, tmp_path):
+    """The same through ``spark parquet``: the row of the local file (a
+    Parquet file has no lines) whose binding comes first in term order."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "r").mkdir()
+    pq.write_table(pa.table({"x": ["c", "b", "a"], "y": ["p", "q", "s"], "start": [0, 0, 0], "end": [5, 5, 5]}),
+                   tmp_path / "r" / "r.parquet")
+    rules = 'g(X) :- r(X, Y), Y > 0.\n@output("g").\n'
+    (tmp_path / "p.vada").write_text('@bind("r", "spark parquet", "r", "r.parquet").\n' + rules)
+    (tmp_path / "e.vada").write_text('@bind("r", "parquet", "r", "r.parquet").\n' + rules)
+    with pytest.raises(chronolog.DataError) as want:
+        chronolog.reason(tmp_path / "e.vada")
+    with pytest.raises(chronolog.DataError) as got:
+        _run(spark, tmp_path / "p.vada", {}, rounds=False)
+    assert str(want.value.pos).endswith("r.parquet, row 2"), str(want.value)
+    assert got.value.pos == want.value.pos, (str(got.value), str(want.value))
+    assert got.value.message.removeprefix("in a Spark task: ") == want.value.message.replace("e.vada", "p.vada")
+
+
 def test_times_with_exponents_and_fractions_on_the_grid_in_rounds(spark, tmp_path):
     """Times written with an exponent (``1e1``, ``2.5E-1``, ``.5e1``) and
     fractions whose denominators divide a power of ten (``1/2``, ``3/6``,

@@ -343,6 +343,32 @@ def test_a_market_wide_mean_on_dates_runs_in_the_rounds(spark):
     assert Fraction(7, 3) in means and Fraction(3, 2) in means, means
 
 
+MEANS_ON_DATES = """@timeGranularity("days").
+pairs(X, Y) :- close(X, P), close(Y, Q), X != Y.
+mean(M) :- close(X, P), M = avg(P).
+moving(X, M) :- <->[0,P2D] close(X, P), M = avg(P).
+above(X) :- close(X, P), mean(M), P > M.
+on(W, F, D) :- mean(M), W = round(M, 1), F = float(M), D = M * 3 - 1.
+@output("mean"). @output("moving"). @output("above"). @output("on").
+"""
+
+
+@settings(max_examples=examples(4), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.integers(-9, 9), st.integers(0, 12), st.integers(0, 6), st.booleans()),
+                min_size=1, max_size=7))
+def test_random_means_on_dates_equal_embedded(spark, rows):
+    """Means of random closes on half days (a market-wide one, a moving
+    one per symbol over two days) and what is computed on them, exact
+    fractions on a calendar, in the rounds: the engine's answers."""
+    base, half = dt.datetime(2024, 2, 27, tzinfo=UTC), dt.timedelta(hours=12)
+    t = pa.timestamp("us", tz="UTC")
+    close = pa.table({"x": [x for x, *_ in rows], "p": [p for _, p, *_ in rows],
+                      "start": pa.array([base + lo * half for _, _, lo, _, _ in rows], t),
+                      "end": pa.array([base + (lo + d) * half for _, _, lo, d, _ in rows], t),
+                      "end_closed": [c or d == 0 for *_, d, c in rows]})
+    check(spark, MEANS_ON_DATES, {"close": close})
+
+
 def test_an_argument_of_several_kinds_on_dates_runs_in_the_rounds(spark):
     """Strings, a number, dates (a column's and a constant) and a mean
     written into one argument on a calendar: term text, each value's key

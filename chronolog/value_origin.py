@@ -18,20 +18,22 @@ from chronolog.language.errors import ChronologError, DataError
 SCANNED_BYTES = 64 << 20  # (a larger fact file is not read again for the line of a value)
 
 
-def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar, base_dir, text=None) -> DataError:
+def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar, base_dir, text=None, name="facts") -> DataError:
     """``err`` (the error of a comparison or a built-in, ``err.operands``:
     its literal and each operand with its value) placed at the input row
     the first value an input gave came from, the rule named in its message;
     ``err`` itself when no input gave one (derived or computed values).
     ``text``: the program's text, whose fact lines the reader may have read
-    apart from its rules (api.KERNEL_BYTES), so not in ``prog.facts``."""
+    apart from its rules (api.KERNEL_BYTES), so not in ``prog.facts``;
+    ``name``: what the caller calls ``facts`` (a table's row is
+    ``facts['q'], row 3``; Spark's ``inputs``)."""
     literal, operands = err.operands
     for operand, value in operands:
         if not isinstance(operand, ast.Var):
             continue
         for pred, i in _binders(prog, literal, operand.name):
             try:
-                found = _find(pred, i, value, prog, facts, dialect, calendar, base_dir)
+                found = _find(pred, i, value, prog, facts, dialect, calendar, base_dir, name)
                 if found is None and isinstance(text, str):  # (a program fact read apart: at its line, as prog.facts')
                     found = _in_lines(pred, i, value, text.splitlines(), literal.pos.file, dialect, calendar)
                     found = found and (found[0], "")
@@ -73,14 +75,14 @@ def _same(a, b) -> bool:
     return (type(a) is type(b) or is_number(a) and is_number(b)) and a == b
 
 
-def _find(pred, i, value, prog, facts, dialect, calendar, base_dir):
+def _find(pred, i, value, prog, facts, dialect, calendar, base_dir, name="facts"):
     """(position, source line) of the first input row of ``pred`` with
     ``value`` as its term ``i``, or None."""
     for f in prog.facts:
         if f.pred == pred and len(f.terms) > i and _same(f.terms[i], value):
             return f.pos, ""
     if facts is not None:
-        found = _in_facts(pred, i, value, facts, dialect, calendar)
+        found = _in_facts(pred, i, value, facts, dialect, calendar, name)
         if found is not None:
             return found
     if any(a.name == "bind" for a in prog.annotations):
@@ -98,7 +100,7 @@ def _find(pred, i, value, prog, facts, dialect, calendar, base_dir):
     return None
 
 
-def _in_facts(pred, i, value, facts, dialect, calendar):
+def _in_facts(pred, i, value, facts, dialect, calendar, name="facts"):
     from chronolog import frames
     from chronolog.api import load_facts
     from chronolog.language.fact_columns import FactColumns
@@ -128,7 +130,7 @@ def _in_facts(pred, i, value, facts, dialect, calendar):
         n = next((k for k, (terms, _) in enumerate(rows) if len(terms) > i and _same(terms[i], value)), None)
         if n is not None:
             what = "row" if not isinstance(facts[pred], (list, tuple)) else "item"
-            return ast.Pos(f"facts[{pred!r}], {what} {n}"), ""
+            return ast.Pos(f"{name}[{pred!r}], {what} {n}"), ""
     return None
 
 

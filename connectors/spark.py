@@ -769,7 +769,8 @@ def reason_with(
             arity = next((len(_term_columns(df)) for q, df, _ in frames if q == p), 0)
         names[p] = column_names(prog, p, arity)
 
-    with _embedded_csv_errors(prog, Path(base_dir), dialect, embedded):
+    tables = {p: t for p, t in (inputs or {}).items() if not hasattr(t, "toArrow")}  # (the driver holds them: a Spark DataFrame it does not)
+    with _embedded_csv_errors(prog, Path(base_dir), dialect, embedded, tables):
         if prog.calendar is not None:
             timestamps = True  # @timeGranularity: time columns are instants, never unit counts
         if distributed:
@@ -871,7 +872,7 @@ def _csv_inputs_error(prog, base_dir: Path) -> None:
 
 
 @contextmanager
-def _embedded_csv_errors(prog, base_dir: Path, dialect: str, embedded):
+def _embedded_csv_errors(prog, base_dir: Path, dialect: str, embedded, tables=None):
     """A run that stops on an error of its data (a cell Spark's paths
     cannot convert, on the driver or in a task) raises instead the embedded
     CSV reader's error of a ``"spark csv"`` input's local files, naming
@@ -890,19 +891,21 @@ def _embedded_csv_errors(prog, base_dir: Path, dialect: str, embedded):
         except DataError as err:
             raise err from None
         if isinstance(e, DataError):
-            placed = _placed_at_its_row(e, prog, base_dir, dialect, embedded)
+            placed = _placed_at_its_row(e, prog, base_dir, dialect, embedded, tables)
             if placed is not e:
                 raise placed from None
         raise
 
 
-def _placed_at_its_row(err, prog, base_dir: Path, dialect: str, embedded):
+def _placed_at_its_row(err, prog, base_dir: Path, dialect: str, embedded, tables=None):
     """``err`` (a task's error of a comparison or a built-in, with the
     values it met: ``operands``) placed at the row of a ``spark csv`` or
-    ``spark parquet`` input's local file that gave one, as the embedded path places it
+    ``spark parquet`` input's local file, or of an Arrow or pandas table
+    among ``tables`` (the ``inputs`` the driver holds: ``inputs['q'], row
+    3``), that gave one, as the embedded path places it
     (``embedded.placed_at_origin``, the files read as the embedded CSV
     reader reads them, each up to :data:`NOTE_READ_BYTES`); ``err`` itself
-    where none did (a DataFrame's row, a remote file: no place to name)."""
+    where none did (a Spark DataFrame's row, a remote file: no place to name)."""
     from chronolog.connectors.bindings import binding_specs
 
     if getattr(err, "operands", None) is None:
@@ -920,11 +923,11 @@ def _placed_at_its_row(err, prog, base_dir: Path, dialect: str, embedded):
         for f in _local_files(b):
             if f.stat().st_size <= NOTE_READ_BYTES:
                 binds.append(ast.Annotation("bind", [b["pred"], spec, str(f.parent), f.name], b["pos"]))
-    if not binds:
+    if not binds and not tables:
         return err
     local = ast.Program(rules=prog.rules, facts=prog.facts, annotations=[a for a in prog.annotations if a.name != "bind"] + binds,
                         source=prog.source, calendar=prog.calendar)
-    return embedded.placed_at_origin(err, local, dialect, base_dir)
+    return embedded.placed_at_origin(err, local, dialect, base_dir, tables)
 
 
 def _as_arrow(out: dict, arrow: bool) -> dict:

@@ -239,6 +239,29 @@ def test_a_comparison_of_a_parquet_value_names_its_row_as_the_embedded_engine(sp
     assert got.value.message.removeprefix("in a Spark task: ") == want.value.message.replace("e.vada", "p.vada")
 
 
+@pytest.mark.parametrize("as_pandas", [False, True])
+def test_a_comparison_of_an_input_tables_value_names_its_row_as_the_embedded_engine(spark, as_pandas):
+    """The same for an Arrow or pandas table given as ``inputs``, which the
+    driver holds: ``inputs['r'], row 2`` where the embedded engine, given
+    it as facts, says ``facts['r'], row 2``; a Spark DataFrame's row keeps
+    the rule's place (no row the user gave to name)."""
+    import pyarrow as pa
+
+    table = pa.table({"x": ["c", "b", "a"], "y": ["p", "q", "s"], "start": [0, 0, 0], "end": [5, 5, 5]})
+    given = table.to_pandas() if as_pandas else table
+    rules = 'g(X) :- r(X, Y), Y > 0.\n@output("g").\n'
+    with pytest.raises(chronolog.DataError) as want:
+        chronolog.reason(rules, {"r": given})
+    with pytest.raises(chronolog.DataError) as got:
+        cs().reason(spark, rules, inputs={"r": given}, distributed=True)
+    assert str(want.value.pos) == "facts['r'], row 2", str(want.value)
+    assert str(got.value.pos) == "inputs['r'], row 2", str(got.value)
+    assert got.value.message.removeprefix("in a Spark task: ") == want.value.message
+    with pytest.raises(chronolog.DataError) as frame:
+        cs().reason(spark, rules, inputs={"r": spark.createDataFrame(table.to_pandas())}, distributed=True)
+    assert "comes from this row" not in str(frame.value) and frame.value.pos.line == 1, str(frame.value)
+
+
 def test_times_with_exponents_and_fractions_on_the_grid_in_rounds(spark, tmp_path):
     """Times written with an exponent (``1e1``, ``2.5E-1``, ``.5e1``) and
     fractions whose denominators divide a power of ten (``1/2``, ``3/6``,

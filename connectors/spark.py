@@ -232,7 +232,7 @@ def held_by_csv_reader(spark, b: dict, df, prog=None):
     which every Spark path then converts as it converts Spark's; that
     parse raises the reader's errors of the file's bytes, quotes and
     ragged rows (which the connector then reports as the embedded reader
-    reports the local files: ``_embedded_csv_errors``).  For the options
+    reports the local files: ``_data_errors_placed``).  For the options
     both readers share (``header``) only."""
     if set(b["options"]) - {"header"}:
         return df
@@ -770,7 +770,7 @@ def reason_with(
         names[p] = column_names(prog, p, arity)
 
     tables = {p: t for p, t in (inputs or {}).items() if not hasattr(t, "toArrow")}  # (the driver holds them: a Spark DataFrame it does not)
-    with _embedded_csv_errors(prog, Path(base_dir), dialect, embedded, tables):
+    with _data_errors_placed(prog, Path(base_dir), dialect, embedded, tables):
         if prog.calendar is not None:
             timestamps = True  # @timeGranularity: time columns are instants, never unit counts
         if distributed:
@@ -872,7 +872,7 @@ def _csv_inputs_error(prog, base_dir: Path) -> None:
 
 
 @contextmanager
-def _embedded_csv_errors(prog, base_dir: Path, dialect: str, embedded, tables=None):
+def _data_errors_placed(prog, base_dir: Path, dialect: str, embedded, tables=None):
     """A run that stops on an error of its data (a cell Spark's paths
     cannot convert, on the driver or in a task) raises instead the embedded
     CSV reader's error of a ``"spark csv"`` input's local files, naming
@@ -1506,13 +1506,18 @@ def _distributed(spark, prog, frames, local_facts, keys, outputs, names, horizon
         # the first task's error, or, where tasks failed on bindings, the
         # least binding in term order of all of them: the engine's choice
         # (engine/rows/linear.py), whatever partitions the rows fell in
+        first = min(got["errors"])
         ordered = [(pickle.loads(e[-1]), e) for e in got["errors"] if e[-1]]
-        _, kind, message, pos, hint, operands, _ = min(ordered, key=lambda x: x[0])[1] if ordered else min(got["errors"])
+        try:
+            first = min(ordered, key=lambda x: x[0])[1] if ordered else first
+        except TypeError:  # (bindings of two rules' literals whose terms do not compare: the first task's)
+            pass
+        _, kind, message, pos, hint, operands, _ = first
         where = ast.Pos(*pos) if pos else None
         if kind == "InconsistencyError":
             raise InconsistencyError(f"in a Spark task: {message}", where)
         err = (ProgramError if kind == "ProgramError" else DataError)(f"in a Spark task: {message}", where, hint=hint)
-        if operands:  # (_embedded_csv_errors names the row of a local file that gave a value)
+        if operands:  # (_data_errors_placed names the row of a local file that gave a value)
             err.operands = pickle.loads(operands)
         raise err
     if arrow:

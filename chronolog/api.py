@@ -734,15 +734,16 @@ def _format_period(per, calendar) -> str:
     return sign + "PT" + format_number(seconds) + "S"
 
 
-def placed_at_origin(err, prog, dialect: str, base_dir, tables=None):
+def placed_at_origin(err, prog, dialect: str, base_dir, tables=None, rows=None):
     """``err`` (a comparison's or a built-in's error, with ``operands``)
     placed at the input row of ``prog``'s program facts or bound files, or
     of the ``tables`` given as ``inputs`` (``{pred: Arrow or pandas}``),
-    that gave one of its values (chronolog/value_origin.py), for the Spark
+    or that ``rows(pred, i, value)`` finds (a Spark DataFrame's), that gave
+    one of its values (chronolog/value_origin.py), for the Spark
     connector, a layer below, which gets the API as ``embedded``."""
     from chronolog.value_origin import with_origin
 
-    return with_origin(err, prog, tables or None, dialect, prog.calendar, base_dir, name="inputs")
+    return with_origin(err, prog, tables or None, dialect, prog.calendar, base_dir, name="inputs", rows=rows)
 
 
 def refuse_unknown_predicate(pred: str, known, what: str, facts: str = "its facts") -> None:

@@ -18,7 +18,8 @@ from chronolog.language.errors import ChronologError, DataError
 SCANNED_BYTES = 64 << 20  # (a larger fact file is not read again for the line of a value)
 
 
-def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar, base_dir, text=None, name="facts") -> DataError:
+def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar, base_dir, text=None, name="facts",
+                rows=None) -> DataError:
     """``err`` (the error of a comparison or a built-in, ``err.operands``:
     its literal and each operand with its value) placed at the input row
     the first value an input gave came from, the rule named in its message;
@@ -26,7 +27,9 @@ def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar
     ``text``: the program's text, whose fact lines the reader may have read
     apart from its rules (api.KERNEL_BYTES), so not in ``prog.facts``;
     ``name``: what the caller calls ``facts`` (a table's row is
-    ``facts['q'], row 3``; Spark's ``inputs``)."""
+    ``facts['q'], row 3``; Spark's ``inputs``); ``rows``: where the caller
+    finds the rest, ``rows(pred, i, value)`` -> (position, row text) or
+    None (a Spark DataFrame's row, by a job the driver runs)."""
     literal, operands = err.operands
     for operand, value in operands:
         if not isinstance(operand, ast.Var):
@@ -34,6 +37,8 @@ def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar
         for pred, i in _binders(prog, literal, operand.name):
             try:
                 found = _find(pred, i, value, prog, facts, dialect, calendar, base_dir, name)
+                if found is None and rows is not None:
+                    found = rows(pred, i, value)
                 if found is None and isinstance(text, str):  # (a program fact read apart: at its line, as prog.facts')
                     found = _in_lines(pred, i, value, text.splitlines(), literal.pos.file, dialect, calendar)
                     found = found and (found[0], "")
@@ -106,6 +111,8 @@ def _in_facts(pred, i, value, facts, dialect, calendar, name="facts"):
     from chronolog.language.fact_columns import FactColumns
     from chronolog.language.facts import FactRows
 
+    if isinstance(facts, FactRows):  # (read already: the Spark driver's rows of its inputs, not the user's; it places them)
+        return None
     if isinstance(facts, (list, tuple)) and all(isinstance(f, os.PathLike) for f in facts):
         return next((w for f in facts if (w := _in_facts(pred, i, value, f, dialect, calendar)) is not None), None)
     if isinstance(facts, os.PathLike):

@@ -722,11 +722,15 @@ def reason_with(
     from chronolog.connectors.table_times import check_closed
 
     check_closed(closed)
+    given = []  # (pred, a Spark DataFrame as given or read, where): the row of a value a task's error met is sought there
     for pred, df in _checked_inputs(inputs).items():
         frames.append((pred, placed_times(prog, pred, df, closed, f"inputs[{pred!r}]"), False))
+        if hasattr(df, "toArrow"):
+            given.append((pred, df, f"inputs[{pred!r}]"))
     for b in binding_specs(prog, Path(base_dir)):
         if b["kind"] == "spark" and not b["output"]:
             df = read_binding(spark, b)
+            given.append((b["pred"], df, str(b["location"])))
             if b["format"] == "csv" and not df.columns:
                 continue  # (empty files, or lines of blanks: no facts, as the embedded reader reads them)
             if b["format"] == "csv":
@@ -770,7 +774,7 @@ def reason_with(
         names[p] = column_names(prog, p, arity)
 
     tables = {p: t for p, t in (inputs or {}).items() if not hasattr(t, "toArrow")}  # (the driver holds them: a Spark DataFrame it does not)
-    with _data_errors_placed(prog, Path(base_dir), dialect, embedded, tables):
+    with _data_errors_placed(prog, Path(base_dir), dialect, embedded, tables, given):
         if prog.calendar is not None:
             timestamps = True  # @timeGranularity: time columns are instants, never unit counts
         if distributed:
@@ -872,13 +876,14 @@ def _csv_inputs_error(prog, base_dir: Path) -> None:
 
 
 @contextmanager
-def _data_errors_placed(prog, base_dir: Path, dialect: str, embedded, tables=None):
+def _data_errors_placed(prog, base_dir: Path, dialect: str, embedded, tables=None, given=()):
     """A run that stops on an error of its data (a cell Spark's paths
     cannot convert, on the driver or in a task) raises instead the embedded
     CSV reader's error of a ``"spark csv"`` input's local files, naming
     the file, line and column, when that reader refuses one of them; a
     comparison or a built-in that met a value it cannot take, placed at
-    the row of such a file that gave the value (:func:`_placed_at_its_row`)."""
+    the row of such a file that gave the value (:func:`_placed_at_its_row`),
+    or of a Spark DataFrame among ``given`` (:func:`_row_holding`)."""
     from chronolog.language.errors import ChronologError
 
     try:
@@ -891,21 +896,22 @@ def _data_errors_placed(prog, base_dir: Path, dialect: str, embedded, tables=Non
         except DataError as err:
             raise err from None
         if isinstance(e, DataError):
-            placed = _placed_at_its_row(e, prog, base_dir, dialect, embedded, tables)
+            placed = _placed_at_its_row(e, prog, base_dir, dialect, embedded, tables, given)
             if placed is not e:
                 raise placed from None
         raise
 
 
-def _placed_at_its_row(err, prog, base_dir: Path, dialect: str, embedded, tables=None):
+def _placed_at_its_row(err, prog, base_dir: Path, dialect: str, embedded, tables=None, given=()):
     """``err`` (a task's error of a comparison or a built-in, with the
     values it met: ``operands``) placed at the row of a ``spark csv`` or
     ``spark parquet`` input's local file, or of an Arrow or pandas table
     among ``tables`` (the ``inputs`` the driver holds: ``inputs['q'], row
     3``), that gave one, as the embedded path places it
     (``embedded.placed_at_origin``, the files read as the embedded CSV
-    reader reads them, each up to :data:`NOTE_READ_BYTES`); ``err`` itself
-    where none did (a Spark DataFrame's row, a remote file: no place to name)."""
+    reader reads them, each up to :data:`NOTE_READ_BYTES`); else at a row
+    of a Spark DataFrame among ``given`` that holds it (a job:
+    :func:`_row_holding`); ``err`` itself where none did."""
     from chronolog.connectors.bindings import binding_specs
 
     if getattr(err, "operands", None) is None:
@@ -923,11 +929,101 @@ def _placed_at_its_row(err, prog, base_dir: Path, dialect: str, embedded, tables
         for f in _local_files(b):
             if f.stat().st_size <= NOTE_READ_BYTES:
                 binds.append(ast.Annotation("bind", [b["pred"], spec, str(f.parent), f.name], b["pos"]))
-    if not binds and not tables:
+    if not binds and not tables and not given:
         return err
     local = ast.Program(rules=prog.rules, facts=prog.facts, annotations=[a for a in prog.annotations if a.name != "bind"] + binds,
                         source=prog.source, calendar=prog.calendar)
-    return embedded.placed_at_origin(err, local, dialect, base_dir, tables)
+
+    def rows(pred, i, value):
+        for p, df, where in given:
+            if p != pred:
+                continue
+            try:
+                found = _row_holding(df, _term_column(prog, pred, df, i), value, where)
+            except Exception:  # (a source that fails now, a type we did not foresee: the task's error, at the rule, stands)
+                found = None
+            if found is not None:
+                return found
+        return None
+
+    return embedded.placed_at_origin(err, local, dialect, base_dir, tables, rows)
+
+
+def _term_column(prog, pred: str, df, i: int):
+    """The column of ``df`` (an input of ``pred`` as given) that holds term
+    ``i``: the columns but the times, in their order, as ``placed_times``
+    and ``_time_mapped`` read them (None: ``df`` has fewer)."""
+    from chronolog.connectors.bindings import time_mapping
+
+    mapping = time_mapping(prog, pred)
+    cols = list(df.columns)
+    times = set(cols[k] for k in mapping[:2] if k < len(cols)) if mapping is not None else set(TIME_COLUMNS)
+    terms = [c for c in cols if c not in times and c not in ("start_closed", "end_closed")]
+    return terms[i] if i < len(terms) else None
+
+
+def _row_holding(df, column, value, where: str):
+    """(position, the row's text) of a row of the Spark DataFrame ``df``
+    whose ``column`` holds the term ``value``, found by a job that stops at
+    the first (a DataFrame's rows have no numbers to name, so the row is
+    shown by its columns, as a null time point's is); None where the
+    column's type is not one that reads as ``value``'s kind (a CSV's text
+    column, a number: its text has many spellings; a column of term text
+    holds each term's canonical text)."""
+    import datetime
+    from decimal import Decimal
+    from fractions import Fraction
+
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from chronolog.language.booleans import Boolean
+
+    if column is None:
+        return None
+    typ = df.schema[column].dataType
+    held = None  # (SQL of the value where a literal of Python's would read in the session's time zone)
+    if column in dist.text_columns(df.schema):  # (term text, an output read back: a term by its canonical text)
+        from chronolog.language.text import format_term_text
+
+        ok, value = isinstance(typ, T.StringType), format_term_text(value)
+    elif type(value) is str:
+        ok = isinstance(typ, (T.StringType, T.VarcharType, T.CharType))
+    elif isinstance(value, Boolean):
+        ok, value = isinstance(typ, T.BooleanType), bool(value)
+    elif isinstance(value, float):
+        ok = isinstance(typ, (T.DoubleType, T.FloatType))
+    elif isinstance(value, (int, Fraction, Decimal)):
+        ok = isinstance(typ, (T.IntegralType, T.DecimalType))
+        if isinstance(value, Fraction) and value.denominator != 1:
+            whole, twos, fives = value.denominator, 0, 0
+            while whole % 2 == 0:
+                whole, twos = whole // 2, twos + 1
+            while whole % 5 == 0:
+                whole, fives = whole // 5, fives + 1
+            if whole != 1:  # (no finite decimal: no column of Spark's holds it)
+                return None
+            places = max(twos, fives)
+            value = Decimal(value.numerator * 10 ** places // value.denominator).scaleb(-places)
+        elif isinstance(value, Fraction):
+            value = value.numerator
+    elif isinstance(value, datetime.datetime) and value.tzinfo is None:  # (an instant of the engine's: UTC)
+        if isinstance(typ, T.DateType):
+            ok, value = value == datetime.datetime(value.year, value.month, value.day), value.date()
+        elif isinstance(typ, T.TimestampNTZType):
+            ok, held = True, f"TIMESTAMP_NTZ '{value.isoformat(sep=' ')}'"
+        else:
+            micros = (value - datetime.datetime(1970, 1, 1)) // datetime.timedelta(microseconds=1)
+            ok, held = isinstance(typ, T.TimestampType), f"timestamp_micros({micros})"
+    else:
+        ok = False
+    if not ok:
+        return None
+    row = df.where(F.col(_sql_name(column)) == (F.expr(held) if held else F.lit(value))).limit(1).collect()
+    if not row:
+        return None
+    shown = ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in row[0].asDict().items())
+    return ast.Pos(where), shown
 
 
 def _as_arrow(out: dict, arrow: bool) -> dict:

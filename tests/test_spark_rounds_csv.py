@@ -243,8 +243,8 @@ def test_a_comparison_of_a_parquet_value_names_its_row_as_the_embedded_engine(sp
 def test_a_comparison_of_an_input_tables_value_names_its_row_as_the_embedded_engine(spark, as_pandas):
     """The same for an Arrow or pandas table given as ``inputs``, which the
     driver holds: ``inputs['r'], row 2`` where the embedded engine, given
-    it as facts, says ``facts['r'], row 2``; a Spark DataFrame's row keeps
-    the rule's place (no row the user gave to name)."""
+    it as facts, says ``facts['r'], row 2``; a Spark DataFrame's row has no
+    number: the row is shown by its columns (a job finds it)."""
     import pyarrow as pa
 
     table = pa.table({"x": ["c", "b", "a"], "y": ["p", "q", "s"], "start": [0, 0, 0], "end": [5, 5, 5]})
@@ -252,14 +252,79 @@ def test_a_comparison_of_an_input_tables_value_names_its_row_as_the_embedded_eng
     rules = 'g(X) :- r(X, Y), Y > 0.\n@output("g").\n'
     with pytest.raises(chronolog.DataError) as want:
         chronolog.reason(rules, {"r": given})
-    with pytest.raises(chronolog.DataError) as got:
-        cs().reason(spark, rules, inputs={"r": given}, distributed=True)
     assert str(want.value.pos) == "facts['r'], row 2", str(want.value)
-    assert str(got.value.pos) == "inputs['r'], row 2", str(got.value)
+    for distributed in (True, False):  # (False: the engine on the driver, which named its own rows: facts['r'], item 2)
+        with pytest.raises(chronolog.DataError) as got:
+            cs().reason(spark, rules, inputs={"r": given}, distributed=distributed)
+        assert str(got.value.pos) == "inputs['r'], row 2", str(got.value)
+        assert got.value.message.removeprefix("in a Spark task: ") == want.value.message
+        with pytest.raises(chronolog.DataError) as frame:
+            cs().reason(spark, rules, inputs={"r": spark.createDataFrame(table.to_pandas())}, distributed=distributed)
+        assert str(frame.value.pos) == "inputs['r']", str(frame.value)
+        assert frame.value.message.removeprefix("in a Spark task: ") == want.value.message
+        assert frame.value.source_line == "x='a', y='s', start=0, end=5", str(frame.value)
+
+
+@pytest.mark.parametrize("typ, value, shown", [("bigint", 7, "7"), ("decimal(10,2)", "2.50", "2.50"),
+                                               ("double", 2.5, "2.5"), ("boolean", True, "True"),
+                                               ("date", "2024-01-02", "2024-01-02"),
+                                               ("timestamp", "2024-01-02 03:04:05", "2024-01-02 03:04:05"),
+                                               ("timestamp_ntz", "2024-01-02 03:04:05", "2024-01-02 03:04:05")])
+def test_a_comparison_of_a_spark_dataframes_value_names_its_row_by_its_columns(spark, typ, value, shown):
+    """A value a Spark task could not compare, from a Spark DataFrame given
+    as ``inputs`` whose times ``@timeMapping`` places (the columns are
+    named by the user, the time point first): the error names the row that
+    holds it by all its columns, and says what the embedded engine says of
+    the same table given as facts (there: its row number).  Integers,
+    decimals, floats and booleans, each in a column of its Spark type."""
+    import datetime
+    from decimal import Decimal
+
+    import pandas as pd
+    from pyspark.sql import types as T
+
+    value = Decimal(value) if typ.startswith("decimal") else value
+    other = {"bigint": 3, "decimal(10,2)": Decimal("1.25"), "double": 1.5, "boolean": False}.get(typ)
+    if typ == "date":
+        value, other = datetime.date.fromisoformat(value), datetime.date(2024, 1, 1)
+    elif typ.startswith("timestamp"):
+        value, other = datetime.datetime.fromisoformat(value), datetime.datetime(2024, 1, 1)
+    rows = [(1, other, "a"), (2, value, "b")]
+    schema = T.StructType([T.StructField("at", T.LongType()), T.StructField("n", T._parse_datatype_string(typ)),
+                           T.StructField("name", T.StringType())])
+    frame = spark.createDataFrame(rows, schema)
+    fine = {"boolean": "#F", "date": "2023-01-01", "timestamp": "2023-01-01T00:00:00",
+            "timestamp_ntz": "2023-01-01T00:00:00"}.get(typ, "1")  # (row 1 compares: the error is row 2's)
+    rules = (f'@timeMapping("r", 0, 0).\nq("a", {fine})@[0,5]. q("b", "z")@[0,5].\n'
+             'g(X) :- r(N, X), q(X, Y), N > Y.\n@output("g").\n')
+    with pytest.raises(chronolog.DataError) as want:
+        chronolog.reason(rules, {"r": pd.DataFrame(rows, columns=["at", "n", "name"])})
+    with pytest.raises(chronolog.DataError) as got:
+        cs().reason(spark, rules, inputs={"r": frame}, distributed=True)
+    assert str(want.value.pos) == "facts['r'], row 1", str(want.value)
+    assert str(got.value.pos) == "inputs['r']", str(got.value)
     assert got.value.message.removeprefix("in a Spark task: ") == want.value.message
-    with pytest.raises(chronolog.DataError) as frame:
-        cs().reason(spark, rules, inputs={"r": spark.createDataFrame(table.to_pandas())}, distributed=True)
-    assert "comes from this row" not in str(frame.value) and frame.value.pos.line == 1, str(frame.value)
+    assert got.value.source_line == f"at=2, n={shown}, name='b'", str(got.value)
+
+
+def test_a_comparison_of_a_bound_spark_tables_value_names_its_row_by_its_columns(spark):
+    """The same for a Spark table bound with ``@bind("r", "spark table",
+    "", "NAME")``: the table's name, and the row by its columns."""
+    import pandas as pd
+
+    rows = pd.DataFrame({"x": ["c", "b", "a"], "y": ["p", "7", "s"], "start": [0, 0, 0], "end": [5, 5, 5]})
+    spark.createDataFrame(rows).createOrReplaceTempView("bound_readings")
+    rules = 'g(X) :- r(X, Y), Y > 0.\n@output("g").\n'
+    try:
+        with pytest.raises(chronolog.DataError) as want:
+            chronolog.reason(rules, {"r": rows})
+        with pytest.raises(chronolog.DataError) as got:
+            cs().reason(spark, '@bind("r", "spark table", "", "bound_readings").\n' + rules, distributed=True)
+    finally:
+        spark.catalog.dropTempView("bound_readings")
+    assert str(got.value.pos) == "bound_readings", str(got.value)
+    assert got.value.message.removeprefix("in a Spark task: ") == want.value.message.replace(":1:", ":2:")
+    assert got.value.source_line == "x='a', y='s', start=0, end=5", str(got.value)  # (the least binding, X = 'a', as embedded)
 
 
 def test_times_with_exponents_and_fractions_on_the_grid_in_rounds(spark, tmp_path):

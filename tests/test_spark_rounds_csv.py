@@ -299,12 +299,18 @@ def test_a_comparison_of_a_spark_dataframes_value_names_its_row_by_its_columns(s
              'g(X) :- r(N, X), q(X, Y), N > Y.\n@output("g").\n')
     with pytest.raises(chronolog.DataError) as want:
         chronolog.reason(rules, {"r": pd.DataFrame(rows, columns=["at", "n", "name"])})
-    with pytest.raises(chronolog.DataError) as got:
-        cs().reason(spark, rules, inputs={"r": frame}, distributed=True)
     assert str(want.value.pos) == "facts['r'], row 1", str(want.value)
-    assert str(got.value.pos) == "inputs['r']", str(got.value)
-    assert got.value.message.removeprefix("in a Spark task: ") == want.value.message
-    assert got.value.source_line == f"at=2, n={shown}, name='b'", str(got.value)
+    for rounds in (False, True):  # (the rounds: no key, r joined with itself on another argument, never one task)
+        stats = {}
+        with pytest.raises(chronolog.DataError) as got:
+            if rounds:
+                cs().reason(spark, rules + "k(X) :- r(N, X), r(M, Y), q(Y, X).\n", inputs={"r": frame}, distributed=True,
+                            one_task_bytes=-1, stats=stats)
+            else:
+                cs().reason(spark, rules, inputs={"r": frame}, distributed=True, stats=stats)
+        assert str(got.value.pos) == "inputs['r']", str(got.value)
+        assert got.value.message.removeprefix("in a Spark task: ") == want.value.message
+        assert got.value.source_line == f"at=2, n={shown}, name='b'", str(got.value)
 
 
 def test_a_comparison_of_a_bound_spark_tables_value_names_its_row_by_its_columns(spark):

@@ -294,10 +294,6 @@ def refuse_unknown_predicate(pred: str, known, what: str, facts: str = "its fact
     )
 
 
-def check_time_point(t, what: str) -> None:
-    _point(t, what)
-
-
 def time_point(t, calendar, what: str):
     """A time point given in Python (a watermark), as a number on the
     program's timeline: on a date timeline a ``date``/``datetime`` or ISO

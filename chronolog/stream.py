@@ -272,7 +272,14 @@ class Stream:
                 self._buffer.setdefault(pred, []).extend(rs)
         rows, self._buffer = self._buffer, {}
         with self._failing():
-            out = self._step(rows, step)
+            try:
+                out = self._step(rows, step)
+            except DataError as e:
+                if getattr(e, "operands", None) is None:
+                    raise
+                from chronolog.value_origin import with_pushed_origin
+
+                raise with_pushed_origin(e, self.plan.program, rows, self._fact_text) from None
         self._show(out)
         self.stats["steps"] += 1
 

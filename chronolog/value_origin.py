@@ -30,6 +30,7 @@ def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar
     ``facts['q'], row 3``; Spark's ``inputs``); ``rows``: where the caller
     finds the rest, ``rows(pred, i, value)`` -> (position, row text) or
     None (a Spark DataFrame's row, by a job the driver runs)."""
+    pushed, err = err, getattr(err, "at_rule", err)  # (a stream's error naming its pushed fact: placed at the file's line instead)
     literal, operands = err.operands
     for operand, value in operands:
         if not isinstance(operand, ast.Var):
@@ -43,11 +44,34 @@ def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar
                     found = _in_lines(pred, i, value, text.splitlines(), literal.pos.file, dialect, calendar)
                     found = found and (found[0], "")
             except ChronologError:  # (an input that no longer reads as it did, e.g. a file changed since: the error as it was)
-                return err
+                return pushed
             if found is not None:
                 where, line = found
                 return DataError(f"{err.message}, the rule at {err.pos}: {_shown(value)} comes from this row of {pred} (term {i + 1})",
                                  where, hint=err.hint, source_line=line)
+    return pushed
+
+
+def with_pushed_origin(err: DataError, prog: ast.Program, rows: dict, fact_text) -> DataError:
+    """``err`` (as :func:`with_origin` takes it) naming the fact of
+    ``rows`` that gave one of its values: a stream's facts pushed since its
+    last watermark (``{pred: [(terms, interval)]}``), which it holds in
+    memory as it evaluates them, shown by ``fact_text(pred, terms,
+    interval)``; ``err`` itself where none did (a value of a fact pushed
+    before, or derived).  The error keeps ``err`` as ``at_rule``: a caller
+    that knows the facts' file places that there (``chronolog stream
+    --input FILE``, :func:`with_origin`)."""
+    literal, operands = err.operands
+    for operand, value in operands:
+        if not isinstance(operand, ast.Var):
+            continue
+        for pred, i in _binders(prog, literal, operand.name):
+            for terms, iv in rows.get(pred, ()):
+                if len(terms) > i and _same(terms[i], value):
+                    placed = DataError(f"{err.message}: {_shown(value)} comes from the pushed fact {fact_text(pred, terms, iv)} "
+                                       f"(term {i + 1})", err.pos, hint=err.hint)
+                    placed.operands, placed.at_rule = err.operands, err
+                    return placed
     return err
 
 

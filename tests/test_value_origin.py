@@ -87,3 +87,35 @@ def test_a_built_in_given_an_input_value_of_the_wrong_kind_names_its_row(tmp_pat
     out = refused("run", prog, "--facts", tmp_path / "r.txt")
     assert out.startswith(f"{tmp_path / 'r.txt'}:2:"), out
     assert "floor() needs a number, not 'x'" in out and f"{prog}:1:" in out
+
+
+def test_a_pushed_facts_value_names_the_fact():
+    """A ``Stream`` holds the facts pushed since its last watermark while it
+    evaluates them: the error names the pushed fact that gave the value
+    (there is no file to name), at the rule; a value a rule derived keeps
+    the rule alone."""
+    s = chronolog.Stream(RULE + '@output("big").')
+    s.push("r(a,1)@1.\nr(b,x)@2.\nr(c,5)@3.")
+    with pytest.raises(ChronologError) as e:
+        s.advance(5)
+    assert e.value.message == "cannot compare 'x' and 2 in 'V > 2': 'x' comes from the pushed fact r(b,x)@[2,2] (term 2)", e.value
+    assert str(e.value.pos) == "<program>:1:20", e.value
+    s = chronolog.Stream('s(X, V) :- r(X, V).\nbig(X) :- s(X, V), V > 2.\n@output("big").')
+    s.push("r(b,x)@2.")
+    with pytest.raises(ChronologError) as e:
+        s.advance(6)
+    assert e.value.message == "cannot compare 'x' and 2 in 'V > 2'" and str(e.value.pos) == "<program>:2:20", e.value
+
+
+def test_a_stream_on_standard_input_names_the_pushed_fact_and_a_file_its_line(tmp_path):
+    """``chronolog stream`` reading standard input names the fact it pushed;
+    with ``--input FILE`` the file's line, the message said once."""
+    prog = tmp_path / "p.vada"
+    prog.write_text(RULE)
+    r = CliRunner().invoke(cli, ["stream", str(prog)], input="r(a,1)@1\nr(b,x)@2\nr(c,5)@3\n")
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert f"{prog}:1:20: data error: cannot compare 'x' and 2 in 'V > 2': 'x' comes from the pushed fact r(b,x)@[2,2] (term 2)" in r.output
+    (tmp_path / "r.txt").write_text("r(a,1)@1\nr(b,x)@2\nr(c,5)@3\n")
+    out = refused("stream", prog, "--input", tmp_path / "r.txt")
+    assert out.startswith(f"{tmp_path / 'r.txt'}:2:1: data error: cannot compare 'x' and 2 in 'V > 2', the rule at {prog}:1:20: "
+                          "'x' comes from this row of r (term 2)\n"), out

@@ -18,12 +18,13 @@ settings.register_profile(
     "thorough", max_examples=100, derandomize=True, deadline=None, suppress_health_check=_QUIET, print_blob=True
 )
 settings.register_profile("hunt", max_examples=2000, deadline=None, suppress_health_check=_QUIET, print_blob=True)
+settings.register_profile("fresh", max_examples=100, deadline=None, suppress_health_check=_QUIET, print_blob=True)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 settings.load_profile(PROFILE)
 
 
 def pytest_report_header(config):
-    return f"hypothesis profile: {PROFILE} (HYPOTHESIS_PROFILE=ci|thorough|hunt)"
+    return f"hypothesis profile: {PROFILE} (HYPOTHESIS_PROFILE=ci|thorough|fresh|hunt)"
 
 
 def pytest_collection_modifyitems(config, items):

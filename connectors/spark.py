@@ -978,6 +978,7 @@ def _row_holding(df, column, value, where: str):
     from pyspark.sql import types as T
 
     from chronolog.language.booleans import Boolean
+    from chronolog.language.timeline import decimal_places
 
     if column is None:
         return None
@@ -995,18 +996,11 @@ def _row_holding(df, column, value, where: str):
         ok = isinstance(typ, (T.DoubleType, T.FloatType))
     elif isinstance(value, (int, Fraction, Decimal)):
         ok = isinstance(typ, (T.IntegralType, T.DecimalType))
-        if isinstance(value, Fraction) and value.denominator != 1:
-            whole, twos, fives = value.denominator, 0, 0
-            while whole % 2 == 0:
-                whole, twos = whole // 2, twos + 1
-            while whole % 5 == 0:
-                whole, fives = whole // 5, fives + 1
-            if whole != 1:  # (no finite decimal: no column of Spark's holds it)
+        if isinstance(value, Fraction):
+            places = decimal_places(value)
+            if places is None:  # (no finite decimal: no column of Spark's holds it)
                 return None
-            places = max(twos, fives)
             value = Decimal(value.numerator * 10 ** places // value.denominator).scaleb(-places)
-        elif isinstance(value, Fraction):
-            value = value.numerator
     elif isinstance(value, datetime.datetime) and value.tzinfo is None:  # (an instant of the engine's: UTC)
         if isinstance(typ, T.DateType):
             ok, value = value == datetime.datetime(value.year, value.month, value.day), value.date()

@@ -165,8 +165,20 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     def point(t):
         return calendar.format_point(t) if calendar is not None else format_number(t)
 
+    pending: dict = {}  # standard input's facts not yet evaluated: (pred, terms) -> the first line that gave them
+
+    def placed(e: DataError) -> DataError:
+        """A value's error at its line of standard input (a file is read again for its line's text: commands.py)."""
+        from chronolog.value_origin import at_pushed_line
+
+        return at_pushed_line(e, source, pending) if source == "<stdin>" else e
+
     def emit():
-        facts = s.take()
+        try:
+            facts = s.take()
+        except DataError as e:
+            raise placed(e) from None
+        pending.clear()
         if facts:
             out.write("".join(f"{'-' if f.retracted else ''}{fmt(f.pred, f.terms, f.interval)}\n" for f in facts))
             out.flush()
@@ -238,6 +250,8 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
             first_line = n if first_line is None else first_line
             continue
         correct()
+        if source == "<stdin>":
+            pending.setdefault((pred, terms), n)
         rows = batch.get(pred)
         if iv[0] == current and (rows is None or len(rows[0][0]) == len(terms)):
             if rows is None:
@@ -265,7 +279,10 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
             f"note: the model of this program continues for ever; answers are final up to {point(s.watermark)}\n"
         )
     else:
-        s.close()
+        try:
+            s.close()
+        except DataError as e:
+            raise placed(e) from None
     emit()
     if stats:
         report(final=True)

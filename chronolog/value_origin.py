@@ -58,9 +58,10 @@ def with_pushed_origin(err: DataError, prog: ast.Program, rows: dict, fact_text)
     last watermark (``{pred: [(terms, interval)]}``), which it holds in
     memory as it evaluates them, shown by ``fact_text(pred, terms,
     interval)``; ``err`` itself where none did (a value of a fact pushed
-    before, or derived).  The error keeps ``err`` as ``at_rule``: a caller
-    that knows the facts' file places that there (``chronolog stream
-    --input FILE``, :func:`with_origin`)."""
+    before, or derived).  The error keeps ``err`` as ``at_rule`` and the
+    fact as ``pushed`` (``pred, terms, i, value``): a caller that knows the
+    facts' file places it there (``chronolog stream --input FILE``,
+    :func:`with_origin`; on standard input, :func:`at_pushed_line`)."""
     literal, operands = err.operands
     for operand, value in operands:
         if not isinstance(operand, ast.Var):
@@ -70,9 +71,24 @@ def with_pushed_origin(err: DataError, prog: ast.Program, rows: dict, fact_text)
                 if len(terms) > i and _same(terms[i], value):
                     placed = DataError(f"{err.message}: {_shown(value)} comes from the pushed fact {fact_text(pred, terms, iv)} "
                                        f"(term {i + 1})", err.pos, hint=err.hint)
-                    placed.operands, placed.at_rule = err.operands, err
+                    placed.operands, placed.at_rule, placed.pushed = err.operands, err, (pred, terms, i, value)
                     return placed
     return err
+
+
+def at_pushed_line(err: DataError, source: str, lines: dict) -> DataError:
+    """A stream's error naming its pushed fact (:func:`with_pushed_origin`)
+    placed at the line of ``source`` that gave the fact (``lines``:
+    ``(pred, terms)`` -> line number, of the facts not yet evaluated), as
+    :func:`with_origin` places a file's; ``err`` where it names none."""
+    pushed = getattr(err, "pushed", None)
+    n = lines.get(pushed[:2]) if pushed is not None else None
+    if n is None:
+        return err
+    pred, _, i, value = pushed
+    rule = err.at_rule
+    return DataError(f"{rule.message}, the rule at {rule.pos}: {_shown(value)} comes from this row of {pred} (term {i + 1})",
+                     ast.Pos(source, n, 1), hint=rule.hint)
 
 
 def _binders(prog, literal, name):

@@ -108,14 +108,17 @@ def test_a_pushed_facts_value_names_the_fact():
 
 
 def test_a_stream_on_standard_input_names_the_pushed_fact_and_a_file_its_line(tmp_path):
-    """``chronolog stream`` reading standard input names the fact it pushed;
-    with ``--input FILE`` the file's line, the message said once."""
+    """``chronolog stream`` names the line of standard input that gave the
+    value (the facts it has not evaluated yet are kept with their lines);
+    with ``--input FILE`` the file's line, with its text, the message said
+    once."""
     prog = tmp_path / "p.vada"
     prog.write_text(RULE)
     r = CliRunner().invoke(cli, ["stream", str(prog)], input="r(a,1)@1\nr(b,x)@2\nr(c,5)@3\n")
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
-    assert f"{prog}:1:20: data error: cannot compare 'x' and 2 in 'V > 2': 'x' comes from the pushed fact r(b,x)@[2,2] (term 2)" in r.output
+    assert (f"<stdin>:2:1: data error: cannot compare 'x' and 2 in 'V > 2', the rule at {prog}:1:20: "
+            "'x' comes from this row of r (term 2)\n") in r.output, r.output
     (tmp_path / "r.txt").write_text("r(a,1)@1\nr(b,x)@2\nr(c,5)@3\n")
     out = refused("stream", prog, "--input", tmp_path / "r.txt")
     assert out.startswith(f"{tmp_path / 'r.txt'}:2:1: data error: cannot compare 'x' and 2 in 'V > 2', the rule at {prog}:1:20: "
-                          "'x' comes from this row of r (term 2)\n"), out
+                          "'x' comes from this row of r (term 2)\n    r(b,x)@2\n"), out

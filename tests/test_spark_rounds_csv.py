@@ -216,6 +216,9 @@ def test_a_comparison_of_a_csv_value_names_its_row_as_the_embedded_engine(spark,
     assert got.value.pos == want.value.pos and got.value.pos.file.endswith("r.csv") and got.value.pos.line == 4, (
         str(got.value), str(want.value))
     assert got.value.message.removeprefix("in a Spark task: ") == want.value.message.replace("e.vada", "p.vada")
+    with pytest.raises(chronolog.DataError) as driver:  # (the engine on the driver named its own rows: facts['r'], item 2)
+        cs().run_program(spark, p, distributed=False)
+    assert driver.value.pos == want.value.pos and driver.value.message == want.value.message.replace("e.vada", "p.vada"), str(driver.value)
 
 
 def test_a_comparison_of_a_parquet_value_names_its_row_as_the_embedded_engine(spark, tmp_path):

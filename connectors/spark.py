@@ -1016,8 +1016,14 @@ def _row_holding(df, column, value, where: str):
     row = df.where(F.col(_sql_name(column)) == (F.expr(held) if held else F.lit(value))).limit(1).collect()
     if not row:
         return None
-    shown = ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in row[0].asDict().items())
-    return ast.Pos(where), shown
+    instants = {f.name for f in df.schema.fields if isinstance(f.dataType, T.TimestampType)}
+
+    def cell(k, v):
+        if k in instants and v is not None:  # (collect() gives the driver's local clock: the instant in UTC, as the engine names it)
+            v = v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"
+
+    return ast.Pos(where), ", ".join(cell(k, v) for k, v in row[0].asDict().items())
 
 
 def _as_arrow(out: dict, arrow: bool) -> dict:

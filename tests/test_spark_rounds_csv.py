@@ -4,6 +4,7 @@ the embedded CSV reader types its cells (connectors/spark_rounds/csv_inputs.py),
 where one Spark task ran every such program before.  The oracle is the
 embedded engine on the same file bound as ``"csv"`` (connectors/csv_files.py)."""
 
+import contextlib
 import warnings
 
 import pytest
@@ -272,20 +273,26 @@ def test_a_comparison_of_an_input_tables_value_names_its_row_as_the_embedded_eng
                                                ("double", 2.5, "2.5"), ("boolean", True, "True"),
                                                ("date", "2024-01-02", "2024-01-02"),
                                                ("timestamp", "2024-01-02 03:04:05", "2024-01-02 03:04:05"),
-                                               ("timestamp_ntz", "2024-01-02 03:04:05", "2024-01-02 03:04:05")])
+                                               ("timestamp_ntz", "2024-01-02 03:04:05", "2024-01-02 03:04:05"),
+                                               ("timestamp Asia/Tokyo", "2024-01-02 03:04:05", "2024-01-02 03:04:05"),
+                                               ("timestamp_ntz Asia/Tokyo", "2024-01-02 03:04:05", "2024-01-02 03:04:05")])
 def test_a_comparison_of_a_spark_dataframes_value_names_its_row_by_its_columns(spark, typ, value, shown):
     """A value a Spark task could not compare, from a Spark DataFrame given
     as ``inputs`` whose times ``@timeMapping`` places (the columns are
     named by the user, the time point first): the error names the row that
     holds it by all its columns, and says what the embedded engine says of
     the same table given as facts (there: its row number).  Integers,
-    decimals, floats and booleans, each in a column of its Spark type."""
+    decimals, floats and booleans, each in a column of its Spark type;
+    instants with the session's time zone and the driver's not UTC too
+    (the row shows its timestamp in UTC, as the message names the value,
+    where ``collect()`` gives the driver's clock)."""
     import datetime
     from decimal import Decimal
 
     import pandas as pd
     from pyspark.sql import types as T
 
+    typ, _, zone = typ.partition(" ")
     value = Decimal(value) if typ.startswith("decimal") else value
     other = {"bigint": 3, "decimal(10,2)": Decimal("1.25"), "double": 1.5, "boolean": False}.get(typ)
     if typ == "date":
@@ -295,7 +302,7 @@ def test_a_comparison_of_a_spark_dataframes_value_names_its_row_by_its_columns(s
     rows = [(1, other, "a"), (2, value, "b")]
     schema = T.StructType([T.StructField("at", T.LongType()), T.StructField("n", T._parse_datatype_string(typ)),
                            T.StructField("name", T.StringType())])
-    frame = spark.createDataFrame(rows, schema)
+    frame = spark.createDataFrame(pd.DataFrame(rows, columns=["at", "n", "name"]), schema)  # (from pandas: naive times are UTC)
     fine = {"boolean": "#F", "date": "2023-01-01", "timestamp": "2023-01-01T00:00:00",
             "timestamp_ntz": "2023-01-01T00:00:00"}.get(typ, "1")  # (row 1 compares: the error is row 2's)
     rules = (f'@timeMapping("r", 0, 0).\nq("a", {fine})@[0,5]. q("b", "z")@[0,5].\n'
@@ -305,7 +312,7 @@ def test_a_comparison_of_a_spark_dataframes_value_names_its_row_by_its_columns(s
     assert str(want.value.pos) == "facts['r'], row 1", str(want.value)
     for rounds in (False, True):  # (the rounds: no key, r joined with itself on another argument, never one task)
         stats = {}
-        with pytest.raises(chronolog.DataError) as got:
+        with pytest.raises(chronolog.DataError) as got, _session_zone(spark, zone or "UTC"), _driver_zone(zone):
             if rounds:
                 cs().reason(spark, rules + "k(X) :- r(N, X), r(M, Y), q(Y, X).\n", inputs={"r": frame}, distributed=True,
                             one_task_bytes=-1, stats=stats)
@@ -314,6 +321,39 @@ def test_a_comparison_of_a_spark_dataframes_value_names_its_row_by_its_columns(s
         assert str(got.value.pos) == "inputs['r']", str(got.value)
         assert got.value.message.removeprefix("in a Spark task: ") == want.value.message
         assert got.value.source_line == f"at=2, n={shown}, name='b'", str(got.value)
+
+
+@contextlib.contextmanager
+def _session_zone(spark, zone):
+    key = "spark.sql.session.timeZone"
+    old = spark.conf.get(key)
+    spark.conf.set(key, zone)
+    try:
+        yield
+    finally:
+        spark.conf.set(key, old)
+
+
+@contextlib.contextmanager
+def _driver_zone(zone):
+    """The driver's local time zone (Python's: the clock collect() gives) set to ``zone`` meanwhile."""
+    import os
+    import time
+
+    if not zone:
+        yield
+        return
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    time.tzset()
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
 
 
 def test_a_comparison_of_a_bound_spark_tables_value_names_its_row_by_its_columns(spark):

@@ -897,6 +897,7 @@ class Reasoner:
         check_max_rounds(max_rounds)
         self.max_rounds = max_rounds
         self.dialect = dialect
+        self._base = _base_dir(base_dir, program)  # (an update's data error reads bound files again from here: value_origin.py)
         self._progress = progress  # a callback (chronolog/progress.py)
         self.engine = engine_choice(engine)
         from chronolog.language import allocators
@@ -1206,6 +1207,12 @@ class Reasoner:
             self._count_update(stats, before)
         except BaseException as e:  # (the given facts and part of the model have changed: no undo)
             self._failed = failure_text(e)
+            if isinstance(e, DataError) and getattr(e, "operands", None) is not None and add is not None:
+                from chronolog.value_origin import with_origin
+
+                # a value of the facts added placed at their row, as reason() places its facts'
+                named = {"update()": "add", "amend()": "new"}.get(call, "facts")
+                raise with_origin(e, self.plan.program, add, self.dialect, self.plan.program.calendar, self._base, name=named) from None
             raise
         self._say_unmet(retract, gone, removed, call, rows)
         return self.model

@@ -122,3 +122,19 @@ def test_a_stream_on_standard_input_names_the_pushed_fact_and_a_file_its_line(tm
     out = refused("stream", prog, "--input", tmp_path / "r.txt")
     assert out.startswith(f"{tmp_path / 'r.txt'}:2:1: data error: cannot compare 'x' and 2 in 'V > 2', the rule at {prog}:1:20: "
                           "'x' comes from this row of r (term 2)\n    r(b,x)@2\n"), out
+
+
+def test_a_value_of_facts_added_to_a_session_names_their_row():
+    """``Reasoner.add`` (and ``update``) with facts whose value a comparison
+    cannot take: the row of the facts added, as ``reason`` names its
+    facts' (their text's line, a table's row, named as the call's argument)."""
+    program = RULE + '@output("big").'
+    r = chronolog.Reasoner(program, "r(a,3)@1.")
+    with pytest.raises(ChronologError) as e:
+        r.add("r(c,5)@3.\nr(b,x)@2.\n")
+    assert str(e.value.pos) == "<facts>:2:1" and e.value.source_line == "r(b,x)@2.", e.value
+    assert e.value.message == "cannot compare 'x' and 2 in 'V > 2', the rule at <program>:1:20: 'x' comes from this row of r (term 2)"
+    df = pd.DataFrame({"id": ["c", "b"], "v": ["5", "x"], "start": [3, 2], "end": [3, 2]})
+    with pytest.raises(ChronologError) as e:
+        chronolog.Reasoner(program, "r(a,3)@1.").update(add={"r": df})
+    assert str(e.value.pos) == "add['r'], row 1", e.value

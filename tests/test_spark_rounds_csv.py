@@ -11,6 +11,7 @@ import pytest
 
 import chronolog
 from chronolog.engine.arrow import table_to_rows
+from test_spark_term_types import _time_zone
 
 pytestmark = pytest.mark.spark
 
@@ -312,7 +313,7 @@ def test_a_comparison_of_a_spark_dataframes_value_names_its_row_by_its_columns(s
     assert str(want.value.pos) == "facts['r'], row 1", str(want.value)
     for rounds in (False, True):  # (the rounds: no key, r joined with itself on another argument, never one task)
         stats = {}
-        with pytest.raises(chronolog.DataError) as got, _session_zone(spark, zone or "UTC"), _driver_zone(zone):
+        with pytest.raises(chronolog.DataError) as got, _time_zone(spark, zone or "UTC"), _driver_zone(zone):
             if rounds:
                 cs().reason(spark, rules + "k(X) :- r(N, X), r(M, Y), q(Y, X).\n", inputs={"r": frame}, distributed=True,
                             one_task_bytes=-1, stats=stats)
@@ -321,17 +322,6 @@ def test_a_comparison_of_a_spark_dataframes_value_names_its_row_by_its_columns(s
         assert str(got.value.pos) == "inputs['r']", str(got.value)
         assert got.value.message.removeprefix("in a Spark task: ") == want.value.message
         assert got.value.source_line == f"at=2, n={shown}, name='b'", str(got.value)
-
-
-@contextlib.contextmanager
-def _session_zone(spark, zone):
-    key = "spark.sql.session.timeZone"
-    old = spark.conf.get(key)
-    spark.conf.set(key, zone)
-    try:
-        yield
-    finally:
-        spark.conf.set(key, old)
 
 
 @contextlib.contextmanager

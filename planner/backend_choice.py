@@ -381,7 +381,8 @@ ROUNDS_FALLBACKS = (
     "a column of term text (terms of several kinds in one argument, numbers past the run's: 1/3 or 39+ digits, "
     "floats beside exact numbers, labelled nulls, an average of exact numbers, sum(X / 3)) is ordered where the "
     "engine orders no two of its terms; computed on, folded or given to a function where it holds floats or strings "
-    "(on fractions: a function but floor, ceil, abs, round, min, max, mod, float, exp and log, or a result past 38 digits); "
+    "(but concat of names; on fractions: a function but floor, ceil, abs, round, min, max, mod, float, exp, log and concat, "
+    "or a result past 38 digits); "
     "or a rule writes a set or a 16+ digit decimal ending in 5 into it",
 )
 

@@ -51,7 +51,7 @@ from chronolog.engine.int_arithmetic import NotInteger
 from chronolog.language import ast, builtins
 from chronolog.planner.backend_choice import round_digits  # (what plan time refuses: backend_choice.expression_refusal)
 
-from .classes import FLOAT, NUM, TEXT, rational, value_class
+from .classes import FLOAT, NUM, STR, TEXT, rational, value_class
 from .fragment import NotRelational
 from .sql import Stmt, hex_string, raised
 
@@ -250,6 +250,10 @@ class Arithmetic:
                         from .fractions import float_sql
 
                         sql, c = float_sql(self.pair(x, e, varcols, varcls, rule), str(e)), FLOAT
+                    elif isinstance(e, ast.Call) and e.name == "concat":  # (any term: its text, 1/3 too)
+                        from .text_order import concat_text_sql
+
+                        sql, c = concat_text_sql(sql, str(e)), STR
                     else:
                         from .text_order import number_sql
 

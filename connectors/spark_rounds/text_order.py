@@ -207,6 +207,22 @@ def number_sql(x: str, types, why: str) -> str:
     return _let(x, body)
 
 
+def concat_text_sql(x: str, why: str) -> str:
+    """The engine's text in ``concat`` of the term whose key text is the
+    SQL ``x``: the key text itself for a number (``1/3``, ``-1.5``), a
+    name, a boolean or an instant, which the engine writes alike; the run
+    stops (``why``: the operation, SQL text) for a quoted string, a float,
+    a set or a null, whose texts differ."""
+    from .arithmetic import stop_sql
+
+    def body(t):
+        same = " OR ".join(f"{t} RLIKE {_re(p)}" for p in (NUMBER, BARE, INSTANT))
+        return (f"CASE WHEN {same} OR {t} IN ('#T', '#F') THEN {t} "
+                f"ELSE {stop_sql(f'{why} on term text other than a number, a name, a boolean or an instant')} END")
+
+    return _let(x, body)
+
+
 def extreme_sql(fold: str, values: str) -> str:
     """``min`` or ``max`` (``fold``) of the array ``values`` of key texts in
     the engine's order of terms (:func:`compare_sql`), as the engine folds

@@ -406,7 +406,8 @@ def test_ema_floats_are_the_sequential_evaluations(alpha, values):
     for (_, x), (lo, hi, _, _) in cols.facts("ema"):
         for day in range(int(lo), int(hi)):
             got[day] = x
-    assert [(repr(got[d]), type(got[d])) for d in range(len(values))] == [(repr(x), float) for x in expected]
+    # (-0.0 leaves the engine as 0.0, docs/language.md "Floats": a lone -0.0 printed -0.0 in the oracle alone)
+    assert [(repr(got[d]), type(got[d])) for d in range(len(values))] == [(repr(0.0 if x == 0 else x), float) for x in expected]
 
 
 @settings(max_examples=examples(60), deadline=None)

@@ -897,7 +897,7 @@ class Reasoner:
         check_max_rounds(max_rounds)
         self.max_rounds = max_rounds
         self.dialect = dialect
-        self._base = _base_dir(base_dir, program)  # (an update's data error reads bound files again from here: value_origin.py)
+        self._base_of = (base_dir, program)  # (an update's data error reads bound files again from there: value_origin.py)
         self._progress = progress  # a callback (chronolog/progress.py)
         self.engine = engine_choice(engine)
         from chronolog.language import allocators
@@ -1212,7 +1212,8 @@ class Reasoner:
 
                 # a value of the facts added placed at their row, as reason() places its facts'
                 named = {"update()": "add", "amend()": "new"}.get(call, "facts")
-                raise with_origin(e, self.plan.program, add, self.dialect, self.plan.program.calendar, self._base, name=named) from None
+                raise with_origin(e, self.plan.program, add, self.dialect, self.plan.program.calendar, _base_dir(*self._base_of),
+                                  name=named) from None
             raise
         self._say_unmet(retract, gone, removed, call, rows)
         return self.model

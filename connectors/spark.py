@@ -977,6 +977,7 @@ def _row_holding(df, column, value, where: str):
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
+    from chronolog.engine.term_types import value_kind
     from chronolog.language.booleans import Boolean
     from chronolog.language.timeline import decimal_places
 
@@ -988,31 +989,28 @@ def _row_holding(df, column, value, where: str):
         from chronolog.language.text import format_term_text
 
         ok, value = isinstance(typ, T.StringType), format_term_text(value)
-    elif type(value) is str:
-        ok = isinstance(typ, (T.StringType, T.VarcharType, T.CharType))
-    elif isinstance(value, Boolean):
-        ok, value = isinstance(typ, T.BooleanType), bool(value)
-    elif isinstance(value, float):
-        ok = isinstance(typ, (T.DoubleType, T.FloatType))
-    elif isinstance(value, (int, Fraction, Decimal)):
-        ok = isinstance(typ, (T.IntegralType, T.DecimalType))
-        if isinstance(value, Fraction):
-            places = decimal_places(value)
-            if places is None:  # (no finite decimal: no column of Spark's holds it)
-                return None
-            value = Decimal(value.numerator * 10 ** places // value.denominator).scaleb(-places)
-    elif isinstance(value, datetime.datetime) and value.tzinfo is None:  # (an instant of the engine's: UTC)
-        if isinstance(typ, T.DateType):
-            ok, value = value == datetime.datetime(value.year, value.month, value.day), value.date()
-        elif isinstance(typ, T.TimestampNTZType):
-            ok, held = True, f"TIMESTAMP_NTZ '{value.isoformat(sep=' ')}'"
-        else:
-            micros = (value - datetime.datetime(1970, 1, 1)) // datetime.timedelta(microseconds=1)
-            ok, held = isinstance(typ, T.TimestampType), f"timestamp_micros({micros})"
-    else:
-        ok = False
+    else:  # the column holds the value's kind of term (engine/term_types.py's kinds: numbers of any width, instants alike)
+        alike = {"int": "number", "dec": "number", "rat": "number", "date": "instant", "timestamp": "instant"}
+        have, want = (spark_kind(typ) or ["other"])[0], value_kind([value])[0]
+        ok = alike.get(have, have) == alike.get(want, want)
     if not ok:
         return None
+    if isinstance(value, Boolean):
+        value = bool(value)
+    elif isinstance(value, Fraction):
+        places = decimal_places(value)
+        if places is None:  # (no finite decimal: no column of Spark's holds it)
+            return None
+        value = Decimal(value.numerator * 10 ** places // value.denominator).scaleb(-places)
+    elif isinstance(value, datetime.datetime):  # (an instant of the engine's: UTC)
+        if isinstance(typ, T.DateType):
+            if value != datetime.datetime(value.year, value.month, value.day):
+                return None
+            value = value.date()
+        elif isinstance(typ, T.TimestampNTZType):
+            held = f"TIMESTAMP_NTZ '{value.isoformat(sep=' ')}'"
+        else:
+            held = f"timestamp_micros({(value - datetime.datetime(1970, 1, 1)) // datetime.timedelta(microseconds=1)})"
     row = df.where(F.col(_sql_name(column)) == (F.expr(held) if held else F.lit(value))).limit(1).collect()
     if not row:
         return None

@@ -692,6 +692,14 @@ def _spark_fraction_folds(out, rows):
     return _spark_float_sums(out, rows)
 
 
+@bench(name="spark_divisions", args="bench/spark_aggregate.py --facts 100000 --program divisions --sides 'one task' relational",
+       tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
+       what="quotients of integers that are not whole in assignments and a condition, with no key: the rounds stop on "
+            "the run's integers and run again exact, against one task")
+def _spark_divisions(out, rows):
+    return _spark_float_sums(out, rows)
+
+
 @bench(name="spark_jobs", args="bench/spark_jobs.py --repeat 3 --paths rounds driver", tags=("spark",),
        peer="the embedded engine on the same programs",
        what="Spark jobs and wall per small call (golden examples and program shapes): rounds and driver paths")

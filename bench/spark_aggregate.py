@@ -3,7 +3,7 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|udfs|floats|exact_means|fraction_folds|control]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|udfs|floats|exact_means|fraction_folds|divisions|control]
         [--sides driver relational "one task" auto] [--memory]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
@@ -39,6 +39,10 @@ run it with ``--sides "one task" relational``).
 at each point, each investor's sum of a third of their companies' means,
 and max and mod of a mean against constants, exact on fractions in SQL
 (what went to one task before: run it with ``--sides "one task" relational``).
+``--program divisions``: quotients of integers in assignments and a
+condition that are not whole (``P / 100``, ``(P + Q) / 2``): the rounds
+stop on the run's integers and run again with them exact (what went to
+one task before: run it with ``--sides "one task" relational``).
 ``--program control``: company control (examples/ownership/temporal.vada)
 over the graphs of bench/spark_ownership.py.
 Each side reads the file anew; every output is counted in Spark (the whole
@@ -165,9 +169,16 @@ thirds(I, S) :- owns(I, C, P), mean(C, A), S = sum(A / 3).
 band(C, L, R) :- mean(C, A), L = max(A, 50), R = mod(A, 7/2).
 @output("total"). @output("thirds"). @output("band").
 """
+DIVISIONS = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+share(I, C, S) :- owns(I, C, P), S = P / 100.
+third(I, C) :- owns(I, C, P), P / 3 > 10.
+mid(C, M) :- owns(I, C, P), owns(J, C, Q), I != J, M = (P + Q) / 2.
+@output("share"). @output("third"). @output("mid").
+"""
 PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS, "floats": FLOATS,
             "float_sums": FLOAT_SUMS, "float_means": FLOAT_MEANS, "exact_means": EXACT_MEANS,
-            "fraction_folds": FRACTION_FOLDS}
+            "fraction_folds": FRACTION_FOLDS, "divisions": DIVISIONS}
 FLOAT_DATA = {"floats", "float_sums", "float_means"}  # the programs that read p as a double
 
 

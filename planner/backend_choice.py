@@ -356,12 +356,36 @@ def choose_stratum(st: ph.StratumPlan, backend: str, why: str, horizon=None) -> 
 
 def spark_form(st: ph.StratumPlan) -> str:
     """How Spark's rounds run stratum ``st`` where not as written, and why ("": as written)."""
-    if st.doubled is None:
-        return ""
-    (pred,) = st.preds
-    return (f"transitive closure by doubling, {st.doubled.rules[1].rule.describe()}: about log2 of the longest "
-            f"path's length in rounds, not one round per edge of it (a round costs a Spark job); "
-            f"as written when {pred} has given facts or {DOUBLING_CONF} is false")
+    forms = []
+    if st.doubled is not None:
+        (pred,) = st.preds
+        forms.append(f"transitive closure by doubling, {st.doubled.rules[1].rule.describe()}: about log2 of the longest "
+                     f"path's length in rounds, not one round per edge of it (a round costs a Spark job); "
+                     f"as written when {pred} has given facts or {DOUBLING_CONF} is false")
+    divisions = [str(d) for op in st.operators() for d in _divisions(op)]
+    if divisions:
+        forms.append(f"computes {divisions[0]} in the run's numbers (64-bit integers or decimals); where the data makes a quotient that they do not hold (7 / 2 "
+                     "of integers), the rounds stop and run again with every quotient of the program exact (term text)")
+    return "; ".join(forms)
+
+
+def _divisions(op) -> list:
+    """The divisions a filter or an assignment computes (aggregated ones are exact from the start)."""
+    if isinstance(op, ph.Filter):
+        exprs = [op.comparison.left, op.comparison.right]
+    elif isinstance(op, ph.Assign):
+        exprs = [op.expr]
+    else:
+        return []
+    out = []
+    while exprs:
+        e = exprs.pop()
+        if isinstance(e, ast.BinOp):
+            out += [e] if e.op == "/" else []
+            exprs += [e.left, e.right]
+        elif isinstance(e, ast.Call):
+            exprs += list(e.args)
+    return out
 
 
 # what the data can still send from columns back to rows, in any stratum

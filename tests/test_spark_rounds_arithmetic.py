@@ -90,10 +90,13 @@ def test_floored_quotients_of_integers_run_in_the_rounds(spark):
     check(spark, prog, {"e": ints()})
 
 
-def test_a_quotient_that_is_not_whole_goes_to_one_task(spark):
+def test_a_quotient_that_is_not_whole_runs_the_rounds_again_exact(spark):
     """The engine's 7 / 2 is the rational 7/2: no bigint holds it, so the
-    row stops the rounds and the engine computes it."""
-    fallback(spark, INTS, ints(), r"a row computed in Spark: \(C / 2\) is not a whole number")
+    row stops the rounds, and they run again with the quotient exact (term
+    text, connectors/spark_rounds/fractions.py), not in one task."""
+    stats, model = check(spark, INTS, {"e": ints()})
+    assert stats["exact_divisions"] == "a row computed in Spark: (C / 2) is not a whole number (or divides by zero)"
+    assert ((2, Fraction(25, 2)), (2, 8, True, False)) in model.facts("half") and ((1, 6), (1, 2, True, True)) in model.facts("half")
 
 
 def test_an_overflow_goes_to_one_task(spark):
@@ -179,7 +182,16 @@ def test_decimal_digits_beyond_the_run_go_to_one_task(spark):
     w = pa.array([Decimal("0.25"), Decimal("0.5")], pa.decimal128(4, 2))
     t = pa.table({"x": [1, 2], "y": [2, 1], "a": w, "start": [0, 0], "end": [3, 3]})
     fallback(spark, "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A * B.\n", t, r"\(A \* B\) has more than 2 decimals")
-    fallback(spark, "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A / 4.\n", t, r"\(A / 4\) has more than 2 decimals")
+
+
+def test_a_quotient_of_decimals_beyond_the_run_runs_the_rounds_again_exact(spark):
+    """0.25 / 4 is 0.0625, 0.5 / 3 is 1/6: more decimals than the run's 2,
+    so the rounds run again with the quotient exact (term text)."""
+    w = pa.array([Decimal("0.25"), Decimal("0.5")], pa.decimal128(4, 2))
+    t = pa.table({"x": [1, 2], "y": [2, 1], "a": w, "start": [0, 0], "end": [3, 3]})
+    stats, model = check(spark, "s(X, C, D) :- e(X, Y, A), e(Y, Z, B), C = A / 4, D = A / 3.\n", {"e": t})
+    assert stats["exact_divisions"] == "a row computed in Spark: (A / 4) has more than 2 decimals"
+    assert {terms for terms, _ in model.facts("s")} == {(1, Fraction(1, 16), Fraction(1, 12)), (2, Fraction(1, 8), Fraction(1, 6))}
 
 
 @pytest.mark.parametrize("rule, why", [

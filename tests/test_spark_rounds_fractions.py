@@ -25,7 +25,7 @@ import chronolog
 from chronolog.engine.arrow import table_to_rows
 
 from test_spark_rounds import check
-from test_spark_rounds_functions import check as check_typed, refused
+from test_spark_rounds_functions import check as check_typed, refused, run as run_rounds
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("rounds")]  # the rounds, not one task (conftest.py)
 
@@ -393,6 +393,24 @@ def test_an_aggregate_of_a_quotient_by_zero_is_the_engines_error(spark):
     refused(spark, prog, {"owns": owns([("i", "a", 1, 0, 4), ("j", "a", 0, 0, 4)])}, ["s"], "divides by zero")
 
 
+def test_quotients_of_consecutive_fibonacci_numbers_are_the_engines(spark):
+    """Euclid's worst case: F(80)/F(79) reduced takes 77 steps, within
+    Lamé's bound of five steps per digit of the smaller number (F(78), 16
+    digits: 80), and the sum over the least common denominator of F(79)
+    and F(80) about as many; the sum F(80)/F(79) + F(79)/F(80) + 2 is
+    F(81)^2 / (F(79) F(80)), of 34 digits over 33 (coprime pairs are added
+    and reduced with no division, whose quotient Spark holds in 32)."""
+    fib = [0, 1]
+    while len(fib) < 82:
+        fib.append(fib[-1] + fib[-2])
+    prog = NO_KEY + ("q(I, J, S) :- owns(I, C, P), owns(J, C, Q), S = P / Q.\n"
+                     "s(C, S) :- owns(I, C, P), owns(J, C, Q), S = sum(P / Q).\n@output(\"q\"). @output(\"s\").\n")
+    rows = [("i", "a", fib[80], 0, 4), ("j", "a", fib[79], 0, 4), ("i", "b", fib[60], 1, 3), ("j", "b", fib[61], 1, 3)]
+    model = check_typed(spark, prog, {"owns": owns(rows)}, ["q", "s"])
+    assert (("i", "j", Fraction(fib[80], fib[79])), (0, 4, True, True)) in model.facts("q")
+    assert (("a", Fraction(fib[81] ** 2, fib[79] * fib[80])), (0, 4, True, True)) in model.facts("s")
+
+
 @settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from("ijk"), st.sampled_from("ab"), st.integers(-9, 9), st.integers(0, 6), st.integers(0, 3)),
                 min_size=1, max_size=8))
@@ -401,6 +419,69 @@ def test_random_aggregates_of_quotients_are_the_engines(spark, rows):
     the rules that order and join them: the engine's exact numbers, in
     the rounds."""
     check_typed(spark, QUOTIENTS, {"owns": owns([(i, c, p, s, s + n) for i, c, p, s, n in rows])}, QUOTIENTS_OUTPUTS)
+
+
+# ------------------------------------------------------------------ divisions in conditions and assignments
+
+DIVISIONS = NO_KEY + """
+r(I, J, S) :- owns(I, C, P), owns(J, C, Q), Q != 0, S = P / Q.
+big(I) :- owns(I, C, P), P / 4 > 1/3.
+mid(C, M) :- owns(I, C, P), owns(J, C, Q), M = (P + Q) / 2.
+fl(C, X) :- mid(C, M), X = floor(M) + 1.
+met(C, I) :- mid(C, M), owns(I, C, M).
+@output("r"). @output("big"). @output("mid"). @output("fl"). @output("met").
+"""
+DIVISIONS_OUTPUTS = ["r", "big", "mid", "fl", "met"]
+
+
+@pytest.mark.parametrize("decimals", [False, True])
+def test_divisions_that_are_not_whole_run_in_the_rounds(spark, decimals):
+    """``S = P / Q`` of integers 7 and 2 is 7/2 (3.5), which 64-bit
+    integers do not hold, nor ``decimal(38, 2)`` 1/3: the rounds stopped
+    and one task answered, whatever the input's size; now they run again
+    with the divisions exact (term text), and give the engine's answers:
+    the quotients compared, floored, joined with the integers."""
+    rows = [("i", "a", 7, 0, 4), ("j", "a", 2, 1, 6), ("k", "a", 4, 2, 3), ("i", "b", 3, 0, 5), ("j", "b", 0, 0, 2),
+            ("l", "c", -5, 0, 2), ("m", "c", 6, 1, 2)]
+    stats, got, falls = run_rounds(spark, DIVISIONS, {"owns": owns(rows, decimals)}, DIVISIONS_OUTPUTS)
+    model = check_typed(spark, DIVISIONS, {"owns": owns(rows, decimals)}, DIVISIONS_OUTPUTS)
+    assert "not a whole number" in stats["exact_divisions"] or "decimals" in stats["exact_divisions"]
+    if not decimals:
+        assert (("i", "j", Fraction(7, 2)), (1, 4, True, True)) in model.facts("r")
+        assert (("a", Fraction(9, 2)), (1, 4, True, True)) in model.facts("mid")
+
+
+def test_whole_divisions_run_once_on_the_runs_numbers(spark):
+    """Quotients that are whole never leave the run's numbers: one run, no
+    second one on term text."""
+    rows = [("i", "a", 4, 0, 4), ("j", "a", -2, 1, 6), ("i", "b", 6, 0, 5), ("j", "b", 0, 0, 2)]
+    prog = NO_KEY + 'r(I, S) :- owns(I, C, P), S = P / 2, S > P - 4.\n@output("r").\n'
+    stats, _, falls = run_rounds(spark, prog, {"owns": owns(rows)}, ["r"])
+    assert not falls and stats["path"] == "relational" and "exact_divisions" not in stats
+    check_typed(spark, prog, {"owns": owns(rows)}, ["r"])
+
+
+def test_the_plan_says_a_quotient_may_run_the_rounds_again():
+    """``chronolog plan`` says where a quotient that is not whole sends the
+    rounds: again, exact; not to one task."""
+    from chronolog.api import load_program
+    from chronolog.plan_text import describe_plan
+    from chronolog.planner import plan as make_plan
+
+    text = describe_plan(make_plan(load_program(DIVISIONS)))
+    assert ("on spark rounds: computes (P / Q) in the run's numbers (64-bit integers or decimals); where the data makes a "
+            "quotient that they do not hold (7 / 2 of integers), the rounds stop and run again with every quotient of the "
+            "program exact (term text)") in text
+    assert "computes (P / 4) in the run's numbers" in text and "computes ((P + Q) / 2) in the run's numbers" in text
+
+
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from("ijk"), st.sampled_from("ab"), st.integers(-9, 9), st.integers(0, 6), st.integers(0, 3)),
+                min_size=1, max_size=8), st.booleans())
+def test_random_divisions_are_the_engines(spark, rows, decimals):
+    """Any integers' or decimals' quotients, compared, floored and joined:
+    the engine's exact numbers, in the rounds."""
+    check_typed(spark, DIVISIONS, {"owns": owns([(i, c, p, s, s + n) for i, c, p, s, n in rows], decimals)}, DIVISIONS_OUTPUTS)
 
 
 # ------------------------------------------------------------------ floats of fractions

@@ -164,11 +164,14 @@ def magnitude(x: str, scale: int = 0) -> str:
     return f"CASE WHEN {x} < 0 THEN {negated(x, scale)} ELSE {x} END"
 
 
+MARKED = "a row computed in Spark: "  # (what a row check's refusal starts with)
+
+
 def refused(e):
     """The :class:`NotRelational` of a Spark exception raised by a row
     check of this module (None: another exception)."""
     why = raised(e, MARKER)
-    return None if why is None else NotRelational(f"a row computed in Spark: {why}")
+    return None if why is None else NotRelational(f"{MARKED}{why}")
 
 
 class Arithmetic:

@@ -10,11 +10,13 @@ reasoning.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from functools import partial
 
+from chronolog.language import ast
 from chronolog.language.timeline import NEG_INF, POS_INF, format_number
-from chronolog.planner.ir import NegScan, Scan
+from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 
 from .aggregate import program_constants
 from .arithmetic import refused
@@ -377,6 +379,21 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             inputs.append((pred, keyed_facts(spark, table, rows, keyed, naive)))
             continue
         inputs.append((pred, literal_facts(spark, table, rows) or (arrow_frame(spark, table) if naive else spark.createDataFrame(table))))
+    rows = None if framed else {pred: len(r) for pred, r in local.items()}
+    try:
+        return _rounds(spark, plan, inputs, rows, outputs, names, horizon, window, timestamps, stats)
+    except NotRelational as r:
+        exact, why = exact_divisions(plan, r), r.why
+        if exact is None:
+            raise
+    if stats is not None:
+        stats["exact_divisions"] = why  # (the first run's stop: its rounds ran again with exact quotients)
+    return _rounds(spark, exact, inputs, rows, outputs, names, horizon, window, timestamps, stats)
+
+
+def _rounds(spark, plan, inputs: list, rows, outputs: list, names: dict, horizon, window, timestamps: bool, stats) -> dict:
+    """:func:`reason`'s rounds over its ``inputs`` (``rows``: the count of
+    facts of each, where every input's rows are known here; else None)."""
     from pyspark.errors import ArithmeticException
 
     from .sql import expected_failures
@@ -387,9 +404,8 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
         try:
             with expected_failures():  # an overflow or a row check: one task runs it instead
                 # then the engine's error for a violated constraint (constraints.py)
-                # only the program's own facts: their rows are known here, the first round's action loads them
-                # and small input tables: their rows are known here, the first round's action loads them
-                rows = None if framed else {pred: len(r) for pred, r in local.items()}
+                # only the program's own facts and small input tables: their rows
+                # are known here (``rows``), the first round's action loads them
                 rounds.run(inputs, keep=kept(plan, outputs), after=partial(check_constraints, rounds), rows=rows)
         except ArithmeticException as e:  # ANSI mode: a 64-bit or decimal overflow, never a wrapped value
             raise NotRelational(f"Spark arithmetic overflowed ({e.getCondition()})") from None
@@ -409,6 +425,44 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
         return out
     finally:
         rounds.catalog.close(failed=not done)  # the outputs keep their analysed plans
+
+
+def exact_divisions(plan, refused: NotRelational):
+    """``plan`` with every division in its conditions and assignments
+    computed exactly as term text (arithmetic.Quotient), where ``refused``
+    stopped its rounds at one of them (``P / Q`` of the integers 7 and 2,
+    whose 3.5 the run's numbers, 64-bit integers or ``decimal(38, S)``,
+    may not hold); None where it did not.  The run's numbers are tried
+    first: a quotient that is whole runs on them, far faster than on
+    exact pairs, and the rounds run again on term text only where the
+    data needs it (one task answered such a program, however large)."""
+    import copy
+
+    from .arithmetic import MARKED, Quotient, quotients
+
+    divisions = []  # the text of each division, as a row check names it
+
+    def divides(e) -> bool:
+        if isinstance(e, ast.BinOp):
+            if e.op == "/" and not isinstance(e, Quotient):
+                divisions.append(str(e))
+            return (e.op == "/" and not isinstance(e, Quotient)) | divides(e.left) | divides(e.right)
+        return isinstance(e, ast.Call) and any([divides(a) for a in e.args])
+
+    exact = {}  # id(literal) -> the literal with its divisions exact
+    for r in (*plan.rules, *plan.constraints):
+        for lit in (*r.body, *getattr(r, "after", ())):
+            if isinstance(lit, Assign) and divides(lit.expr):
+                exact[id(lit)] = Assign(lit.var, quotients(lit.expr))
+            elif isinstance(lit, Condition) and divides(lit.comparison.left) | divides(lit.comparison.right):
+                c = lit.comparison
+                exact[id(lit)] = Condition(replace(c, left=quotients(c.left), right=quotients(c.right)))
+    if not (refused.why.startswith(MARKED) and any(f"{MARKED}{d} " in refused.why for d in divisions)):
+        return None
+    exact[id(plan.program)] = plan.program  # (the user's program, not copied)
+    out = copy.deepcopy(plan, exact)  # (the rules, the strata and the constraints share the literals: each replaced once)
+    out.__dict__.pop("_physical", None)  # (lowered again, from the new literals)
+    return out
 
 
 def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:

@@ -95,7 +95,7 @@ def test_a_quotient_that_is_not_whole_runs_the_rounds_again_exact(spark):
     row stops the rounds, and they run again with the quotient exact (term
     text, connectors/spark_rounds/fractions.py), not in one task."""
     stats, model = check(spark, INTS, {"e": ints()})
-    assert stats["exact_divisions"] == "a row computed in Spark: (C / 2) is not a whole number (or divides by zero)"
+    assert stats["ran_again"] == ["a row computed in Spark: (C / 2) is not a whole number (or divides by zero)"]
     assert ((2, Fraction(25, 2)), (2, 8, True, False)) in model.facts("half") and ((1, 6), (1, 2, True, True)) in model.facts("half")
 
 
@@ -176,12 +176,27 @@ def test_a_check_is_kept_for_a_value_nothing_reads(spark):
             cs().reason(spark, prog, inputs={"e": zero}, distributed=True)
 
 
-def test_decimal_digits_beyond_the_run_go_to_one_task(spark):
+def test_a_product_with_more_decimals_than_the_run_runs_the_rounds_again_wider(spark):
     """A product of two 2-decimal numbers has 4 decimals; the run's numbers
-    have 2: never rounded, the engine computes it."""
-    w = pa.array([Decimal("0.25"), Decimal("0.5")], pa.decimal128(4, 2))
+    have 2: never rounded, the rounds stop and run again in decimals of 4
+    (then 8: a product of that product), not in one task."""
+    w = pa.array([Decimal("0.25"), Decimal("0.5"), Decimal("1.05")], pa.decimal128(4, 2))
+    t = pa.table({"x": [1, 2, 3], "y": [2, 1, 1], "a": w, "start": [0, 0, 1], "end": [3, 3, 2]})
+    stats, model = check(spark, "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A * B.\n", {"e": t})
+    assert stats["ran_again"] == ["a row computed in Spark: (A * B) has more than 2 decimals"]
+    assert {c for (x, c), _ in model.facts("s")} == {Fraction("0.125"), Fraction("0.2625")}
+    stats, _ = check(spark, "s(X, D) :- e(X, Y, A), e(Y, Z, B), C = A * B, D = C * C + 1.\n", {"e": t})
+    assert stats["ran_again"] == ["a row computed in Spark: (A * B) has more than 2 decimals",
+                                  "a row computed in Spark: (C * C) has more than 4 decimals"]
+
+
+def test_a_product_past_the_decimals_a_run_can_widen_to_goes_to_one_task(spark):
+    """Decimals of 9 digits: their product's 18 are past the 17 a product
+    of the run's numbers may have (decimal(38, 2S) holds it), so one task
+    computes it exactly."""
+    w = pa.array([Decimal("0.000000001"), Decimal("0.5")], pa.decimal128(12, 9))
     t = pa.table({"x": [1, 2], "y": [2, 1], "a": w, "start": [0, 0], "end": [3, 3]})
-    fallback(spark, "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A * B.\n", t, r"\(A \* B\) has more than 2 decimals")
+    fallback(spark, "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A * B.\n", t, r"\(A \* B\) has more than 9 decimals")
 
 
 def test_a_quotient_of_decimals_beyond_the_run_runs_the_rounds_again_exact(spark):
@@ -190,7 +205,7 @@ def test_a_quotient_of_decimals_beyond_the_run_runs_the_rounds_again_exact(spark
     w = pa.array([Decimal("0.25"), Decimal("0.5")], pa.decimal128(4, 2))
     t = pa.table({"x": [1, 2], "y": [2, 1], "a": w, "start": [0, 0], "end": [3, 3]})
     stats, model = check(spark, "s(X, C, D) :- e(X, Y, A), e(Y, Z, B), C = A / 4, D = A / 3.\n", {"e": t})
-    assert stats["exact_divisions"] == "a row computed in Spark: (A / 4) has more than 2 decimals"
+    assert stats["ran_again"] == ["a row computed in Spark: (A / 4) has more than 2 decimals"]
     assert {terms for terms, _ in model.facts("s")} == {(1, Fraction(1, 16), Fraction(1, 12)), (2, Fraction(1, 8), Fraction(1, 6))}
 
 

@@ -351,8 +351,8 @@ class Arithmetic:
         big = f"{text} needs more digits than decimal(38, {s})"
         wide = f"({self.fits(a, 19, big)} * {self.fits(b, 18, big)})"  # decimal(38, 2S): exact
         r = f"try_cast({wide} AS {self.num})"
-        lost = f"{r} IS NULL OR CAST({r} AS decimal(38, {2 * s})) <> {wide}"
-        return self.checked(r, lost, f"{text} has more than {s} decimals or needs more digits than decimal(38, {s})")
+        lost = f"CAST({r} AS decimal(38, {2 * s})) <> {wide}"
+        return self.checked(self.present(r, big), lost, f"{text} has more than {s} decimals")
 
     def call(self, name: str, xs: list, text: str) -> str:
         num = self.num

@@ -34,10 +34,11 @@ from .rounds import Rounds
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to one task
 
 
-def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = False):
+def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = False, decimals: int = 0):
     """Check ``plan`` and the inputs (``[(pred, DataFrame)]``, term columns
     then the time columns) and set up a :class:`Rounds`; raises
-    :class:`NotRelational` when this path cannot run them exactly."""
+    :class:`NotRelational` when this path cannot run them exactly.
+    ``decimals``: at least so many in a run of decimals (a product's)."""
     from pyspark.sql import types as T
 
     from chronolog.connectors.distributed import KIND_KEY, text_columns
@@ -137,7 +138,7 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         classes = infer_classes(plan, given, texts)
     any_dec = term_scale > 0 or any(x is not None for x in scales)
     if any_dec:
-        scale = max(term_scale, max((x for x in scales if x is not None), default=0))
+        scale = max(term_scale, decimals, max((x for x in scales if x is not None), default=0))
         if max(int_digits, 19) + scale > 38:
             raise NotRelational("decimal terms that need more than 38 digits next to 64-bit integers")
         num_type = T.DecimalType(38, scale)
@@ -380,25 +381,33 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             continue
         inputs.append((pred, literal_facts(spark, table, rows) or (arrow_frame(spark, table) if naive else spark.createDataFrame(table))))
     rows = None if framed else {pred: len(r) for pred, r in local.items()}
-    try:
-        return _rounds(spark, plan, inputs, rows, outputs, names, horizon, window, timestamps, stats)
-    except NotRelational as r:
-        exact, why = exact_divisions(plan, r), r.why
-        if exact is None:
-            raise
-    if stats is not None:
-        stats["exact_divisions"] = why  # (the first run's stop: its rounds ran again with exact quotients)
-    return _rounds(spark, exact, inputs, rows, outputs, names, horizon, window, timestamps, stats)
+    decimals, again = 0, []
+    while True:
+        try:
+            out = _rounds(spark, plan, inputs, rows, outputs, names, horizon, window, timestamps, stats, decimals)
+            if stats is not None and again:
+                stats["ran_again"] = again  # (each run's stop: the rounds ran again, exact where it stopped)
+            return out
+        except NotRelational as r:
+            why, exact = r.why, exact_divisions(plan, r)
+            wider = wider_decimals(plan, r) if exact is None else None
+            if exact is None and wider is None:
+                raise
+        again.append(why)
+        plan, decimals = (exact, decimals) if exact is not None else (plan, wider)
 
 
-def _rounds(spark, plan, inputs: list, rows, outputs: list, names: dict, horizon, window, timestamps: bool, stats) -> dict:
+def _rounds(spark, plan, inputs: list, rows, outputs: list, names: dict, horizon, window, timestamps: bool, stats,
+            decimals: int) -> dict:
     """:func:`reason`'s rounds over its ``inputs`` (``rows``: the count of
-    facts of each, where every input's rows are known here; else None)."""
+    facts of each, where every input's rows are known here; else None),
+    in decimals of at least ``decimals`` digits after the point where the
+    run has decimals."""
     from pyspark.errors import ArithmeticException
 
     from .sql import expected_failures
 
-    rounds = prepare(spark, plan, inputs, horizon, window, timestamps)
+    rounds = prepare(spark, plan, inputs, horizon, window, timestamps, decimals)
     done = False
     try:
         try:
@@ -413,6 +422,7 @@ def _rounds(spark, plan, inputs: list, rows, outputs: list, names: dict, horizon
             r = refused(e)  # arithmetic.stop_sql
             if r is None:
                 raise
+            r.decimals = getattr(rounds.types.num_type, "scale", None)  # (the run's: wider_decimals)
             raise r from None
         if stats is not None:
             stats["path"] = "relational"
@@ -440,28 +450,56 @@ def exact_divisions(plan, refused: NotRelational):
 
     from .arithmetic import MARKED, Quotient, quotients
 
-    divisions = []  # the text of each division, as a row check names it
+    def divisions(lit) -> list:
+        return [e for e in _subexpressions(lit) if isinstance(e, ast.BinOp) and e.op == "/" and not isinstance(e, Quotient)]
 
-    def divides(e) -> bool:
-        if isinstance(e, ast.BinOp):
-            if e.op == "/" and not isinstance(e, Quotient):
-                divisions.append(str(e))
-            return (e.op == "/" and not isinstance(e, Quotient)) | divides(e.left) | divides(e.right)
-        return isinstance(e, ast.Call) and any([divides(a) for a in e.args])
-
-    exact = {}  # id(literal) -> the literal with its divisions exact
-    for r in (*plan.rules, *plan.constraints):
-        for lit in (*r.body, *getattr(r, "after", ())):
-            if isinstance(lit, Assign) and divides(lit.expr):
-                exact[id(lit)] = Assign(lit.var, quotients(lit.expr))
-            elif isinstance(lit, Condition) and divides(lit.comparison.left) | divides(lit.comparison.right):
-                c = lit.comparison
-                exact[id(lit)] = Condition(replace(c, left=quotients(c.left), right=quotients(c.right)))
-    if not (refused.why.startswith(MARKED) and any(f"{MARKED}{d} " in refused.why for d in divisions)):
+    stopped = {f"{MARKED}{d} " for lit in _literals(plan) for d in divisions(lit)}
+    if not any(refused.why.startswith(d) for d in stopped):
         return None
-    exact[id(plan.program)] = plan.program  # (the user's program, not copied)
+    exact = {id(plan.program): plan.program}  # id(literal) -> the literal with its divisions exact; the user's program not copied
+    for lit in _literals(plan):
+        if divisions(lit) and isinstance(lit, Assign):
+            exact[id(lit)] = Assign(lit.var, quotients(lit.expr))
+        elif divisions(lit):
+            c = lit.comparison
+            exact[id(lit)] = Condition(replace(c, left=quotients(c.left), right=quotients(c.right)))
     out = copy.deepcopy(plan, exact)  # (the rules, the strata and the constraints share the literals: each replaced once)
     out.__dict__.pop("_physical", None)  # (lowered again, from the new literals)
+    return out
+
+
+def wider_decimals(plan, refused: NotRelational):
+    """The decimals a run of ``plan`` needs for the product that ``refused``
+    stopped its rounds at (two prices of 2 decimals: 4; twice the run's,
+    as a product of two of its numbers has), or None: another stop, a run
+    of integers, or past 17 decimals (arithmetic.Arithmetic.times).  A
+    product, unlike a quotient, has a finite decimal: the run's numbers
+    widened hold it, far cheaper than exact pairs."""
+    from .arithmetic import MARKED
+
+    s = getattr(refused, "decimals", None)
+    if not s or 2 * s > 17:
+        return None
+    products = {str(e) for lit in _literals(plan) for e in _subexpressions(lit) if isinstance(e, ast.BinOp) and e.op == "*"}
+    return 2 * s if any(refused.why == f"{MARKED}{p} has more than {s} decimals" for p in products) else None
+
+
+def _literals(plan):
+    """The conditions and assignments of ``plan``'s rules and constraints."""
+    for r in (*plan.rules, *plan.constraints):
+        for lit in (*r.body, *getattr(r, "after", ())):
+            if isinstance(lit, (Assign, Condition)):
+                yield lit
+
+
+def _subexpressions(lit) -> list:
+    """Every expression inside a condition or an assignment."""
+    todo = [lit.expr] if isinstance(lit, Assign) else [lit.comparison.left, lit.comparison.right]
+    out = []
+    while todo:
+        e = todo.pop()
+        out.append(e)
+        todo += [e.left, e.right] if isinstance(e, ast.BinOp) else list(e.args) if isinstance(e, ast.Call) else []
     return out
 
 

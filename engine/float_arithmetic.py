@@ -31,8 +31,12 @@ MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}  #
 def finite(value: Expr, text: str, signed_zero: bool = True) -> Expr:
     """``value``, refused where it is NaN or infinite; ``-0.0`` as ``0.0``
     unless ``signed_zero``."""
-    kept = value if signed_zero else when(value.eq(0.0), 0.0, value)
-    return checked(kept, call("not_finite", value), f"{text} is NaN or infinite")
+    return checked(unsigned(value, signed_zero), call("not_finite", value), f"{text} is NaN or infinite")
+
+
+def unsigned(value: Expr, signed_zero: bool) -> Expr:
+    """``value`` with ``-0.0`` as ``0.0`` unless ``signed_zero``."""
+    return value if signed_zero else when(value.eq(0.0), 0.0, value)
 
 
 def binop(op: str, x: Expr, y: Expr, text: str, signed_zero: bool = True) -> Expr:
@@ -69,8 +73,8 @@ def function(name: str, xs: list, text: str, bound: int, signed_zero: bool = Tru
     if name == "mod":
         return finite(checked(call("mod", x, xs[1]), xs[1].eq(0.0), f"{text} by zero"), text, signed_zero)
     if name == "sqrt":
-        return checked(call("sqrt", x), x.lt(0.0), f"{text} of a negative number")
-    return x if name == "float" else None
+        return checked(unsigned(call("sqrt", x), signed_zero), x.lt(0.0), f"{text} of a negative number")  # (sqrt(-0.0) is -0.0)
+    return unsigned(x, signed_zero) if name == "float" else None
 
 
 EXACT_ROOT = 2**53  # an integer square below it is found exactly by a float's sqrt

@@ -197,7 +197,7 @@ def _in_lines(pred, i, value, lines, source, dialect, calendar):
         except Exception:  # (a line that reads only with its neighbours, a comment: not the one)
             continue
         if any(len(terms) > i and _same(terms[i], value) for terms, _ in rows.get(pred, [])):
-            return ast.Pos(source, n, 1), line
+            return ast.Pos(source, n, _column(pred, i, value, line, source, dialect, calendar)), line
     return None
 
 
@@ -216,3 +216,23 @@ def _shown(v) -> str:
     from chronolog.engine.rows.expressions import _shown as shown
 
     return shown(v)
+
+
+def _column(pred, i, value, line, source, dialect, calendar) -> int:
+    """The column where the fact of ``line`` giving ``pred`` ``value`` as
+    term ``i`` starts (a line may hold several facts, and indentation), as
+    the program's reader places a fact: the first start of ``pred`` from
+    which the line's first fact is that one."""
+    import re
+
+    from chronolog.language.facts import read_dialect_facts
+
+    for m in re.finditer(rf"(?<![\w$]){re.escape(pred)}\b", line):
+        try:
+            rows = read_dialect_facts([line[m.start():]], source, dialect, calendar)
+        except Exception:  # (inside a string or a comment: not a fact's start)
+            continue
+        first = rows.get(pred, [])[:1]
+        if first and len(first[0][0]) > i and _same(first[0][0][i], value):
+            return m.start() + 1
+    return 1

@@ -102,12 +102,14 @@ def table_cases(draw):
     arities.setdefault("e9", draw(st.integers(0, 3)))  # a predicate no rule reads
     facts = {p: draw(tables(p, a, "int" if time == "float" and draw(st.booleans()) else time)) for p, a in sorted(arities.items())}
     as_lists = {p for p in facts if draw(st.integers(0, 3)) == 0}
-    program = case.program
+    program, horizon = case.program, case.horizon
     if time == "date":
         program = '@timeGranularity("days").\n' + program
+        if horizon is not None:  # (days from the tables' epoch: a number is no date on this timeline)
+            horizon = tuple((EPOCH + dt.timedelta(days=x)).isoformat() for x in horizon)
     elif draw(st.booleans()):
         program += "\n" + case.facts  # the program's own facts beside the tables
-    return program, facts, as_lists, case.horizon
+    return program, facts, as_lists, horizon
 
 
 def _rows(table, pred, calendar=None):

@@ -151,7 +151,7 @@ def test_two_clusters_equal_the_pointwise_evaluator(prog):
     m = chronolog.reason(program, both)
     window = (-20, gap + 20)
     oracle = evaluate_text(program, both, (window[0] - 40, window[1] + 40))
-    for pred in ("p0", "p1", "p2"):
+    for pred in (p for p in ("p0", "p1", "p2") if re.search(rf"\b{p}\b", program)):  # (facts_within refuses a stranger)
         want = _norm(_clip(oracle.facts(pred), window))
         got = _norm(m.facts_within(pred, window))
         assert want == got, f"{program}\n{both}\n{pred}: expected {_render(want)}\n got {_render(got)}"

@@ -681,12 +681,13 @@ def _spark_fallbacks(st, horizon=None) -> tuple:
                        "(to +inf for Since, from -inf for Until)")
     for op in st.operators():
         if _computes(op):
-            out.append("Spark arithmetic overflows")
+            out.append("Spark arithmetic needs more than 38 digits or 16 decimals (past 64-bit integers or the run's decimals, "
+                       "the rounds run again wider)")
         if isinstance(op, ph.Aggregate):
             funcs = {a.func for _, a in op.aggregates}
             if funcs & {"avg"}:
                 out += _mean_fallbacks(st, op)
             if funcs & {"sum", "msum", "avg", "prod", "mprod"}:
-                out.append("a sum or product leaves the run's number type (of fractions: 38 digits), or floats meet +inf and -inf (a sum) "
+                out.append("a sum or product needs more than 38 digits (past 64-bit integers the rounds run again in decimal(38, 0)), or floats meet +inf and -inf (a sum) "
                            "or an infinity and a zero (a product)")
     return tuple(dict.fromkeys(out))

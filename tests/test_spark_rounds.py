@@ -431,9 +431,9 @@ def test_a_run_that_stops_leaves_no_views_or_checkpoints(spark, checkpointed):
     before = set(sc._jsc.getPersistentRDDs().keySet())
     big = facts_to_arrow([((1, 2, 2**62), (0, 5, True, True)), ((2, 1, 2**62), (0, 5, True, True)),
                           ((2, 3, 1), (0, 5, True, True))], ["x", "y", "a"])
-    prog = "p(X, Z) :- e(X, Y, A), e(Y, Z, B).\ns(X, C) :- p(X, Z), e(Z, Y, A), e(Y, W, B), C = A + B.\n"
-    stats: dict = {}
-    with pytest.warns(cs().DriverFallback, match=r"overflows 64-bit integers"):
+    prog = "p(X, Z) :- e(X, Y, A), e(Y, Z, B).\ns(X, C) :- p(X, Z), e(Z, Y, A), e(Y, W, B), C = A * B * A.\n"
+    stats: dict = {}  # (past 64 bits, then, run again in decimals, past 38 digits: two runs stopped)
+    with pytest.warns(cs().DriverFallback, match=r"needs more digits than decimal\(38, 0\)"):
         out = cs().reason(spark, prog, inputs={"e": big}, distributed=True, stats=stats)
     model = chronolog.reason(prog, {"e": table_to_rows(big, "e")})
     for p, df in out.items():

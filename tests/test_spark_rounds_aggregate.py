@@ -213,20 +213,29 @@ def test_random_decimal_products(spark, stakes):
 
 
 @pytest.mark.parametrize("func, value", [("sum", 2**62), ("prod", 2**40)])
-def test_integer_aggregate_beyond_64_bits_goes_to_one_task(spark, func, value):
+def test_integer_aggregate_beyond_64_bits_runs_the_rounds_again_in_decimals(spark, func, value):
+    """2^62 + 2^62 and 2^40 · 2^40 are past 64-bit integers: the rounds
+    stop and run again in decimal(38, 0), the engine's exact answer."""
     owns = facts_to_arrow([(("i", "a", value), (0, 4, True, True)), (("j", "a", value), (2, 6, True, True))], ["i", "c", "p"])
     prog = NO_KEY + f'total(C, M) :- owns(I, C, P), M = {func}(P).\n@output("total").'
-    with pytest.warns(cs().DriverFallback, match="beyond 64-bit integers"):
-        try:
-            cs().reason(spark, prog, inputs={"owns": owns}, distributed=True)
-        except Exception:
-            pass  # the engine's own answer does not fit a 64-bit column either
+    stats, model = check_both(spark, prog, {"owns": owns})
+    assert stats["ran_again"] == [f"a row computed in Spark: a {'sum' if func == 'sum' else 'product'} beyond 64-bit integers"]
+    assert (("a", 2 * value if func == "sum" else value * value), (2, 4, True, True)) in model.facts("total")
+
+
+def test_an_integer_aggregate_beyond_38_digits_goes_to_one_task(spark):
+    """2^62 cubed has 56 digits, past decimal(38, 0) too: one task."""
+    owns = facts_to_arrow([((i, "a", 2**62), (0, 4, True, True)) for i in "ijk"], ["i", "c", "p"])
+    prog = NO_KEY + 'total(C, M) :- owns(I, C, P), M = prod(P).\n@output("total").'
+    with pytest.warns(cs().DriverFallback, match="beyond"):
+        out = cs().reason(spark, prog, inputs={"owns": owns}, distributed=True)
+    assert canon(table_to_rows(out["total"].toArrow(), "total")) == canon(chronolog.reason(prog, {"owns": owns}).facts("total"))
 
 
 def test_a_stopped_run_prints_no_java_stack_trace(spark, capfd):
     """A row check that stops the rounds fails a task on purpose: the user
-    sees the DriverFallback warning and the answer, not Spark's log of the
-    failed task; the loggers silenced meanwhile are back at their levels."""
+    sees the answer (the rounds run again in decimals), not Spark's log of
+    the failed task; the loggers silenced meanwhile are back at their levels."""
     from chronolog.connectors.spark_rounds import rounds
 
     log4j = spark.sparkContext._jvm.org.apache.logging.log4j
@@ -234,8 +243,9 @@ def test_a_stopped_run_prints_no_java_stack_trace(spark, capfd):
     owns = facts_to_arrow([(("i", "a", 2**62), (0, 4, True, True)), (("j", "a", 2**62), (2, 6, True, True))], ["i", "c", "p"])
     prog = NO_KEY + 'total(C, M) :- owns(I, C, P), M = sum(P).\n@output("total").'
     capfd.readouterr()
-    with pytest.warns(cs().DriverFallback, match="beyond 64-bit integers"):
-        out = cs().reason(spark, prog, inputs={"owns": owns}, distributed=True)
+    stats = {}
+    out = cs().reason(spark, prog, inputs={"owns": owns}, distributed=True, stats=stats)
+    assert stats["ran_again"] == ["a row computed in Spark: a sum beyond 64-bit integers"]  # (the first run stopped)
     assert max(r.c1 for r in out["total"].collect()) == 2**63  # the engine's exact sum
     err = capfd.readouterr().err
     assert "Exception in task" not in err and "\tat org.apache" not in err, err[:2000]

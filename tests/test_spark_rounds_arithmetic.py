@@ -99,12 +99,19 @@ def test_a_quotient_that_is_not_whole_runs_the_rounds_again_exact(spark):
     assert ((2, Fraction(25, 2)), (2, 8, True, False)) in model.facts("half") and ((1, 6), (1, 2, True, True)) in model.facts("half")
 
 
-def test_an_overflow_goes_to_one_task(spark):
+def test_an_overflow_of_64_bit_integers_runs_the_rounds_again_in_decimals(spark):
+    """2^62 + 2^62 is past 64-bit integers: never wrapped, the rounds stop
+    and run again in decimal(38, 0), not in one task; past 38 digits (2^62
+    cubed) one task computes it."""
     big = facts_to_arrow([((1, 2, 2**62), (0, 5, True, True)), ((2, 1, 2**62), (0, 5, True, True))], ["x", "y", "a"])
-    prog = "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A + B.\n"
-    fallback(spark, prog, big, r"a row computed in Spark: \(A \+ B\) overflows 64-bit integers")
-    prog = "s(X) :- e(X, Y, A), e(Y, Z, B), A * B > 0.\n"
-    fallback(spark, prog, big, r"a row computed in Spark: \(A \* B\) overflows 64-bit integers")
+    stats, model = check(spark, "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A + B.\n", {"e": big})
+    assert stats["ran_again"] == ["a row computed in Spark: (A + B) overflows 64-bit integers"]
+    assert {c for (x, c), _ in model.facts("s")} == {2**63}
+    stats, _ = check(spark, "s(X) :- e(X, Y, A), e(Y, Z, B), A * B > 0.\n", {"e": big})
+    assert stats["ran_again"] == ["a row computed in Spark: (A * B) overflows 64-bit integers"]
+    stats, _ = check(spark, "s(C) :- e(X, Y, A), e(Y, Z, B), C = sum(A).\n", {"e": big})
+    assert stats["ran_again"] == ["a row computed in Spark: a sum beyond 64-bit integers"]
+    fallback(spark, "s(X, C) :- e(X, Y, A), e(Y, Z, B), C = A * B * A.\n", big, r"\(\(A \* B\) \* A\) needs more digits than decimal\(38, 0\)")
 
 
 def test_an_overflow_in_spark_goes_to_one_task_without_an_error_logged(spark, monkeypatch):

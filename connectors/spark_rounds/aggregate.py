@@ -440,7 +440,7 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
             continue
         if f == "avg":
             # exact when the run's type holds sum/n: its unscaled digits divide by n
-            if scale == 0:
+            if out_type == "bigint":
                 exact, x = f"{x} % t.n = 0", f"{x} div t.n"  # between the least and greatest value: 64 bits
             else:
                 u = unscaled(x, scale)
@@ -449,7 +449,7 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
                 # a 64-bit `div`, which Spark without ANSI mode would wrap)
                 x = scaled(f"CAST({u} / t.n AS DECIMAL(38, 0))", scale, wide)
             x = f"CASE WHEN {exact} THEN {x} ELSE {stop_sql('an average with no exact value')} END"
-        if scale == 0 and f in ("sum", "avg", "prod"):
+        if out_type == "bigint" and f in ("sum", "avg", "prod"):  # (a run of decimal(38, 0) holds 38 digits)
             what = "a product" if f == "prod" else "a sum"
             x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {stop_sql(f'{what} beyond 64-bit integers')} END"
         if name in own:

@@ -349,6 +349,8 @@ class Arithmetic:
         if s > 17:
             raise NotRelational(f"a product of decimals with {s} digits after the point ({text})")
         big = f"{text} needs more digits than decimal(38, {s})"
+        if s == 0:  # (whole numbers: Spark's product of two decimal(38, 0) is exact where it fits 38 digits)
+            return self.present(f"try_multiply(CAST({a} AS {self.num}), CAST({b} AS {self.num}))", big)
         wide = f"({self.fits(a, 19, big)} * {self.fits(b, 18, big)})"  # decimal(38, 2S): exact
         r = f"try_cast({wide} AS {self.num})"
         lost = f"CAST({r} AS decimal(38, {2 * s})) <> {wide}"

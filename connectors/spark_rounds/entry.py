@@ -34,11 +34,13 @@ from .rounds import Rounds
 MAX_DIGITS = 12  # a time grid finer than 10^-12 is left to one task
 
 
-def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = False, decimals: int = 0):
+def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = False, decimals=None):
     """Check ``plan`` and the inputs (``[(pred, DataFrame)]``, term columns
     then the time columns) and set up a :class:`Rounds`; raises
     :class:`NotRelational` when this path cannot run them exactly.
-    ``decimals``: at least so many in a run of decimals (a product's)."""
+    ``decimals``: None, the inputs and the constants choose the run's
+    numbers; else ``decimal(38, S)`` of at least so many decimals (a
+    product's, or 0: integers past 64 bits)."""
     from pyspark.sql import types as T
 
     from chronolog.connectors.distributed import KIND_KEY, text_columns
@@ -136,9 +138,9 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
         term_scale = max(term_scale, decimal_digits(v))
     if classes is None:  # (the refusal of term text no decoding took away)
         classes = infer_classes(plan, given, texts)
-    any_dec = term_scale > 0 or any(x is not None for x in scales)
+    any_dec = term_scale > 0 or any(x is not None for x in scales) or decimals is not None
     if any_dec:
-        scale = max(term_scale, decimals, max((x for x in scales if x is not None), default=0))
+        scale = max(term_scale, decimals or 0, max((x for x in scales if x is not None), default=0))
         if max(int_digits, 19) + scale > 38:
             raise NotRelational("decimal terms that need more than 38 digits next to 64-bit integers")
         num_type = T.DecimalType(38, scale)
@@ -381,7 +383,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             continue
         inputs.append((pred, literal_facts(spark, table, rows) or (arrow_frame(spark, table) if naive else spark.createDataFrame(table))))
     rows = None if framed else {pred: len(r) for pred, r in local.items()}
-    decimals, again = 0, []
+    decimals, again = None, []
     while True:
         try:
             out = _rounds(spark, plan, inputs, rows, outputs, names, horizon, window, timestamps, stats, decimals)
@@ -390,7 +392,7 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             return out
         except NotRelational as r:
             why, exact = r.why, exact_divisions(plan, r)
-            wider = wider_decimals(plan, r) if exact is None else None
+            wider = wider_numbers(plan, r) if exact is None else None
             if exact is None and wider is None:
                 raise
         again.append(why)
@@ -422,7 +424,7 @@ def _rounds(spark, plan, inputs: list, rows, outputs: list, names: dict, horizon
             r = refused(e)  # arithmetic.stop_sql
             if r is None:
                 raise
-            r.decimals = getattr(rounds.types.num_type, "scale", None)  # (the run's: wider_decimals)
+            r.decimals = getattr(rounds.types.num_type, "scale", None)  # (the run's, None: 64-bit integers; wider_numbers)
             raise r from None
         if stats is not None:
             stats["path"] = "relational"
@@ -468,20 +470,28 @@ def exact_divisions(plan, refused: NotRelational):
     return out
 
 
-def wider_decimals(plan, refused: NotRelational):
-    """The decimals a run of ``plan`` needs for the product that ``refused``
-    stopped its rounds at (two prices of 2 decimals: 4; twice the run's,
-    as a product of two of its numbers has), or None: another stop, a run
-    of integers, or past 17 decimals (arithmetic.Arithmetic.times).  A
-    product, unlike a quotient, has a finite decimal: the run's numbers
-    widened hold it, far cheaper than exact pairs."""
+def wider_numbers(plan, refused: NotRelational):
+    """The decimals of the run of ``plan`` that holds the number ``refused``
+    stopped its rounds at, or None (another stop; past 17 decimals,
+    arithmetic.Arithmetic.times): a value past 64-bit integers (a sum, a
+    product, ``A + B``) in ``decimal(38, 0)``; a product with more
+    decimals than the run's (two prices of 2 decimals) in twice its
+    decimals, as a product of two of its numbers has.  Unlike a quotient
+    such a number has a finite decimal: the run's numbers widened hold it,
+    far cheaper than exact pairs."""
     from .arithmetic import MARKED
 
-    s = getattr(refused, "decimals", None)
+    why = refused.why
+    if not why.startswith(MARKED) or not hasattr(refused, "decimals"):  # (not a row check of the rounds' own)
+        return None
+    s = refused.decimals
+    if s is None:  # 64-bit integers: their arithmetic's and folds' overflow (not a float's or exact()'s value, no integer)
+        past = why.endswith(("overflows 64-bit integers", "needs more digits than bigint"))
+        return 0 if past or why[len(MARKED):] in ("a sum beyond 64-bit integers", "a product beyond 64-bit integers") else None
     if not s or 2 * s > 17:
         return None
     products = {str(e) for lit in _literals(plan) for e in _subexpressions(lit) if isinstance(e, ast.BinOp) and e.op == "*"}
-    return 2 * s if any(refused.why == f"{MARKED}{p} has more than {s} decimals" for p in products) else None
+    return 2 * s if any(why == f"{MARKED}{p} has more than {s} decimals" for p in products) else None
 
 
 def _literals(plan):

@@ -82,6 +82,16 @@ class Call:
 Expr = Var | Const | BinOp | Call
 
 
+def subexpressions(e) -> list:
+    """``e`` and every expression inside it (operands, arguments)."""
+    out, todo = [], [e]
+    while todo:
+        x = todo.pop()
+        out.append(x)
+        todo += [x.left, x.right] if isinstance(x, BinOp) else list(x.args) if isinstance(x, Call) else []
+    return out
+
+
 # ---------------------------------------------------------------- literals
 
 

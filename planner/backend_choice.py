@@ -377,15 +377,7 @@ def _divisions(op) -> list:
         exprs = [op.expr]
     else:
         return []
-    out = []
-    while exprs:
-        e = exprs.pop()
-        if isinstance(e, ast.BinOp):
-            out += [e] if e.op == "/" else []
-            exprs += [e.left, e.right]
-        elif isinstance(e, ast.Call):
-            exprs += list(e.args)
-    return out
+    return [d for e in exprs for d in ast.subexpressions(e) if isinstance(d, ast.BinOp) and d.op == "/"]
 
 
 # what the data can still send from columns back to rows, in any stratum

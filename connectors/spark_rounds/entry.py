@@ -504,13 +504,8 @@ def _literals(plan):
 
 def _subexpressions(lit) -> list:
     """Every expression inside a condition or an assignment."""
-    todo = [lit.expr] if isinstance(lit, Assign) else [lit.comparison.left, lit.comparison.right]
-    out = []
-    while todo:
-        e = todo.pop()
-        out.append(e)
-        todo += [e.left, e.right] if isinstance(e, ast.BinOp) else list(e.args) if isinstance(e, ast.Call) else []
-    return out
+    exprs = [lit.expr] if isinstance(lit, Assign) else [lit.comparison.left, lit.comparison.right]
+    return [x for e in exprs for x in ast.subexpressions(e)]
 
 
 def outputs_of(spark, rounds, outputs: list, names: dict, window) -> dict:

@@ -279,7 +279,7 @@ class Stream:
                     raise
                 from chronolog.value_origin import with_pushed_origin
 
-                raise with_pushed_origin(e, self.plan.program, rows, self._fact_text) from None
+                raise with_pushed_origin(e, self.plan.program, rows, self._fact_text, self._held) from None
         self._show(out)
         self.stats["steps"] += 1
 
@@ -433,6 +433,13 @@ class Stream:
         facts = placed_times(self.plan.program, facts)  # (@timeMapping of a table: its times by name)
         check_tables(self.plan.program, facts)  # (a table's columns in the @mapping order, as reason checks them)
         return load_facts(facts, self.dialect, self.calendar)
+
+    def _held(self, pred) -> list:
+        """``[(terms, interval)]`` of the facts of ``pred`` the stream holds
+        (pushed before the last step, on the intervals it holds them):
+        where an error's value may come from (value_origin)."""
+        rel = self.evaluator.store.get(pred) if pred not in self.plan.derived_predicates() else None
+        return [(terms, iv) for terms, ivs in (rel.atoms.items() if rel is not None else ()) for iv in ivs]
 
     def _fact_text(self, pred, terms, iv) -> str:
         """A fact in messages, as the user wrote it (dates on a date timeline)."""

@@ -52,27 +52,32 @@ def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar
     return pushed
 
 
-def with_pushed_origin(err: DataError, prog: ast.Program, rows: dict, fact_text) -> DataError:
+def with_pushed_origin(err: DataError, prog: ast.Program, rows: dict, fact_text, held=None) -> DataError:
     """``err`` (as :func:`with_origin` takes it) naming the fact of
     ``rows`` that gave one of its values: a stream's facts pushed since its
     last watermark (``{pred: [(terms, interval)]}``), which it holds in
     memory as it evaluates them, shown by ``fact_text(pred, terms,
-    interval)``; ``err`` itself where none did (a value of a fact pushed
-    before, or derived).  The error keeps ``err`` as ``at_rule`` and the
-    fact as ``pushed`` (``pred, terms, i, value``): a caller that knows the
-    facts' file places it there (``chronolog stream --input FILE``,
-    :func:`with_origin`; on standard input, :func:`at_pushed_line`)."""
+    interval)``; else one that ``held(pred)`` gives (``[(terms,
+    interval)]``: the facts pushed before that the stream still holds, on
+    the intervals it holds them); ``err`` itself where none did (a value
+    derived, or of a fact the stream forgot).  The error keeps ``err`` as
+    ``at_rule`` and a pushed fact as ``pushed`` (``pred, terms, i,
+    value``): a caller that knows the facts' file places it there
+    (``chronolog stream --input FILE``, :func:`with_origin`; on standard
+    input, :func:`at_pushed_line`)."""
     literal, operands = err.operands
-    for operand, value in operands:
+    sources = [(rows.get, "the pushed fact {}")] + ([(held, "the fact {}, pushed before this step")] if held is not None else [])
+    for operand, value in operands:  # (each operand's sources in turn, as with_origin's)
         if not isinstance(operand, ast.Var):
             continue
-        for pred, i in _binders(prog, literal, operand.name):
-            for terms, iv in rows.get(pred, ()):
-                if len(terms) > i and _same(terms[i], value):
-                    placed = DataError(f"{err.message}: {_shown(value)} comes from the pushed fact {fact_text(pred, terms, iv)} "
-                                       f"(term {i + 1})", err.pos, hint=err.hint)
-                    placed.operands, placed.at_rule, placed.pushed = err.operands, err, (pred, terms, i, value)
-                    return placed
+        for source, what in sources:
+            for pred, i in _binders(prog, literal, operand.name):
+                for terms, iv in source(pred) or ():
+                    if len(terms) > i and _same(terms[i], value):
+                        placed = DataError(f"{err.message}: {_shown(value)} comes from {what.format(fact_text(pred, terms, iv))} "
+                                           f"(term {i + 1})", err.pos, hint=err.hint)
+                        placed.operands, placed.at_rule, placed.pushed = err.operands, err, (pred, terms, i, value)
+                        return placed
     return err
 
 

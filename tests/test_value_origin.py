@@ -107,6 +107,21 @@ def test_a_pushed_facts_value_names_the_fact():
     assert e.value.message == "cannot compare 'x' and 2 in 'V > 2'" and str(e.value.pos) == "<program>:2:20", e.value
 
 
+def test_a_value_of_a_fact_pushed_before_the_step_names_the_held_fact():
+    """A fact pushed before the last watermark, still held by the stream,
+    that gives the value when a later fact joins it: named with the
+    interval the stream holds it on (it named the rule alone)."""
+    s = chronolog.Stream('big(X) :- r(X, V), q(X, W), V > W.\n@output("big").')
+    s.push("r(b,x)@[2,10].")
+    s.advance(3)
+    s.push("q(b,2)@[5,6].")
+    with pytest.raises(ChronologError) as e:
+        s.advance(7)
+    assert e.value.message == ("cannot compare 'x' and 2 in 'V > W': 'x' comes from the fact r(b,x)@[2,10], pushed before "
+                               "this step (term 2)"), e.value
+    assert str(e.value.pos) == "<program>:1:29", e.value
+
+
 def test_a_stream_on_standard_input_names_the_pushed_fact_and_a_file_its_line(tmp_path):
     """``chronolog stream`` names the line of standard input that gave the
     value (the facts it has not evaluated yet are kept with their lines);

@@ -181,6 +181,7 @@ def _on_spark(spark) -> list:
     out = [f"analyzed: {_ms(spark.seconds)} in all (reading, planning, running; collecting the counts after); "
            f"{_counted(spark.jobs, 'Spark job')}",
            f"spark ran on: {_SPARK_PATHS.get(spark.path, spark.path)}: {spark.why}"]
+    out += [f"spark ran the rounds again: {why}" for why in spark.again]  # (its time and jobs counted above)
     if spark.load is not None:
         out.append(f"spark loaded the inputs: {_counted(spark.load.jobs, 'Spark job')}, {_ms(spark.load.seconds)}")
     out.append(f"per operator: no rows or time on Spark ({_NO_SPARK_FIGURES})")

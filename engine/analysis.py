@@ -94,6 +94,7 @@ class SparkRun:
     jobs: int
     seconds: float
     load: object = None  # the rounds' load of the inputs (a RoundStat), or None
+    again: tuple = ()  # why each earlier run of the rounds stopped (they ran again exact or wider)
 
 
 @dataclass
@@ -141,7 +142,8 @@ class Analysis:
         """A Spark call: ``stats`` as ``chronolog.spark.reason`` filled it
         (path, why, and on the rounds a RoundStat per round), its ``jobs``
         and wall time."""
-        self.spark = SparkRun(stats.get("path", "?"), stats.get("why", ""), jobs, seconds, stats.get("load"))
+        self.spark = SparkRun(stats.get("path", "?"), stats.get("why", ""), jobs, seconds, stats.get("load"),
+                              tuple(stats.get("ran_again", ())))
         for rs in stats.get("rounds", ()) if self.spark.path == "relational" else ():
             for i in rs.strata:
                 run = self.stratum(i)

@@ -67,6 +67,19 @@ def test_rounds(spark):
     assert_no_operator_figures(text)
 
 
+def test_rounds_that_ran_again(spark):
+    """A quotient that is not whole stops the first run: the plan says the
+    rounds ran again, and why; the facts are the model's."""
+    from chronolog import spark as cs
+
+    prog = "half(X, H) :- own(X, Y, S), own(Y, Z, T), H = S / 4.\n"
+    stats = {}
+    text = cs.explain_plan(spark, prog + FACTS, analyze=True, distributed=True, one_task_bytes=-1, stats=stats)
+    assert stats["path"] == "relational"
+    assert "\nspark ran the rounds again: a row computed in Spark: (S / 4) is not a whole number (or divides by zero)\n" in text
+    assert {p: c for st in parse(text)["strata"].values() for p, c in st["holds"].items()} == model_counts(chronolog.reason(prog + FACTS))
+
+
 def assert_no_operator_figures(text: str) -> None:
     """A Spark call says it has no rows or time per operator, and prints none."""
     assert "\nper operator: no rows or time on Spark (" in text

@@ -438,8 +438,9 @@ def to_sql(e: Expr, literal, stop, engine=None) -> str:
         return f"concat({', '.join(xs)})"
     if op == "int_text":
         return f"CAST({xs[0]} AS STRING)"
-    if op == "decimal_text":  # 2.500 -> 2.5, 2.000 -> 2
-        return f"regexp_replace(CAST({xs[0]} AS STRING), {literal(_TRAILING_ZEROS)}, '')"
+    if op == "decimal_text":  # 2.500 -> 2.5, 2.000 -> 2; 100 of decimal(38, 0) stays 100 (no point: no zero to drop)
+        text = f"CAST({xs[0]} AS STRING)"
+        return f"CASE WHEN instr({text}, '.') > 0 THEN regexp_replace({text}, {literal(_TRAILING_ZEROS)}, '') ELSE {text} END"
     if op == "engine_text":  # (Java prints 1.0E10, Python 10000000000.0)
         return engine("concat", xs, "string")
     if op == "when":

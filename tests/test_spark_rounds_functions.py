@@ -638,6 +638,21 @@ def test_max_of_a_date_and_a_timestamp_in_the_rounds_is_an_instant(spark):
 CONCAT_TEXT = NO_KEY + 'c(X, S) :- w(X, A), S = concat("<", A, ">").\n@output("c").\n'
 
 
+def test_concat_of_whole_decimals_keeps_their_zeros(spark):
+    """A DECIMAL(10, 0) column runs as decimal(38, 0): concat wrote 100 as
+    "1" and 0 as "" (a decimal's trailing zeros were dropped with no point
+    before them), a silent wrong answer; the engine writes 100 and 0."""
+    from decimal import Decimal
+
+    import pyarrow as pa
+
+    t = pa.table({"k": [1, 2, 3, 4], "a": pa.array([Decimal(0), Decimal(100), Decimal(-10), Decimal(7)], pa.decimal128(10, 0)),
+                  "start": [0] * 4, "end": [3] * 4})
+    prog = NO_KEY + 'c(X, S) :- w(X, A), S = concat(A, "|", A * 10, "|", A / 4).\n@output("c").\n'
+    model = check(spark, prog, {"w": t}, ["c"])
+    assert {s for (_, s), _ in model.facts("c")} == {"0|0|0", "100|1000|25", "-10|-100|-2.5", "7|70|1.75"}
+
+
 def test_concat_of_term_text_is_its_terms_text(spark):
     """concat of a column of term text (a fraction no decimal holds,
     1/3000000, beside integers past the run's, names, a boolean, instants):

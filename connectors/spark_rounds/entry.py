@@ -45,10 +45,11 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
 
     from chronolog.connectors.distributed import KIND_KEY, text_columns
     from chronolog.connectors.spark import _term_columns
-    from chronolog.planner.physical import window_points
+    from chronolog.planner.physical import PlaceInterval, rule_operator, walk, window_points
 
     check_rules(plan, horizon)
     calendar = plan.program.calendar  # dates: a microsecond grid (calendar.py)
+    places_terms = any(isinstance(op, PlaceInterval) for r in plan.rules for op in walk(rule_operator(r)))
 
     def classes_of(decoded: dict):
         """The classes of the inputs' and the program's terms, with the
@@ -77,7 +78,8 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
                 else:
                     c, scale, whole = spark_class(df.schema[t].dataType)
                     scaled.append((pred, i, term_decimals(df.schema[t].dataType)))
-                digits = max(digits, scale)
+                if places_terms:  # (a term's decimals are a time's where a head's interval is made of terms)
+                    digits = max(digits, scale)
                 int_digits = max(int_digits, whole)
                 # two inputs of two kinds in one argument: term text, each keyed at its load
                 cols[i] = TEXT if meet(cols[i], c) is False else meet(cols[i], c)

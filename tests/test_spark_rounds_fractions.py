@@ -429,9 +429,10 @@ big(I) :- owns(I, C, P), P / 4 > 1/3.
 mid(C, M) :- owns(I, C, P), owns(J, C, Q), M = (P + Q) / 2.
 fl(C, X) :- mid(C, M), X = floor(M) + 1.
 met(C, I) :- mid(C, M), owns(I, C, M).
-@output("r"). @output("big"). @output("mid"). @output("fl"). @output("met").
+part(C, T) :- owns(I, C, P), S = sum(P), T = S / 3.
+@output("r"). @output("big"). @output("mid"). @output("fl"). @output("met"). @output("part").
 """
-DIVISIONS_OUTPUTS = ["r", "big", "mid", "fl", "met"]
+DIVISIONS_OUTPUTS = ["r", "big", "mid", "fl", "met", "part"]
 
 
 @pytest.mark.parametrize("decimals", [False, True])
@@ -446,7 +447,7 @@ def test_divisions_that_are_not_whole_run_in_the_rounds(spark, decimals):
     stats, got, falls = run_rounds(spark, DIVISIONS, {"owns": owns(rows, decimals)}, DIVISIONS_OUTPUTS)
     model = check_typed(spark, DIVISIONS, {"owns": owns(rows, decimals)}, DIVISIONS_OUTPUTS)
     (why,) = stats["ran_again"]  # (one run stopped, at whichever quotient Spark met first)
-    assert any(why.startswith(f"a row computed in Spark: {d} ") for d in ("(P / Q)", "(P / 4)", "((P + Q) / 2)")), why
+    assert any(why.startswith(f"a row computed in Spark: {d} ") for d in ("(P / Q)", "(P / 4)", "((P + Q) / 2)", "(S / 3)")), why
     if not decimals:
         assert (("i", "j", Fraction(7, 2)), (1, 4, True, True)) in model.facts("r")
         assert (("a", Fraction(9, 2)), (1, 4, True, True)) in model.facts("mid")

@@ -497,9 +497,12 @@ def wider_numbers(plan, refused: NotRelational):
 
 
 def _literals(plan):
-    """The conditions and assignments of ``plan``'s rules and constraints."""
+    """The conditions and assignments of ``plan``'s rules and constraints
+    (an aggregate's after it too)."""
+    from chronolog.planner.physical import Aggregate, rule_operator
+
     for r in (*plan.rules, *plan.constraints):
-        for lit in (*r.body, *getattr(r, "after", ())):
+        for lit in (*r.body, *(r.after if isinstance(rule_operator(r), Aggregate) else ())):
             if isinstance(lit, (Assign, Condition)):
                 yield lit
 

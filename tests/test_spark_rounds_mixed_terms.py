@@ -13,7 +13,7 @@ import pyarrow as pa
 
 import pytest
 from budget import examples
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import chronolog
@@ -162,6 +162,7 @@ CONSTS = ["1/3", "0", "-1", "0.5", "a", '"B"', "2"]
 @settings(max_examples=examples(20))
 @given(st.lists(st.sampled_from(POOL), min_size=1, max_size=6), st.sampled_from(RULES), st.sampled_from(CONSTS),
        st.lists(st.integers(-2, 3), min_size=1, max_size=3))
+@example(["0", "float(0.1)"], "o(S) :- p(X, V), q(V), X != {c}, S = sum(X, <V>).", "1/3", [0])  # (a float sum: one task)
 def test_random_orders_of_mixed_term_text_in_rounds_as_embedded(spark, cells, rule, const, qs):
     """Random columns of numbers (exact, fractions, floats) and strings,
     random orders, folds and arithmetic on them, against a typed column
@@ -197,5 +198,8 @@ def test_random_orders_of_mixed_term_text_in_rounds_as_embedded(spark, cells, ru
         spark.conf.unset(ONE_TASK_CONF)
     assert got == expected, (prog, cells, qs)
     kinds = value_kind(parse_term_texts(cells, None))
-    if isinstance(expected, dict) and "*" not in rule and kinds[0] in ("mixed", "rat"):  # (one kind: decoded at the load)
+    # (one kind: decoded at the load; a sum of term text holding a float
+    # goes to one task by design: a float's key text may be an exact number's)
+    float_sum = "sum(" in rule and any(c.startswith("float(") for c in cells)
+    if isinstance(expected, dict) and "*" not in rule and not float_sum and kinds[0] in ("mixed", "rat"):
         assert stats["path"] == "relational", (stats, prog, cells)

@@ -7,7 +7,10 @@ tree of :class:`Expr`; :func:`to_polars`, :func:`to_numpy` and
 :func:`to_sql` turn it into each backend's expression.  A :func:`checked`
 value carries the test that refuses a row (an overflow, a division by
 zero): on the columns a true one raises ``Fallback`` (the stratum runs on
-rows), in Spark the row stops the run (``raise_error``, then one task).
+rows), in Spark the row stops the run (``raise_error``).  Its ``kind`` says
+what would hold the value (:data:`PAST_64_BITS`, :data:`NOT_WHOLE`,
+:data:`MORE_DECIMALS`): the rounds run again in such numbers, and on no
+kind (a division by zero) one task gives the engine's answer or error.
 A :func:`window` reads the rows of a partition in order (a running
 maximum, lag, lead): numpy kernels over sorted arrays, SQL window
 functions; coalescing.py and interval_difference.py are written with them.
@@ -126,6 +129,13 @@ def call(name: str, *args) -> Expr:
     return Expr(name, tuple(wrap(a) for a in args))
 
 
+# why a checked value has no result in the run's numbers, where wider
+# numbers would hold it (spark_rounds/entry.py runs the rounds again in them)
+PAST_64_BITS = "past 64 bits"  # decimal(38, 0) holds it
+NOT_WHOLE = "not whole"  # a quotient with no finite decimal in the run's: exact term text holds it
+MORE_DECIMALS = "more decimals"  # a product of the run's decimals: twice as many hold it
+
+
 def exact(op: str, a, b, why: str) -> Expr:
     """``a op b`` (``+ - *``) of 64-bit integers, refused where the exact
     result may not fit: on Polars where the operands' largest magnitudes
@@ -141,9 +151,10 @@ _NEAR_BOUND = float(POLARS_BOUND) * (1 - 2**-50)  # (three roundings to float st
 _TRY = {"+": "try_add", "-": "try_subtract", "*": "try_multiply"}
 
 
-def checked(value: Expr, bad: Expr, why: str) -> Expr:
-    """``value``, refused on a row where ``bad`` holds (see the module)."""
-    return Expr("check", (value, bad, why))
+def checked(value: Expr, bad: Expr, why: str, kind: str | None = None) -> Expr:
+    """``value``, refused on a row where ``bad`` holds (see the module);
+    ``kind``: what numbers would hold it (None: none, an error)."""
+    return Expr("check", (value, bad, why, kind))
 
 
 def window(func: str, x, partition, order, default=None) -> Expr:
@@ -410,7 +421,7 @@ _SQL_FLOATS = {"divide": "({} / {})", "not_finite": "(NOT (abs({}) < CAST('Infin
 
 def to_sql(e: Expr, literal, stop, engine=None) -> str:
     """The Spark SQL text of ``e``: ``literal(v)`` writes a constant,
-    ``stop(why)`` the SQL that stops the run on a refused row,
+    ``stop(why, kind)`` the SQL that stops the run on a refused row,
     ``engine(name, xs, result)`` a call of the engine's own function (a
     Python UDF) where Spark's differs."""
     op, a = e.op, e.args
@@ -420,10 +431,10 @@ def to_sql(e: Expr, literal, stop, engine=None) -> str:
         return literal(a[0])
     if op == "check":
         value, bad = to_sql(a[0], literal, stop, engine), to_sql(a[1], literal, stop, engine)
-        return f"(CASE WHEN {bad} THEN {stop(a[2])} ELSE {value} END)"
+        return f"(CASE WHEN {bad} THEN {stop(a[2], a[3])} ELSE {value} END)"
     if op == "exact":
         x, y = (to_sql(v, literal, stop, engine) for v in a[1:3])
-        return f"coalesce({_TRY[a[0]]}({x}, {y}), {stop(a[3])})"
+        return f"coalesce({_TRY[a[0]]}({x}, {y}), {stop(a[3], PAST_64_BITS)})"
     if op == "window":
         return _window_sql(a, literal, stop)
     if op == "case":

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from chronolog.language import ast
 
-from .exprs import call, checked, exact, lit
+from .exprs import NOT_WHOLE, PAST_64_BITS, call, checked, exact, lit
 
 MIN_LONG = -(2**63)
 
@@ -46,9 +46,12 @@ def node(e, sub, whole=False):
     if isinstance(e, ast.BinOp) and e.op in ("+", "-", "*"):
         return exact(e.op, sub(e.left), sub(e.right), f"{e} overflows 64-bit integers")
     if isinstance(e, ast.BinOp) and e.op == "/" and whole:
+        # one check (one message in SQL, nested expressions stay small):
+        # exact term text holds the quotient; there a division by zero
+        # stops the rounds again, and one task gives the engine's error
         x, y = sub(e.left), sub(e.right)
         bad = y.eq(0).either(call("mod", x, y).ne(0)).either(x.lt(MIN_LONG + 1).both(y.eq(-1)))
-        return checked(call("floordiv", x, y), bad, f"{e} is not a whole number (or divides by zero)")
+        return checked(call("floordiv", x, y), bad, f"{e} is not a whole number (or divides by zero)", NOT_WHOLE)
     if isinstance(e, ast.Call):
         return _call(e, sub)
     raise NotInteger(f"{e}")
@@ -72,7 +75,7 @@ def _call(e, sub):
         return checked(call("mod", x, y), y.eq(0), f"{e} by zero")
     if name == "abs" and len(args) == 1:
         x = sub(args[0])
-        return checked(call("abs", x), x.lt(MIN_LONG + 1), f"{e} overflows 64-bit integers")
+        return checked(call("abs", x), x.lt(MIN_LONG + 1), f"{e} overflows 64-bit integers", PAST_64_BITS)
     if name in ("min", "max") and len(args) == 1:
         return sub(args[0])  # (Spark's least and greatest need two)
     if name in ("min", "max") and args:

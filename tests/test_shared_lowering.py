@@ -171,7 +171,7 @@ def test_integer_lowering_on_numpy_is_pythons_arithmetic_as_on_polars(e, rows):
 def test_integer_lowering_gives_the_same_values_on_polars_and_spark(spark, e, rows):
     on_polars = polars_values(e, rows)
     marker = "shared lowering refused: "
-    sql = exprs.to_sql(ia.lower(e, exprs.col, whole=True), lambda v: f"({v}L)", lambda why: f"raise_error('{marker}')")
+    sql = exprs.to_sql(ia.lower(e, exprs.col, whole=True), lambda v: f"({v}L)", lambda why, kind=None: f"raise_error('{marker}')")
     df = spark.createDataFrame([(r["A"], r["B"]) for r in rows], "A bigint, B bigint")
     try:
         on_spark = [x[0] for x in df.selectExpr(f"{sql} AS r").collect()]
@@ -286,7 +286,7 @@ def spark_values(spark, x, rows) -> tuple:
     from chronolog.connectors.spark_rounds.functions import double_literal
 
     marker = "shared lowering refused: "
-    sql = exprs.to_sql(x, double_literal, lambda why: f"raise_error('{marker}')")
+    sql = exprs.to_sql(x, double_literal, lambda why, kind=None: f"raise_error('{marker}')")
     df = spark.createDataFrame([(r["A"], r["B"]) for r in rows], "A double, B double")
     try:
         return [r[0] for r in df.selectExpr(f"{sql} AS r").collect()], sql
@@ -531,7 +531,7 @@ def test_interval_end_codes_on_spark_are_exact(spark, rows, den, L, bit):
 
     bounds = (-(2**57), 2**57)
     lit = lambda v: f"({v}L)" if -(2**63) <= v < 2**63 else f"{min(v, 10**38 - 1)}BD"  # noqa: E731 (the rounds' _literal)
-    null = lambda why: "CAST(NULL AS BIGINT)"  # noqa: E731
+    null = lambda why, kind=None: "CAST(NULL AS BIGINT)"  # noqa: E731
     placed = exprs.to_sql(it.code_of(exprs.col("n"), den, L, bit, bounds), lit, null)
     number = exprs.to_sql(it.number_of(exprs.col("c"), den, L), lit, null)
     df = spark.createDataFrame([(Decimal(n), c) for n, c in rows], "n decimal(38, 0), c bigint")

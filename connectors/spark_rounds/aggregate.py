@@ -70,7 +70,7 @@ which gives the same facts as recomputing them all.
 from __future__ import annotations
 
 from chronolog.engine.coalescing import continues_equal
-from chronolog.engine.exprs import frame_sql
+from chronolog.engine.exprs import PAST_64_BITS, frame_sql
 from chronolog.engine.segments import segments
 from chronolog.language import ast
 from chronolog.language.builtins import FOLDS
@@ -451,7 +451,7 @@ def _values(q: Stmt, body: str, group: list, specs: list, scale: int, num, own, 
             x = f"CASE WHEN {exact} THEN {x} ELSE {stop_sql('an average with no exact value')} END"
         if out_type == "bigint" and f in ("sum", "avg", "prod"):  # (a run of decimal(38, 0) holds 38 digits)
             what = "a product" if f == "prod" else "a sum"
-            x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {stop_sql(f'{what} beyond 64-bit integers')} END"
+            x = f"CASE WHEN {x} BETWEEN {lo} AND {hi} THEN {x} ELSE {stop_sql(f'{what} beyond 64-bit integers', PAST_64_BITS)} END"
         if name in own:
             sel.append(f"{x} AS {name}")
             continue

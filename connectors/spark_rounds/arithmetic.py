@@ -46,7 +46,7 @@ import re
 
 from chronolog.engine import int_arithmetic
 from chronolog.engine import string_functions as sf
-from chronolog.engine.exprs import col, exact, to_sql
+from chronolog.engine.exprs import MORE_DECIMALS, NOT_WHOLE, PAST_64_BITS, col, exact, to_sql
 from chronolog.engine.int_arithmetic import NotInteger
 from chronolog.language import ast, builtins
 from chronolog.planner.backend_choice import round_digits  # (what plan time refuses: backend_choice.expression_refusal)
@@ -123,11 +123,13 @@ def python_sign(r: str, y: str, fix: str) -> str:
     return f"(CASE WHEN {r} <> 0 AND ({r} < 0) <> ({y} < 0) THEN {fix} ELSE {r} END)"
 
 
-def stop_sql(why: str) -> str:
+def stop_sql(why: str, kind: str | None = None) -> str:
     """SQL that stops the run from a row check (arithmetic, aggregation,
-    interval terms): an error carrying :data:`MARKER` and ``why``, which
-    :func:`refused` turns into a fall back to one task."""
-    return f"raise_error({hex_string(MARKER + why)})"
+    interval terms): an error carrying :data:`MARKER`, ``kind`` and
+    ``why``, which :func:`refused` turns into a :class:`NotRelational`
+    (the rounds run again in numbers of that kind, engine/exprs.py; on
+    none, one task)."""
+    return f"raise_error({hex_string(MARKER + (f'<{kind}> ' if kind else '') + why)})"
 
 
 def unscaled(x: str, scale: int) -> str:
@@ -169,9 +171,15 @@ MARKED = "a row computed in Spark: "  # (what a row check's refusal starts with)
 
 def refused(e):
     """The :class:`NotRelational` of a Spark exception raised by a row
-    check of this module (None: another exception)."""
+    check of this module (None: another exception), its ``kind`` that
+    of the check (:func:`stop_sql`)."""
     why = raised(e, MARKER)
-    return None if why is None else NotRelational(f"{MARKED}{why}")
+    if why is None:
+        return None
+    kind = re.match(f"<({PAST_64_BITS}|{NOT_WHOLE}|{MORE_DECIMALS})> ", why)
+    r = NotRelational(f"{MARKED}{why[kind.end():] if kind else why}")
+    r.kind = kind and kind.group(1)
+    return r
 
 
 class Arithmetic:
@@ -190,6 +198,7 @@ class Arithmetic:
         from .functions import Functions
 
         self.functions = Functions(self)  # strings and floats
+        self.past_64_bits = PAST_64_BITS if self.scale is None else None  # (a value past the run's numbers: wider ones hold it)
 
     def tree(self, x) -> str:
         """The SQL of the engine/exprs.py tree ``x`` (a lowering shared with
@@ -198,15 +207,15 @@ class Arithmetic:
         own function in a UDF where Spark's differs (functions.Functions.engine)."""
         return to_sql(x, self.types.const, stop_sql, self.functions.engine)
 
-    def checked(self, value: str, bad: str, why: str) -> str:
+    def checked(self, value: str, bad: str, why: str, kind: str | None = None) -> str:
         """``value`` unless ``bad`` (SQL) holds for the row, when the run stops."""
-        return f"(CASE WHEN {bad} THEN {stop_sql(why)} ELSE {value} END)"
+        return f"(CASE WHEN {bad} THEN {stop_sql(why, kind)} ELSE {value} END)"
 
-    def present(self, value: str, why: str) -> str:
+    def present(self, value: str, why: str, kind: str | None = None) -> str:
         """``value`` unless it is null, when the run stops: ``value`` written
         once (``coalesce`` evaluates the stop only on a null), so a chain of
         operations grows linearly, not twice per level."""
-        return f"coalesce({value}, {stop_sql(why)})"
+        return f"coalesce({value}, {stop_sql(why, kind)})"
 
     def fits(self, x: str, precision: int, why: str) -> str:
         """``x`` as ``decimal(precision, S)``, or the run stops."""
@@ -301,7 +310,7 @@ class Arithmetic:
         from .fractions import whole_sql
 
         n = whole_sql(e.name, self.pair(e.args[0], e, varcols, varcls, rule), str(e))
-        return self.present(f"try_cast({n} AS {self.num})", f"{e} needs more digits than {self.num}")
+        return self.present(f"try_cast({n} AS {self.num})", f"{e} needs more digits than {self.num}", self.past_64_bits)
 
     def pair(self, x, e, varcols: dict, varcls: dict, rule) -> str:
         """The pair ``(n, d)`` of the exact number ``x`` within ``e``
@@ -341,10 +350,10 @@ class Arithmetic:
             return self.times(a, b, text)
         q = f"CAST(try_divide({a}, {b}) AS {self.num})"
         q = self.present(q, f"{text} divides by zero or needs more digits than decimal(38, {s})")
-        back = self.times(q, b, text)
-        return self.checked(q, f"{back} <> {a}", f"{text} has more than {s} decimals")
+        back = self.times(q, b, text, NOT_WHOLE)  # (the quotient's decimals, not a product's)
+        return self.checked(q, f"{back} <> {a}", f"{text} has more than {s} decimals", NOT_WHOLE)
 
-    def times(self, a: str, b: str, text: str) -> str:
+    def times(self, a: str, b: str, text: str, kind: str = MORE_DECIMALS) -> str:
         s = self.scale
         if s > 17:
             raise NotRelational(f"a product of decimals with {s} digits after the point ({text})")
@@ -354,7 +363,7 @@ class Arithmetic:
         wide = f"({self.fits(a, 19, big)} * {self.fits(b, 18, big)})"  # decimal(38, 2S): exact
         r = f"try_cast({wide} AS {self.num})"
         lost = f"CAST({r} AS decimal(38, {2 * s})) <> {wide}"
-        return self.checked(self.present(r, big), lost, f"{text} has more than {s} decimals")
+        return self.checked(self.present(r, big), lost, f"{text} has more than {s} decimals", kind)
 
     def call(self, name: str, xs: list, text: str) -> str:
         num = self.num
@@ -378,11 +387,11 @@ class Arithmetic:
             if d >= 0:
                 return x  # a whole number has no digits after the point
             r = f"try_cast(bround(CAST({x} AS decimal(20, 0)), {d}) AS bigint)"
-            return self.present(r, f"{text} overflows 64-bit integers")
+            return self.present(r, f"{text} overflows 64-bit integers", PAST_64_BITS)
         if d >= self.scale:
             return x
         r = f"try_cast(bround({self.fits(x, 37, text)}, {d}) AS {self.num})"
-        return self.present(r, f"{text} needs more digits than {self.num}")
+        return self.present(r, f"{text} needs more digits than {self.num}", self.past_64_bits)
 
     def assign(self, q: Stmt, src: str, lit, varcols: dict, varcls: dict, rule) -> str:
         """``src`` with the assignment's variable (not bound yet) as a column."""

@@ -444,21 +444,23 @@ def _rounds(spark, plan, inputs: list, rows, outputs: list, names: dict, horizon
 def exact_divisions(plan, refused: NotRelational):
     """``plan`` with every division in its conditions and assignments
     computed exactly as term text (arithmetic.Quotient), where ``refused``
-    stopped its rounds at one of them (``P / Q`` of the integers 7 and 2,
-    whose 3.5 the run's numbers, 64-bit integers or ``decimal(38, S)``,
-    may not hold); None where it did not.  The run's numbers are tried
-    first: a quotient that is whole runs on them, far faster than on
-    exact pairs, and the rounds run again on term text only where the
-    data needs it (one task answered such a program, however large)."""
+    stopped its rounds at a quotient that is not whole (``P / Q`` of the
+    integers 7 and 2, whose 3.5 the run's numbers, 64-bit integers or
+    ``decimal(38, S)``, may not hold: engine/exprs.NOT_WHOLE); None where
+    it did not.  The run's numbers are tried first: a quotient that is
+    whole runs on them, far faster than on exact pairs, and the rounds run
+    again on term text only where the data needs it (one task answered
+    such a program, however large)."""
     import copy
 
-    from .arithmetic import MARKED, Quotient, quotients
+    from chronolog.engine.exprs import NOT_WHOLE
+
+    from .arithmetic import Quotient, quotients
 
     def divisions(lit) -> list:
         return [e for e in _subexpressions(lit) if isinstance(e, ast.BinOp) and e.op == "/" and not isinstance(e, Quotient)]
 
-    stopped = {f"{MARKED}{d} " for lit in _literals(plan) for d in divisions(lit)}
-    if not any(refused.why.startswith(d) for d in stopped):
+    if getattr(refused, "kind", None) != NOT_WHOLE or not any(divisions(lit) for lit in _literals(plan)):
         return None
     exact = {id(plan.program): plan.program}  # id(literal) -> the literal with its divisions exact; the user's program not copied
     for lit in _literals(plan):
@@ -474,26 +476,21 @@ def exact_divisions(plan, refused: NotRelational):
 
 def wider_numbers(plan, refused: NotRelational):
     """The decimals of the run of ``plan`` that holds the number ``refused``
-    stopped its rounds at, or None (another stop; past 17 decimals,
+    stopped its rounds at, or None (another stop; past 16 decimals,
     arithmetic.Arithmetic.times): a value past 64-bit integers (a sum, a
-    product, ``A + B``) in ``decimal(38, 0)``; a product with more
-    decimals than the run's (two prices of 2 decimals) in twice its
-    decimals, as a product of two of its numbers has.  Unlike a quotient
-    such a number has a finite decimal: the run's numbers widened hold it,
-    far cheaper than exact pairs."""
-    from .arithmetic import MARKED
+    product, ``A + B``: engine/exprs.PAST_64_BITS) in ``decimal(38, 0)``;
+    a product with more decimals than the run's (two prices of 2 decimals:
+    MORE_DECIMALS) in twice its decimals, as a product of two of its
+    numbers has.  Unlike a quotient such a number has a finite decimal:
+    the run's numbers widened hold it, far cheaper than exact pairs."""
+    from chronolog.engine.exprs import MORE_DECIMALS, PAST_64_BITS
 
-    why = refused.why
-    if not why.startswith(MARKED) or not hasattr(refused, "decimals"):  # (not a row check of the rounds' own)
-        return None
-    s = refused.decimals
-    if s is None:  # 64-bit integers: their arithmetic's and folds' overflow (not a float's or exact()'s value, no integer)
-        past = why.endswith(("overflows 64-bit integers", "needs more digits than bigint"))
-        return 0 if past or why[len(MARKED):] in ("a sum beyond 64-bit integers", "a product beyond 64-bit integers") else None
-    if not s or 2 * s > 17:
-        return None
-    products = {str(e) for lit in _literals(plan) for e in _subexpressions(lit) if isinstance(e, ast.BinOp) and e.op == "*"}
-    return 2 * s if any(why == f"{MARKED}{p} has more than {s} decimals" for p in products) else None
+    kind, s = getattr(refused, "kind", None), getattr(refused, "decimals", None)
+    if kind == PAST_64_BITS and s is None:  # (a run of 64-bit integers)
+        return 0
+    if kind == MORE_DECIMALS and s and 2 * s <= 16:
+        return 2 * s
+    return None
 
 
 def _literals(plan):

@@ -63,6 +63,7 @@ def given_rows(rows):
 @example([("k", -1, 0, 0, 1), ("m", -4, 0, 2, 1)], "sqrt(V)")  # two messages: the rows' order decides
 @example([("k", "a", 1, 0, 1)], "upper(V)")
 @example([("k", "a", 0, 0, 0)], "log(V)")  # found here: log() of a string was an internal error on both
+@example([("k", 0.5, 0, 0, 0)], "round(V, 1)")  # found here: a float rounded to digits was an internal error on the columns
 @given(facts, st.sampled_from(ASSIGNED))
 def test_an_assignment_matches_the_rows(rows, expr):
     same_on_both(f"q(K, Y) :- p(K, V, W), Y = {expr}.", given_rows(rows))

@@ -354,8 +354,8 @@ def _call(expr, df, values):
             # both exact as floats, so one IEEE division rounds n/d once, as Python's float(Fraction)
             return FLOAT, num.astype(np.float64) / den.astype(np.float64)
     elif EXACT not in kinds and (FLOAT in kinds or name == "float"):
-        if name == "exact":  # (a float's exact value: the rows' closure, which names an infinity)
-            raise Fallback(f"{expr} is not vectorised")
+        if name == "exact" or (name == "round" and digits):  # (a float's exact value: the rows' closure, which
+            raise Fallback(f"{expr} is not vectorised")        # names an infinity; a float to digits: Python's round)
         if name in ("min", "max") or name != "float" and any(k == INT and np.any(np.abs(x) > 2**53) for k, x in got):
             raise Fallback(f"{expr}: floats beside exact numbers")  # (min of 0.0, -0.0 keeps the first)
         # int64 -> float64 rounds to nearest, ties to even: Python's float(int); within 2^53 exact

@@ -267,12 +267,13 @@ def query(program, facts, dialect, horizon, query, fmt):
                 click.echo(line)
         elif fmt == "json":
             from chronolog.language.timeline import format_interval
+            from chronolog.ux_cli import json_line
 
             for a in res:
-                click.echo(json.dumps({
+                click.echo(json_line({
                     "binding": {k: _json_term(v) for k, v in a.binding.items()},
                     "intervals": [(fmt_iv or format_interval)(iv) for iv in a.intervals],
-                }, ensure_ascii=False))
+                }), nl=False)
         else:
             from chronolog.connectors.csv_files import write_rows
 

@@ -54,7 +54,7 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
                 from chronolog.api import _format_period
 
                 rec["every"] = _format_period(f.every, cal)
-            records.append(json.dumps(rec, ensure_ascii=False) + "\n")
+            records.append(json_line(rec))
         out.writelines(records)
         return
     from chronolog.connectors.fact_csv import Cells
@@ -135,3 +135,17 @@ def save_plot(model, path, window, overwrite: bool) -> None:
     from chronolog.plot import draw, save
 
     save(draw(model, win=window), path, overwrite)
+
+
+# characters a line reader may take for a line's end (Python's splitlines,
+# JavaScript before ES2019) that JSON leaves unescaped in a string
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def json_line(rec: dict) -> str:
+    """``rec`` as one line of JSON Lines: non-ASCII text as itself, but
+    every character a line reader may split on escaped, so that each
+    record is one line however the file is read."""
+    import json
+
+    return json.dumps(rec, ensure_ascii=False).translate(_LINE_BREAKS) + "\n"

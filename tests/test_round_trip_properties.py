@@ -25,7 +25,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import chronolog
@@ -313,6 +313,9 @@ def _cli(d, *args):
 @pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=datasets(), nulls=st.booleans())
+@example(data=(["date", "string"], [((dt.datetime(2000, 1, 1), ""), (0, 0, True, True)),
+                                    ((dt.datetime(2000, 1, 1), "\u2028\x85\u2029"), (0, 0, True, True))]),
+         nulls=False)  # (found here: JSON left U+2028 raw, and a line reader split the record there)
 def test_command_line_outputs_read_back_or_say_why(engine, data, nulls, tmp_path_factory):
     """``chronolog run``'s Parquet and Arrow output bindings read back as
     the model, and ``--format json``'s ``text`` as fact text does; its

@@ -12,7 +12,7 @@ from itertools import groupby
 
 import pytest
 from budget import examples
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import chronolog
@@ -144,10 +144,12 @@ FACTS = st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from("xyz"), st.in
 
 @settings(max_examples=examples(25), deadline=None)
 @given(p=FACTS, q=FACTS, engine=st.sampled_from(ENGINES))
+@example(p=[], q=[("a", "x", 0, 0)], engine="columns")  # (p empty: the columns never read q)
 def test_random_joins_against_a_nested_loop(p, q, engine):
     """``r(X,Y,Z) :- p(X,Y), q(Z,Y)``: the join's rows are the pairs of
     maximal intervals of p and q with the same Y that meet; each scan that
-    prints figures read its predicate's maximal intervals once."""
+    prints figures read its predicate's maximal intervals once (or, where
+    the join's other side is empty, nothing: the columns skip it)."""
     def maximal(facts):
         key = lambda f: f[:2]  # noqa: E731
         return {k: coalesced((s, s + d) for *_, s, d in g) for k, g in groupby(sorted(facts, key=key), key)}
@@ -164,7 +166,9 @@ def test_random_joins_against_a_nested_loop(p, q, engine):
         assert got["IntervalJoin on (Y)"] == got["Output r(X,Y,Z)"] == pairs
     assert got.get("Coalesce r", 0) == len(model.facts("r"))
     scans = {"Scan[full] p(X,Y)": sum(map(len, mp.values())), "Scan[full] q(Z,Y)": sum(map(len, mq.values()))}
-    assert {label: n for label, n in got.items() if label.startswith("Scan")}.items() <= scans.items()
+    for label, n in got.items():  # (a join with an empty side may skip the other: its scan read nothing)
+        if label.startswith("Scan"):
+            assert n == scans[label] or (n == 0 and not (mp and mq)), (label, n, scans)
     assert any(label.startswith("Scan") for label in got) or not (mp or mq)
 
 

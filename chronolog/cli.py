@@ -64,6 +64,8 @@ def run_arguments(args: list):
     rest = list(args)
     while rest:
         arg = rest.pop(0)
+        if not arg:
+            return None  # (an empty path: click names it)
         if not arg.startswith("-"):
             if program is not None:
                 return None  # (click: an extra argument)

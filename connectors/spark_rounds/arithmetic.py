@@ -177,9 +177,7 @@ def refused(e):
     if why is None:
         return None
     kind = re.match(f"<({PAST_64_BITS}|{NOT_WHOLE}|{MORE_DECIMALS})> ", why)
-    r = NotRelational(f"{MARKED}{why[kind.end():] if kind else why}")
-    r.kind = kind and kind.group(1)
-    return r
+    return NotRelational(f"{MARKED}{why[kind.end():] if kind else why}", kind=kind and kind.group(1))
 
 
 class Arithmetic:
@@ -391,7 +389,7 @@ class Arithmetic:
         if d >= self.scale:
             return x
         r = f"try_cast(bround({self.fits(x, 37, text)}, {d}) AS {self.num})"
-        return self.present(r, f"{text} needs more digits than {self.num}", self.past_64_bits)
+        return self.present(r, f"{text} needs more digits than {self.num}")
 
     def assign(self, q: Stmt, src: str, lit, varcols: dict, varcls: dict, rule) -> str:
         """``src`` with the assignment's variable (not bound yet) as a column."""

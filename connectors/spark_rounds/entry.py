@@ -460,7 +460,7 @@ def exact_divisions(plan, refused: NotRelational):
     def divisions(lit) -> list:
         return [e for e in _subexpressions(lit) if isinstance(e, ast.BinOp) and e.op == "/" and not isinstance(e, Quotient)]
 
-    if getattr(refused, "kind", None) != NOT_WHOLE or not any(divisions(lit) for lit in _literals(plan)):
+    if refused.kind != NOT_WHOLE or not any(divisions(lit) for lit in _literals(plan)):
         return None
     exact = {id(plan.program): plan.program}  # id(literal) -> the literal with its divisions exact; the user's program not copied
     for lit in _literals(plan):
@@ -485,10 +485,10 @@ def wider_numbers(plan, refused: NotRelational):
     the run's numbers widened hold it, far cheaper than exact pairs."""
     from chronolog.engine.exprs import MORE_DECIMALS, PAST_64_BITS
 
-    kind, s = getattr(refused, "kind", None), getattr(refused, "decimals", None)
-    if kind == PAST_64_BITS and s is None:  # (a run of 64-bit integers)
+    s = refused.decimals
+    if refused.kind == PAST_64_BITS and s is None:  # (a run of 64-bit integers)
         return 0
-    if kind == MORE_DECIMALS and s and 2 * s <= 16:
+    if refused.kind == MORE_DECIMALS and s and 2 * s <= 16:
         return 2 * s
     return None
 

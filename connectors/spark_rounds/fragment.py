@@ -15,11 +15,14 @@ from __future__ import annotations
 
 class NotRelational(Exception):
     """The relational path cannot run this program exactly; ``rule`` is the
-    user's rule that needs what it lacks (None: the whole program)."""
+    user's rule that needs what it lacks (None: the whole program).  A row
+    check's refusal (spark_rounds/arithmetic.refused) also has ``kind``,
+    what numbers would hold the value (engine/exprs.py; None: none), and
+    ``decimals``, the run's (None: 64-bit integers): entry.py's second runs."""
 
-    def __init__(self, why: str, rule=None):
+    def __init__(self, why: str, rule=None, kind=None):
         super().__init__(why)
-        self.why, self.rule = why, rule
+        self.why, self.rule, self.kind, self.decimals = why, rule, kind, None
 
     def render(self) -> str:
         from chronolog.planner.backend_choice import describe_refusal

@@ -69,16 +69,16 @@ def spark():
     pytest.importorskip("pyspark")
     if shutil.which("java") is None and not os.environ.get("CI"):
         pytest.skip("no Java runtime (pyspark needs Java 17 or 21); .ci/run installs one")
-    from chronolog.connectors.spark import JVM_OPTIONS, session
+    from chronolog.connectors.spark import session
 
-    # Small inputs, many short jobs: no UI, two partitions.  The JIT is
-    # chronolog's own (both compilers): a worker's JVM lives through about
-    # 300 Spark tests, long enough for the optimising compiler to pay (C1
-    # only was faster for one file alone, test_spark_rounds_sets.py 96 ->
-    # 78 s, but slower over many: 8 Spark files on two workers 552 s
-    # against 456 s, 4 in one process 304 s against 246 s).  The semantics
-    # are Spark's own whatever these are; chronolog's own JVM settings stay
-    # (test_session_starts_the_jvm_with_chronolog_settings).
+    # Small inputs, many short jobs: no UI, two partitions.  The JVM's
+    # options are chronolog's own (session()'s defaults, both JIT
+    # compilers): a worker's JVM lives through about 300 Spark tests, long
+    # enough for the optimising compiler to pay (C1 only was faster for one
+    # file alone, test_spark_rounds_sets.py 96 -> 78 s, but slower over
+    # many: 8 Spark files on two workers 552 s against 456 s, 4 in one
+    # process 304 s against 246 s).  The semantics are Spark's own whatever
+    # these are (test_session_starts_the_jvm_with_chronolog_settings).
     s = session(
         "local[2,3]",
         "chronolog-tests",
@@ -113,7 +113,6 @@ def spark():
             "spark.sql.parser.parserDfaCacheFlushRatio": "5",
             "spark.sql.shuffle.partitions": "2",
             "spark.default.parallelism": "2",
-            "spark.driver.extraJavaOptions": JVM_OPTIONS,
         },
     )
     s.sparkContext.setLogLevel("ERROR")

@@ -3,7 +3,7 @@ rounds (connectors/spark_rounds/) against the same call sent to the driver
 (what ran before: the whole input pulled into the driver's Python) and the
 embedded engine, on the same Parquet file.
 
-    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|values|functions|udfs|floats|exact_means|fraction_folds|divisions|control]
+    python bench/spark_aggregate.py --facts 10000 100000 [--master local[2]] [--program widened|since|confined|values|functions|udfs|floats|exact_means|fraction_folds|divisions|control]
         [--sides driver relational "one task" auto] [--memory]
 
 Each size: one Parquet file of ``owns(i, c, p)`` facts (random integer
@@ -13,6 +13,10 @@ join across keys (so there is no key and the program runs in rounds);
 ``--program widened``: products per company, time capture and interval
 terms instead (what went to the driver before the ninth round);
 ``--program since``: a recursion through a Since's left operand.
+``--program confined``: a recursion through time with no horizon that
+the data confine (a tip passed on 20 to 40 units later to an investor in
+the same company: only where owns holds), which went to one task before
+(run it with ``--sides "one task" relational``).
 ``--program values``: a sum of an expression, a group computed by
 round(), the least and greatest investor name (strings) by an assigned
 variable (what went to the driver before the tenth round).
@@ -101,6 +105,14 @@ reach(C, D) :- peer(C, D).
 reach(C, E) :- reach(C, D) <S>[1,20] peer(D, E).
 @output("reach").
 """
+# a recursion through time with no horizon: owns confines each move, so the
+# model ends where the facts do (about 1,050 units: 27 to 53 rounds)
+CONFINED = r"""
+far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
+tip(I, C) :- owns(I, C, P), P > 97.
+tip(J, C) :- <->[20,40] tip(I, C), owns(J, C, Q), Q > 50.
+@output("tip").
+"""
 # aggregates of expressions, a group computed by round(), min/max of strings
 VALUES = r"""
 far(X, Z) :- owns(X, Y, P), owns(Y, Z, Q).
@@ -178,7 +190,7 @@ mid(C, M) :- owns(I, C, P), owns(J, C, Q), I != J, M = (P + Q) / 2.
 """
 PROGRAMS = {"aggregate": PROGRAM, "widened": WIDENED, "since": SINCE, "values": VALUES, "functions": FUNCTIONS, "udfs": UDFS, "floats": FLOATS,
             "float_sums": FLOAT_SUMS, "float_means": FLOAT_MEANS, "exact_means": EXACT_MEANS,
-            "fraction_folds": FRACTION_FOLDS, "divisions": DIVISIONS}
+            "fraction_folds": FRACTION_FOLDS, "divisions": DIVISIONS, "confined": CONFINED}
 FLOAT_DATA = {"floats", "float_sums", "float_means"}  # the programs that read p as a double
 
 

@@ -488,14 +488,14 @@ def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
     ir = st.stratum
     if st.recursive and ir is not None:
         moving = [r for r in ir.shifting_rules if through_time(r, ir)]
-        if moving and not bounded(horizon):  # (but a Since/Until recursive through one operand only)
+        if moving and not bounded(horizon) and data_bounds(moving, ir) is None:  # (but a Since/Until recursive through one operand only)
             from chronolog.language.timeline import NEG_INF, POS_INF
 
             if horizon is None or (horizon[0], horizon[1]) == (NEG_INF, POS_INF):
                 return Refusal(THROUGH_TIME, moving[0])
             end = "+inf" if horizon[1] == POS_INF else "-inf"
             return Refusal(f"recursion through time with a horizon open at {end} (rounds may not end there)", moving[0])
-        if moving:
+        if moving and bounded(horizon):
             steps = time_steps(moving, horizon)
             if steps > ROUNDS_THROUGH_TIME:
                 return Refusal(f"recursion through time over about {steps:,} steps within the horizon, as many Spark rounds "
@@ -586,6 +586,47 @@ def round_digits(e):
     return None
 
 
+def data_bounds(moving, stratum) -> Optional[list]:
+    """The atoms outside ``stratum``'s cycle that confine in time what
+    each rule of ``moving`` (the rules that move time around it) derives,
+    one per rule (``[(rule, Scan)]``), or None where a rule has none.  A
+    rule ``p(X) :- <->[2,2] p(X), r(X).`` derives p only where r holds,
+    so however far its recursion moves p, p stays within r's facts (the
+    atom's own box and shift and the head's shift, all finite, moving
+    them a bounded way): where those facts end, the model is finite and
+    the rounds reach its fixpoint with no horizon; the rules that do not
+    move time keep their facts where their body's lie.  The rounds read
+    the atoms' facts before their second round and leave for one task
+    where one holds without end or their span takes too many rounds
+    (spark_rounds/rounds.py)."""
+    from .ir import PlanRule, Scan
+
+    def finite(w) -> bool:
+        return w is None or all(abs(x) != POS_INF for x in w[:2])
+
+    out = []
+    for r in moving:
+        if type(r) is not PlanRule or not finite(r.head_shift):
+            return None
+        atom = next((lit for lit in r.body if type(lit) is Scan and lit.pred not in stratum.preds and lit.group is None
+                     and finite(lit.box) and finite(lit.shift)), None)
+        if atom is None:
+            return None
+        out.append((r, atom))
+    return out
+
+
+def data_confined(st, horizon) -> list:
+    """The atoms that confine stratum ``st``'s recursion through time
+    (:func:`data_bounds`) where no ``horizon`` does and the rounds run it
+    so; else ``[]``."""
+    ir = st if not isinstance(st, ph.StratumPlan) else st.stratum
+    if ir is None or not ir.recursive or bounded(horizon):
+        return []
+    moving = [r for r in ir.shifting_rules if through_time(r, ir)]
+    return (data_bounds(moving, ir) or []) if moving else []
+
+
 def bounded(horizon) -> bool:
     """Whether ``horizon`` (``(lo, hi, ...)`` or None) has two finite ends:
     every recursion then ends, the rounds one step of its delay a round."""
@@ -666,9 +707,15 @@ def _spark_fallbacks(st, horizon=None) -> tuple:
     out = []
     ir = st.stratum
     if st.recursive and ir is not None and ir.shifting_rules:
+        moving = [r for r in ir.shifting_rules if through_time(r, ir)]
+        confined = data_bounds(moving, ir) if moving and not bounded(horizon) else None
         if bounded(horizon):
             out.append("the recursion through time needs more rounds within the horizon than the round limit (--max-rounds)")
-        elif any(not through_time(r, ir) and r.right.pred in ir.preds for r in ir.shifting_rules):
+        if confined:
+            preds = ", ".join(dict.fromkeys(atom.pred for _, atom in confined))
+            out.append(f"the facts of {preds}, which confine the recursion through time (no horizon), hold without end "
+                       f"or span more than {ROUNDS_THROUGH_TIME} of its steps (read before its second round)")
+        if not bounded(horizon) and any(not through_time(r, ir) and r.right.pred in ir.preds for r in ir.shifting_rules):
             out.append("the left operand of a Since/Until recursive through its right operand holds without end "
                        "(to +inf for Since, from -inf for Until)")
     for op in st.operators():

@@ -130,8 +130,11 @@ def test_spark_paths_are_chosen_at_plan_time():
     assert chase.spark.path == "rounds"
     twice = placement("o(Y, C) :- c(C, D), d(D).\no(Y, C) :- d(C).")
     assert twice.spark.path == "rounds"  # (two existential rules of one head: fired in the engine's order, chase.py)
-    through = placement("r(X) :- s(X).\nr(Y) :- <->[1,1] r(X), e(X, Y).\n")
-    assert through.spark.path == "one task" and "recursion through time" in through.spark.why
+    through = placement("r(X) :- s(X).\nr(Y) :- <->[1,1] r(X), e(X, Y).\n")  # (e confines it: the rounds read its facts)
+    assert through.spark.path == "rounds"
+    assert any("the facts of e, which confine the recursion through time" in f for f in through.strata[-1].spark_fallbacks)
+    unconfined = placement("r(X) :- s(X).\nr(Y) :- <->[1,1] r(X), s(Y).\nr(X) :- <->[1,1] r(X).\n")
+    assert unconfined.spark.path == "one task" and "recursion through time" in unconfined.spark.why
 
 
 def test_spark_refusals_name_the_rule():
@@ -178,9 +181,9 @@ def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
 
 
 def test_the_plan_of_a_program_the_rounds_cannot_run_says_one_task_and_why():
-    lines = printed("r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\nlater(N) :- <->[1,1] later(N), sink(N).\nlater(N) :- sink(N).\n")
+    lines = printed("r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\nlater(N) :- <->[1,1] later(N), not sink(N).\nlater(N) :- sink(N).\n")
     assert ("spark --distributed: in ONE Spark task, not distributed (relational rounds cannot run it: "
-            f"{bc.THROUGH_TIME} in the rule later(N) :- <->[1,1] later(N), sink(N). (<program>:3:1))") in lines
+            f"{bc.THROUGH_TIME} in the rule later(N) :- <->[1,1] later(N), not sink(N). (<program>:3:1))") in lines
     assert "  spark rounds cannot run it: " + bc.THROUGH_TIME in lines
     assert "    seminaive deltas: Δr at 0" in lines
 
@@ -358,7 +361,8 @@ def test_plan_with_a_horizon_says_where_the_run_with_it_runs(tmp_path):
     --horizon`` does): a recursion through time (a recurrence) is found
     where it repeats with none, each bounded attempt on columns from the
     recurrences' threshold, and runs on columns within one, as the run reports;
-    the Spark line takes the horizon too (rounds, not one task)."""
+    the Spark line takes the horizon too (rounds, within it; with none,
+    rounds where edge's facts confine the recursion)."""
     from click.testing import CliRunner
 
     from chronolog.commands import cli
@@ -376,7 +380,10 @@ def test_plan_with_a_horizon_says_where_the_run_with_it_runs(tmp_path):
         assert set(model.stats["executors"].values()) == {ran}
         assert stratum.startswith(f"  runs on {ran} "), stratum
         spark = next(line for line in out.output.splitlines() if line.startswith("spark --distributed:"))
-        assert ("ONE Spark task" in spark) == (horizon is None), spark
+        assert "ONE Spark task" not in spark, spark
+        # (with none, edge's facts confine the recursion, read at run time; with one, the horizon does)
+        assert ("the facts of edge, which confine the recursion through time" in out.output) == (horizon is None), out.output
+        assert ("more rounds within the horizon than the round limit" in out.output) == (horizon is not None), out.output
 
 
 @pytest.mark.parametrize("every, horizon", [

@@ -4,12 +4,15 @@ engine's exact value rounded once), ``munion`` of floats, Since/Until
 recursive through the right operand, recursion through time within a
 horizon, existential rules, two of them with one head predicate (tests/test_spark_rounds_chase.py too); each on real
 Spark against the embedded engine on the same facts (kinds of numbers included), asserted to run in the rounds,
-and ``chronolog plan`` saying so.  The shapes that stay in one task
-(recursion through time with no horizon)
+and ``chronolog plan`` saying so; recursion through time with no horizon
+where the facts of an atom outside its cycle confine it, those facts read at
+run time.  The shapes that stay in one task (recursion through time with no
+horizon and nothing to confine it, or confined by facts without end or over too many steps)
 are named with their reason and answer as the engine (marked ``spark``,
 but the plan tests)."""
 
 import math
+import re
 import warnings
 from decimal import Decimal
 
@@ -218,6 +221,81 @@ def test_recursion_through_time_without_a_horizon_stays_in_one_task(spark, round
     refused(spark, THROUGH_TIME, {"q": q, "r": r}, ["p"], "recursion through time with no horizon")
 
 
+# p moves two units a round, only where r holds; reach moves one unit along
+# each edge (its other rule reads the edge a unit back: it moves nothing)
+CONFINED = """
+p(X) :- q(X).
+p(X) :- <->[2,2] p(X), r(X).
+reach(X) :- q(X).
+reach(Y) :- <->[1,1] reach(X), e(X, Y).
+reach(Y) :- reach(X), <->[1,1] e(X, Y).
+k(X, Y) :- q(X), r(Y).
+@output("p"). @output("reach"). @output("k").
+"""
+
+
+def confined_inputs(r_end=15):
+    """q seeds both recursions; r on [0, r_end] (math.inf: without end); e a cycle of three edges."""
+    q = facts_to_arrow([((1,), (0, 1, True, False)), ((2,), (3, 3, True, True))], ["x"])
+    r = facts_to_arrow([((1,), (0, r_end, True, r_end != math.inf)), ((2,), (0, 9, True, True))], ["x"])
+    e = facts_to_arrow([((1, 2), (0, 10, True, True)), ((2, 3), (2, 12, True, True)), ((3, 1), (0, 9, False, True))], ["x", "y"])
+    return {"q": q, "r": r, "e": e}
+
+
+@spark_test
+def test_recursion_through_time_confined_by_its_data_runs_in_the_rounds(spark, rounds):
+    """No horizon: r's facts confine p's recursion and e's reach's, so the
+    model is finite and the rounds reach it (the engine's answers)."""
+    stats, model = check_sets(spark, CONFINED, confined_inputs())
+    assert max(r.round for r in stats["rounds"]) >= 5
+    assert ((1,), (14, 15, True, False)) in model.facts("p")  # (moved seven times, inside r)
+
+
+@spark_test
+@pytest.mark.parametrize("r_end, why", [(math.inf, "the facts of r, which confine the recursion through time (no horizon), "
+                                                   "hold without end"),
+                                        (1000, "recursion through time over about 500 steps of the facts of r")])
+def test_recursion_through_time_confined_by_facts_without_end_or_too_far_goes_to_one_task(spark, rounds, r_end, why):
+    """r without end: p repeats forever (the engine finds the repetition);
+    r over 1,000 units: p moves 500 times, as many rounds: one task answers
+    either, as the engine (a window of the answers: the model repeats)."""
+    tables = confined_inputs(r_end)
+    model = chronolog.reason(CONFINED, {p: table_to_rows(t, p) for p, t in tables.items()})
+    with pytest.warns(cs().OneTaskFallback, match=re.escape(why)):
+        out = cs().reason(spark, CONFINED, inputs=tables, distributed=True, one_task_bytes=-1, window=(0, 40))
+    for p in ("p", "reach", "k"):
+        assert canon(table_to_rows(out[p].toArrow(), p)) == canon(model.facts_within(p, (0, 40))), p
+
+
+@spark_test
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck), print_blob=True)
+@given(wide_cases(floats=False, recursion=True, templates=("temporal", "join", "head_box", "negation")))
+def test_random_recursions_through_time_without_a_horizon(spark, rounds, case):
+    """The wide random recursive programs with no horizon, through
+    ``distributed=True``: the rounds where the data confine a recursion
+    through time, one task where they do not; the row executor's answers
+    within a window (a model may repeat forever)."""
+    program = case.program + "\nnokey(K, L) :- v(K, A), v(L, B).\n"
+    from test_spark_differential import arrow_inputs
+    from test_spark_differential import canon as canon_rows
+
+    inputs = arrow_inputs(case)
+    if inputs is None:
+        return  # (Arrow holds a given 1/3, or a column mixing kinds, as text: documented)
+    facts, tables = inputs
+    window = (-3, 12)
+    try:
+        model = chronolog.reason(program, facts, engine="rows")
+    except chronolog.ChronologError:
+        return  # (no strategy ends it)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = cs().reason(spark, program, inputs=tables, outputs=case.idb, distributed=True, window=window)
+    for p, df in out.items():
+        assert canon_rows(table_to_rows(df.toArrow(), p)) == canon_rows(table_to_rows(model.to_arrow(p, window=window), p)), \
+            f"{case}\n{p}"
+
+
 @spark_test
 def test_existential_rules_run_in_the_rounds(spark, rounds):
     program = NO_KEY + 'boss(Y, K) :- m(K, V).\n@output("boss").'
@@ -300,7 +378,8 @@ def spark_path(src: str) -> str:
 
 
 @pytest.mark.parametrize("program", [FLOAT_SUMS, SINCE_RIGHT, "@temporal(0, 12).\n" + THROUGH_TIME, NO_KEY + "boss(Y, K) :- m(K, V).",
-                                     NO_KEY + "boss(Y, K) :- m(K, V).\nboss(Y, K) :- n(K)."])
+                                     NO_KEY + "boss(Y, K) :- m(K, V).\nboss(Y, K) :- n(K).", CONFINED,
+                                     "@temporal(0, inf).\n" + CONFINED])
 def test_the_plan_says_rounds(program):
     assert spark_path(program) == "rounds"
 
@@ -320,6 +399,20 @@ def test_the_plan_lists_what_still_sends_the_rounds_to_one_task():
     assert any("holds without end" in f for s in since.strata for f in s.spark_fallbacks)
     timed = choose(make_plan(load_program("@temporal(0, 12).\n" + THROUGH_TIME)))
     assert any("round limit" in f for s in timed.strata for f in s.spark_fallbacks)
+    confined = choose(make_plan(load_program(CONFINED)))
+    said = [f for s in confined.strata for f in s.spark_fallbacks if "confine" in f]
+    assert sorted(said) == [f"the facts of {p}, which confine the recursion through time (no horizon), hold without end or span more "
+                            "than 200 of its steps (read before its second round)" for p in ("e", "r")], said
+
+
+@pytest.mark.parametrize("rule", [
+    "p(X) :- <->[2,2] p(X).",  # (nothing else in the body)
+    "p(X) :- <->[2,2] p(X), <->[0,+inf] r(X).",  # (r moved without end)
+    "p(X) :- <->[2,2] p(X), not r(X).",  # (a negation confines nothing)
+])
+def test_a_recursion_through_time_nothing_confines_stays_in_one_task(rule):
+    choice = choose(make_plan(load_program(f"p(X) :- q(X).\n{rule}\nk(X, Y) :- q(X), r(Y).\n"))).spark
+    assert choice.path == "one task" and "recursion through time with no horizon" in choice.why, choice.why
 
 
 @spark_test

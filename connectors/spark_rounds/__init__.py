@@ -18,7 +18,9 @@ call's relations held on the driver, in ``rounds``.
 
 The driver holds plans and counts, never relations.  What this path cannot
 run exactly (aggregation beyond ``aggregate``'s, recursion through time
-with no horizon (but a Since/Until recursive through one operand only),
+with no horizon (but a Since/Until recursive through one operand only,
+and a recursion whose moves an atom outside it confines: rounds.py reads
+that atom's facts before the second round),
 terms of two types in one argument, times off a decimal grid or, on a
 calendar, off the microsecond grid; arithmetic Spark cannot do exactly,
 found per row) raises :class:`NotRelational` naming the

@@ -33,7 +33,7 @@ from itertools import count
 from chronolog.engine import seminaive
 from chronolog.engine.runaway import MAX_ROUNDS
 from chronolog.planner import physical as ph
-from chronolog.planner.backend_choice import DOUBLING_CONF
+from chronolog.planner.backend_choice import DOUBLING_CONF, data_confined
 from chronolog.planner.ir import NegScan, Scan
 
 from ..spark import _session_conf
@@ -158,6 +158,8 @@ class Rounds(seminaive.Backend):
         self.catalog = Catalog(spark)
         self.relations = Relations(self.catalog, self.types)
         self.rules = RuleSql(self.relations, self.grid, self.grid.codes(horizon) if horizon is not None else None, plan.strata)
+        self.horizon = horizon if horizon is not None else plan.temporal  # (as the plan's choice reads it)
+        self._confined: list = []  # the level's recursions through time that the data confine: [(stratum, [(rule, Scan)])]
         self.stats = Stats()
         self._old_facts: dict = {}  # pred -> its facts but its delta (a Rel), after the last merge
         self._released: set = set()  # predicates whose checkpoint no later stratum reads, dropped
@@ -277,6 +279,7 @@ class Rounds(seminaive.Backend):
         heads = Counter(r.head_pred for r in self._chasing)
         self._ordered = {id(r) for r in self._chasing if heads[r.head_pred] > 1}
         self._level, self._changed, self._nodes = level, None, {}
+        self._confined = [(st, confined) for st in strata if (confined := data_confined(st, self.horizon))]
         seminaive.run(self, level)
 
     def settle(self, deltas: dict) -> dict:
@@ -333,6 +336,42 @@ class Rounds(seminaive.Backend):
         if number > MAX_ROUNDS.get():  # (named: a rule of a stratum of the level still deriving)
             stratum = self._owner[next(iter(deltas))][0]
             raise NotRelational(f"no fixpoint after {number - 1} rounds", stratum.rules[0])  # the engine reports it
+        if number == 2:  # (round 1 wrote the inputs still pending; a stratum of no new facts is at its fixpoint)
+            for stratum, confined in self._confined:
+                if stratum.preds & set(deltas):
+                    self.check_confined(confined)
+
+    def check_confined(self, confined: list) -> None:
+        """Stop for one task where the facts that confine a recursion
+        through time with no horizon (planner/backend_choice.data_bounds:
+        ``[(rule, Scan)]``) hold without end (its model may repeat forever:
+        the engine finds the repetition) or span more of its steps than
+        the rounds take (:data:`ROUNDS_THROUGH_TIME`, as within a horizon):
+        one statement over their relations, the driver's numbers then."""
+        from chronolog.engine.interval_codes import NEG, POS
+        from chronolog.planner.backend_choice import ROUNDS_THROUGH_TIME, time_steps
+
+        from .sql import int64, union
+
+        q = Stmt()
+        preds = list(dict.fromkeys(atom.pred for _, atom in confined))
+        parts = [q.add(f"SELECT s, e FROM {self.relations.read(q, self.relations.rel(p))}", ["s", "e"]) for p in preds]
+        both = union(q, parts, ["s", "e"])
+        last = q.add(f"SELECT min(CASE WHEN s > {int64(NEG)} THEN s END) AS lo, max(CASE WHEN e < {int64(POS)} THEN e END) AS hi, "
+                     f"max(s = {int64(NEG)} OR e = {int64(POS)}) AS endless FROM {both}", ["lo", "hi", "endless"])
+        lo, hi, endless = self.catalog.sql(q.text(last)).collect()[0]
+        rule = confined[0][0]
+        if endless:
+            raise NotRelational(f"the facts of {', '.join(preds)}, which confine the recursion through time (no horizon), "
+                                "hold without end: its model may repeat forever; give a horizon", rule)
+        if lo is None:
+            return  # (none: the rules that move time derive nothing)
+        span = self.grid.interval(lo, hi)
+        steps = time_steps([r for r, _ in confined], span)
+        if steps > ROUNDS_THROUGH_TIME:
+            raise NotRelational(f"recursion through time over about {steps:,} steps of the facts of {', '.join(preds)}, "
+                                f"which confine it (no horizon), as many Spark rounds (more than {ROUNDS_THROUGH_TIME}; "
+                                "one task steps through them in one process)", rule)
 
     def _views(self, rp, variant, deltas: dict) -> dict:
         """Body position -> the Rel a variant reads instead of the full relation:

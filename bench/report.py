@@ -700,6 +700,14 @@ def _spark_divisions(out, rows):
     return _spark_float_sums(out, rows)
 
 
+@bench(name="spark_confined", args="bench/spark_aggregate.py --facts 20000 --program confined --sides 'one task' relational",
+       tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
+       what="a recursion through time with no horizon that the data confine, with no key: rounds (the confining facts "
+            "read before the second round) against one task")
+def _spark_confined(out, rows):
+    return _spark_float_sums(out, rows)
+
+
 @bench(name="spark_jobs", args="bench/spark_jobs.py --repeat 3 --paths rounds driver", tags=("spark",),
        peer="the embedded engine on the same programs",
        what="Spark jobs and wall per small call (golden examples and program shapes): rounds and driver paths")

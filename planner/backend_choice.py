@@ -488,13 +488,14 @@ def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
     ir = st.stratum
     if st.recursive and ir is not None:
         moving = [r for r in ir.shifting_rules if through_time(r, ir)]
-        if moving and not bounded(horizon) and data_bounds(moving, ir) is None:  # (but a Since/Until recursive through one operand only)
+        loose = [r for r in moving if confining_atom(r, ir) is None]  # (nothing confines what they derive)
+        if loose and not bounded(horizon):  # (but a Since/Until recursive through one operand only)
             from chronolog.language.timeline import NEG_INF, POS_INF
 
             if horizon is None or (horizon[0], horizon[1]) == (NEG_INF, POS_INF):
-                return Refusal(THROUGH_TIME, moving[0])
+                return Refusal(THROUGH_TIME, loose[0])
             end = "+inf" if horizon[1] == POS_INF else "-inf"
-            return Refusal(f"recursion through time with a horizon open at {end} (rounds may not end there)", moving[0])
+            return Refusal(f"recursion through time with a horizon open at {end} (rounds may not end there)", loose[0])
         if moving and bounded(horizon):
             steps = time_steps(moving, horizon)
             if steps > ROUNDS_THROUGH_TIME:
@@ -599,21 +600,24 @@ def data_bounds(moving, stratum) -> Optional[list]:
     the atoms' facts before their second round and leave for one task
     where one holds without end or their span takes too many rounds
     (spark_rounds/rounds.py)."""
+    out = [(r, confining_atom(r, stratum)) for r in moving]
+    return None if any(atom is None for _, atom in out) else out
+
+
+def confining_atom(rule, stratum):
+    """The first positive atom of ``rule`` outside ``stratum``'s cycle read
+    over finite windows (no time grouping), with a head shift finite too:
+    what the rule derives lies within its facts moved a bounded way (None:
+    none, or a rule of another kind: :func:`data_bounds`)."""
     from .ir import PlanRule, Scan
 
     def finite(w) -> bool:
         return w is None or all(abs(x) != POS_INF for x in w[:2])
 
-    out = []
-    for r in moving:
-        if type(r) is not PlanRule or not finite(r.head_shift):
-            return None
-        atom = next((lit for lit in r.body if type(lit) is Scan and lit.pred not in stratum.preds and lit.group is None
-                     and finite(lit.box) and finite(lit.shift)), None)
-        if atom is None:
-            return None
-        out.append((r, atom))
-    return out
+    if type(rule) is not PlanRule or not finite(rule.head_shift):
+        return None
+    return next((lit for lit in rule.body if type(lit) is Scan and lit.pred not in stratum.preds and lit.group is None
+                 and finite(lit.box) and finite(lit.shift)), None)
 
 
 def data_confined(st, horizon) -> list:

@@ -640,7 +640,8 @@ def test_bad_input_rows_go_to_one_task(spark, bad):
 def test_unsupported_falls_back_with_the_rule(spark):
     prog = """
     later(X) :- e(X, Y, S).
-    later(Y) :- <->[1,1] later(X), e(X, Y, S).
+    later(Y) :- <->[1,1] later(X), e(X, Y, S), not e(Y, X, S).
+    later(X) :- <->[1,1] later(X), not e(X, X, 3).
     far(X, Z) :- e(X, Y, S), e(Y, Z, S2).
     @output("far").
     """

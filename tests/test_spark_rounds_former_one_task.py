@@ -409,10 +409,12 @@ def test_the_plan_lists_what_still_sends_the_rounds_to_one_task():
     "p(X) :- <->[2,2] p(X).",  # (nothing else in the body)
     "p(X) :- <->[2,2] p(X), <->[0,+inf] r(X).",  # (r moved without end)
     "p(X) :- <->[2,2] p(X), not r(X).",  # (a negation confines nothing)
+    "p(X) :- <->[1,1] p(X), r(X).\np(X) :- [-][1,2] p(X).",  # (the second rule: named, not the first)
 ])
 def test_a_recursion_through_time_nothing_confines_stays_in_one_task(rule):
     choice = choose(make_plan(load_program(f"p(X) :- q(X).\n{rule}\nk(X, Y) :- q(X), r(Y).\n"))).spark
     assert choice.path == "one task" and "recursion through time with no horizon" in choice.why, choice.why
+    assert f"in the rule {rule.splitlines()[-1]}" in choice.why, choice.why
 
 
 @spark_test

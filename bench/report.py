@@ -700,7 +700,7 @@ def _spark_divisions(out, rows):
     return _spark_float_sums(out, rows)
 
 
-@bench(name="spark_confined", args="bench/spark_aggregate.py --facts 20000 --program confined --sides 'one task' relational",
+@bench(name="spark_confined", args="bench/spark_aggregate.py --facts 1000000 --program confined --sides 'one task' relational",
        tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
        what="a recursion through time with no horizon that the data confine, with no key: rounds (the confining facts "
             "read before the second round) against one task")

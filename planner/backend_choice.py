@@ -24,6 +24,7 @@ from chronolog.language.builtins import FOLDS
 from chronolog.language.timeline import POS_INF
 
 from . import physical as ph
+from .confining import confining_atom, data_bounds
 from . import input_size as size  # (the thresholds, read when used: tests lower them)
 
 ROWS, COLUMNS, BY_SIZE = "rows", "columns", "columns or rows by input size"
@@ -587,42 +588,9 @@ def round_digits(e):
     return None
 
 
-def data_bounds(moving, stratum) -> Optional[list]:
-    """The atoms outside ``stratum``'s cycle that confine in time what
-    each rule of ``moving`` (the rules that move time around it) derives,
-    one per rule (``[(rule, Scan)]``), or None where a rule has none.  A
-    rule ``p(X) :- <->[2,2] p(X), r(X).`` derives p only where r holds,
-    so however far its recursion moves p, p stays within r's facts (the
-    atom's own box and shift and the head's shift, all finite, moving
-    them a bounded way): where those facts end, the model is finite and
-    the rounds reach its fixpoint with no horizon; the rules that do not
-    move time keep their facts where their body's lie.  The rounds read
-    the atoms' facts before their second round and leave for one task
-    where one holds without end or their span takes too many rounds
-    (spark_rounds/rounds.py)."""
-    out = [(r, confining_atom(r, stratum)) for r in moving]
-    return None if any(atom is None for _, atom in out) else out
-
-
-def confining_atom(rule, stratum):
-    """The first positive atom of ``rule`` outside ``stratum``'s cycle read
-    over finite windows (no time grouping), with a head shift finite too:
-    what the rule derives lies within its facts moved a bounded way (None:
-    none, or a rule of another kind: :func:`data_bounds`)."""
-    from .ir import PlanRule, Scan
-
-    def finite(w) -> bool:
-        return w is None or all(abs(x) != POS_INF for x in w[:2])
-
-    if type(rule) is not PlanRule or not finite(rule.head_shift):
-        return None
-    return next((lit for lit in rule.body if type(lit) is Scan and lit.pred not in stratum.preds and lit.group is None
-                 and finite(lit.box) and finite(lit.shift)), None)
-
-
 def data_confined(st, horizon) -> list:
     """The atoms that confine stratum ``st``'s recursion through time
-    (:func:`data_bounds`) where no ``horizon`` does and the rounds run it
+    (confining.data_bounds) where no ``horizon`` does and the rounds run it
     so; else ``[]``."""
     ir = st if not isinstance(st, ph.StratumPlan) else st.stratum
     if ir is None or not ir.recursive or bounded(horizon):

@@ -343,7 +343,7 @@ class Rounds(seminaive.Backend):
 
     def check_confined(self, confined: list) -> None:
         """Stop for one task where the facts that confine a recursion
-        through time with no horizon (planner/backend_choice.data_bounds:
+        through time with no horizon (planner/confining.data_bounds:
         ``[(rule, Scan)]``) hold without end (its model may repeat forever:
         the engine finds the repetition) or span more of its steps than
         the rounds take (:data:`ROUNDS_THROUGH_TIME`, as within a horizon):

@@ -1,0 +1,44 @@
+"""What confines a recursion through time with no horizon: an atom outside
+its cycle in each rule that moves time.
+
+A rule ``p(X) :- <->[2,2] p(X), r(X).`` derives p only where r holds, so
+however far its recursion moves p, p stays within r's facts (the atom's
+own box and shift and the head's shift, all finite, moving them a bounded
+way); the rules of the cycle that do not move time keep their facts where
+their body's lie.  Where those facts end, the model is finite: Spark's
+rounds reach its fixpoint with no horizon (planner/backend_choice.py,
+connectors/spark_rounds/rounds.py).  Whether they end is known only at
+run time, from the facts.  (The embedded engine still searches such a
+model for a repetition, engine/termination.py, whose bounded attempts
+jump the gaps between clusters of data far apart.)
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from chronolog.language.timeline import POS_INF
+
+from .ir import PlanRule, Scan
+
+
+def data_bounds(moving, stratum) -> Optional[list]:
+    """The atoms outside ``stratum``'s cycle that confine in time what
+    each rule of ``moving`` (the rules that move time around it) derives,
+    one per rule (``[(rule, Scan)]``), or None where a rule has none."""
+    out = [(r, confining_atom(r, stratum)) for r in moving]
+    return None if any(atom is None for _, atom in out) else out
+
+
+def confining_atom(rule, stratum):
+    """The first positive atom of ``rule`` outside ``stratum``'s cycle read
+    over finite windows (no time grouping), with a head shift finite too:
+    what the rule derives lies within its facts moved a bounded way (None:
+    none, or a rule of another kind: :func:`data_bounds`)."""
+    def finite(w) -> bool:
+        return w is None or all(abs(x) != POS_INF for x in w[:2])
+
+    if type(rule) is not PlanRule or not finite(rule.head_shift):
+        return None
+    return next((lit for lit in rule.body if type(lit) is Scan and lit.pred not in stratum.preds and lit.group is None
+                 and finite(lit.box) and finite(lit.shift)), None)

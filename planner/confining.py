@@ -8,9 +8,9 @@ way); the rules of the cycle that do not move time keep their facts where
 their body's lie.  Where those facts end, the model is finite: Spark's
 rounds reach its fixpoint with no horizon (planner/backend_choice.py,
 connectors/spark_rounds/rounds.py).  Whether they end is known only at
-run time, from the facts.  (The embedded engine still searches such a
-model for a repetition, engine/termination.py, whose bounded attempts
-jump the gaps between clusters of data far apart.)
+run time, from the facts; where they do, the embedded engine runs such a
+forward recursion once within them instead of searching its model for a
+repetition (engine/termination.py).
 """
 
 from __future__ import annotations

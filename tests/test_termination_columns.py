@@ -11,6 +11,7 @@ stats say which executor ran.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -102,9 +103,12 @@ def _clip(items, window):
     return [(t, x) for t, iv in items if (x := intersect(iv, w)) is not None]
 
 
-def _keys(n, backward=False):
+def _keys(n, backward=False, endless=True):
     """``n`` keys, each seeded once in [0, 1000) and driven by q for 5 to 60
-    time units after (before, ``backward``) its seed."""
+    time units after (before, ``backward``) its seed; ``endless``: the last
+    key's q holds without end that way, so that q's facts do not confine
+    the recursion (planner/confining.py) and its model is searched for a
+    repetition (else it is run once to its fixpoint within q's facts)."""
     import random
 
     rng = random.Random(5)
@@ -112,6 +116,8 @@ def _keys(n, backward=False):
     for i in range(n):
         a = rng.randrange(1000)
         span = rng.randrange(5, 60)
+        if endless and i == n - 1:
+            span = math.inf
         facts["s"].append(((f"k{i}",), (a, a + Fraction(1, 2))))
         facts["q"].append(((f"k{i}",), (a - span, a + 1) if backward else (a, a + span)))
     return facts
@@ -144,6 +150,25 @@ def test_auto_runs_a_recurrence_without_a_horizon_on_columns_from_the_threshold(
     assert big.repeating("p") == rows.repeating("p")
     small = chronolog.reason(program, _keys(keys // 4, backward))
     assert [c["executor"] for c in small.stats["components"]] == ["rows"]
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_recursion_its_facts_confine_runs_once_to_its_fixpoint(engine, monkeypatch):
+    """Every q fact ends, and q confines the recursion (planner/confining.py):
+    its model is finite, run once within q's facts widened by the rules'
+    reach, no repetition searched; the facts of a run with a horizon around
+    them all, and of the search where one more key's q holds without end."""
+    searched = _searched(monkeypatch)
+    facts = _keys(40, endless=False)
+    m = chronolog.reason(FORWARD, facts, engine=engine)
+    assert m.stats["components"] == [] and searched == [] and m.is_finite
+    assert m.stats["executors"][_stratum_of(m, "p")] == engine
+    assert m.facts("p") == chronolog.reason(FORWARD, facts, engine=engine, horizon=(-200, 1300)).facts("p")
+    endless = {"s": facts["s"] + [(("k",), (5, 5))], "q": facts["q"] + [(("k",), (5, math.inf))]}
+    found = chronolog.reason(FORWARD, endless, engine=engine)
+    assert [c["predicates"] for c in found.stats["components"]] == [["p"]]
+    assert [f for f in found.facts("p") if f[0] != ("k",)] == m.facts("p")
+    assert {t for t, *_ in found.repeating("p")} == {("k",)}  # (k's p holds at every point from 5: repeats forever)
 
 
 @pytest.mark.parametrize("program", [
@@ -243,8 +268,8 @@ def test_each_attempt_on_columns_is_searched_on_its_frames(monkeypatch):
     """An attempt on columns is searched on its frames, finding what the
     rows' search finds in the same model read back as rows."""
     # data far apart: each stretch between the gaps searched on its own
-    far = {"s": [(("a",), (0, 0)), (("a",), (100000, 100000)), (("b",), (7, 7))],
-           "q": [(("a",), (0, 5)), (("a",), (100000, 100003)), (("b",), (5, 50))]}
+    far = {"s": [(("a",), (0, 0)), (("a",), (100000, 100000)), (("b",), (7, 7)), (("c",), (3, 3))],
+           "q": [(("a",), (0, 5)), (("a",), (100000, 100003)), (("b",), (5, 50)), (("c",), (3, math.inf))]}
     on_rows = chronolog.reason(FORWARD, far, engine="rows")
     searched = _searched(monkeypatch)
     for program in (FORWARD, BACKWARD, CYCLE):

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from chronolog.language.errors import HORIZON_HINT, HorizonNeeded
 from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import direction, group_period, lcm_of, program_reach
-from chronolog.planner.ir import PlanRule, Scan, SinceRule
+from chronolog.planner.ir import PlanRule, Scan
 from chronolog.planner.physical import CaptureTime, WrapInterval, is_since_until, rule_operator
 from chronolog.planner.mirror import mirror_interval, mirror_rule
 from chronolog.planner.stratify import stratify
@@ -590,28 +590,17 @@ def _attempts_on(plan, given, engine) -> str:
 def _confined_window(stratum, core):
     """A window that holds the whole model of ``stratum``, whose recursion
     moves time, where that model is finite: the facts of atoms outside its
-    cycle confine each rule that moves time (planner/confining.py) and
-    every fact it reads (``core``) ends, its rules' windows finite, so
-    each fact it derives lies within those facts widened by its reach
-    (None: not known to be finite: its repetition is searched).  Not for
-    a stratum that creates values, captures time or places it.  The run
-    within it is the stratum's fixpoint (the window cuts nothing), less
-    work than the search's attempts and comparisons (docs/design.md:
-    repeating_columns' forward recursion 2.1 against 3.4 s of CPU)."""
-    from chronolog.planner.confining import data_bounds
+    cycle confine it and every fact it reads (``core``) ends
+    (planner/confining.finite_where_facts_end), so each fact it derives
+    lies within them widened by its rules' reach (None: not known to be
+    finite: its repetition is searched).  The run within it is the
+    stratum's fixpoint (the window cuts nothing), less work than the
+    search's attempts and comparisons (docs/design.md: repeating_columns'
+    forward recursion 2.1 against 3.4 s of CPU)."""
+    from chronolog.planner.confining import finite_where_facts_end
 
-    def finite(w) -> bool:
-        return w is None or all(x not in (INF, -INF) for x in w[:2])
-
-    if stratum.inventing_rules or data_bounds(stratum.shifting_rules, stratum) is None:
+    if not finite_where_facts_end(stratum):
         return None
-    for r in stratum.rules:
-        if type(r) not in (PlanRule, SinceRule) or isinstance(rule_operator(r), (CaptureTime, WrapInterval)):
-            return None
-        scans = (r.left, r.right) if type(r) is SinceRule else [lit for lit in r.body if type(lit) is Scan]
-        windows = [r.head_shift, getattr(r, "window", None), *(w for lit in scans for w in (lit.box, lit.shift))]
-        if not all(finite(w) for w in windows) or any(lit.group is not None for lit in scans):
-            return None
     ends = [x for atoms in core.values() for ivs in atoms.values() for iv in ivs for x in iv[:2]]
     if not ends or any(x in (INF, -INF) for x in ends):
         return None

@@ -19,7 +19,8 @@ from typing import Optional
 
 from chronolog.language.timeline import POS_INF
 
-from .ir import PlanRule, Scan
+from .ir import PlanRule, Scan, SinceRule
+from .physical import CaptureTime, WrapInterval, rule_operator
 
 
 def data_bounds(moving, stratum) -> Optional[list]:
@@ -35,10 +36,31 @@ def confining_atom(rule, stratum):
     over finite windows (no time grouping), with a head shift finite too:
     what the rule derives lies within its facts moved a bounded way (None:
     none, or a rule of another kind: :func:`data_bounds`)."""
-    def finite(w) -> bool:
-        return w is None or all(abs(x) != POS_INF for x in w[:2])
-
     if type(rule) is not PlanRule or not finite(rule.head_shift):
         return None
     return next((lit for lit in rule.body if type(lit) is Scan and lit.pred not in stratum.preds and lit.group is None
                  and finite(lit.box) and finite(lit.shift)), None)
+
+
+def finite_where_facts_end(stratum) -> bool:
+    """Whether the model of ``stratum``, whose recursion moves time, is
+    finite wherever every fact it reads ends, within them widened by its
+    rules' reach (planner/fragment.program_reach): the facts of atoms
+    outside its cycle confine each rule that moves time, every window of
+    its rules is finite, and it neither creates values (they may grow
+    without end), groups time, captures it nor places it."""
+    if stratum.inventing_rules or data_bounds(stratum.shifting_rules, stratum) is None:
+        return False
+    for r in stratum.rules:
+        if type(r) not in (PlanRule, SinceRule) or isinstance(rule_operator(r), (CaptureTime, WrapInterval)):
+            return False
+        scans = (r.left, r.right) if type(r) is SinceRule else [lit for lit in r.body if type(lit) is Scan]
+        windows = [r.head_shift, r.window if type(r) is SinceRule else None, *(w for lit in scans for w in (lit.box, lit.shift))]
+        if not all(finite(w) for w in windows) or any(lit.group is not None for lit in scans):
+            return False
+    return True
+
+
+def finite(window) -> bool:
+    """Whether ``window`` (``(lo, hi, ...)`` or None: none) has finite ends."""
+    return window is None or all(abs(x) != POS_INF for x in window[:2])

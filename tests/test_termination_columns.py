@@ -367,12 +367,14 @@ def same_atom_recurrences(draw):
 BOTH = [(0, 20), None]  # with a horizon and without one
 
 
-def _waves(mp, min_atoms=1):
+def _waves(mp, min_atoms=1, min_pieces=0):
     """The answers of columns/waves.sweep, recorded (None: the heap sweep's
-    case), taking atoms from ``min_atoms`` on (a few keys: small cases)."""
+    case), taking atoms from ``min_atoms`` on and waves of any size (a few
+    keys: small cases; ``min_pieces``: the waves' average it keeps)."""
     from chronolog.engine.columns import waves
 
     mp.setattr(waves, "WAVE_MIN_ATOMS", min_atoms)
+    mp.setattr(waves, "MIN_WAVE_PIECES", min_pieces)
     answers = []
     real = waves.sweep
 
@@ -445,10 +447,32 @@ def test_waves_take_many_atoms_and_leave_a_single_chain_to_the_heap():
     for facts, horizon, took in ((_keys(waves.WAVE_MIN_ATOMS), (0, 1100), True),
                                  ({"s": [(("k",), (0, 0))], "q": [(("k",), (0, 300))]}, (0, 400), False)):
         with pytest.MonkeyPatch.context() as mp:
-            answers = _waves(mp, waves.WAVE_MIN_ATOMS)
+            answers = _waves(mp, waves.WAVE_MIN_ATOMS, waves.MIN_WAVE_PIECES)
             columns = chronolog.reason(FORWARD, facts, engine="columns", horizon=horizon)
         assert answers and all((a is not None) == took for a in answers), took
         assert columns.facts("p") == chronolog.reason(FORWARD, facts, engine="rows", horizon=horizon).facts("p")
+
+
+@pytest.mark.parametrize("spread, took", [(1000, True), (10**7, False)])
+def test_waves_of_keys_far_apart_in_time_go_back_to_the_heap(spread, took):
+    """As many keys as the waves take, seeded within 1,000 units (a wave
+    holds about 30 keys' pieces: waves) or 10^7 (one piece a wave: the
+    heap, from the seeds, after 64 waves); the models are the rows'."""
+    import random
+
+    from chronolog.engine.columns import waves
+
+    rng = random.Random(3)
+    facts = {"s": [], "q": []}
+    for i in range(waves.WAVE_MIN_ATOMS):
+        a = rng.randrange(spread)
+        facts["s"].append(((f"k{i}",), (a, a)))
+        facts["q"].append(((f"k{i}",), (a, a + 35)))
+    with pytest.MonkeyPatch.context() as mp:
+        answers = _waves(mp, waves.WAVE_MIN_ATOMS, waves.MIN_WAVE_PIECES)
+        columns = chronolog.reason(FORWARD, facts, engine="columns")
+    assert answers and all((a is not None) == took for a in answers), took
+    assert columns.facts("p") == chronolog.reason(FORWARD, facts, engine="rows").facts("p")
 
 
 def test_plan_says_which_recurrences_the_sweep_takes_in_waves():

@@ -669,43 +669,31 @@ def _spark_aggregate(out, rows):
                    f"{_x(w['relational'], w['driver'])} the driver, {_x(w['relational'], w['embedded'])} embedded", ok=ok)
 
 
-@bench(name="spark_float_sums", args="bench/spark_aggregate.py --facts 100000 --program float_sums --sides 'one task' relational",
-       tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
-       what="sums, means, products and sets of floats with no key: rounds (the engine's fold per segment) against one task")
-def _spark_float_sums(out, rows):
+def _rounds_against_one_task(out, rows):
+    """spark_aggregate.py's rounds against one task and the embedded engine, at its largest size."""
     n, w, ok = _sides_at_largest(out)
     return Figures(f"{n:,} facts: rounds {_s(w['relational'])}", f"one task {_s(w['one task'])}, embedded {_s(w['embedded'])}",
                    f"{_x(w['relational'], w['one task'])} one task, {_x(w['relational'], w['embedded'])} embedded", ok=ok)
 
 
-@bench(name="spark_exact_means", args="bench/spark_aggregate.py --facts 20000 --program exact_means --sides 'one task' relational",
-       tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
-       what="a mean of integers read by later rules (a threshold, arithmetic with 1/3), exact, with no key: rounds against one task")
-def _spark_exact_means(out, rows):
-    return _spark_float_sums(out, rows)
-
-
-@bench(name="spark_fraction_folds", args="bench/spark_aggregate.py --facts 20000 --program fraction_folds --sides 'one task' relational",
-       tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
-       what="sums of means (fractions) over companies and investors, max and mod of a mean, exact, with no key: rounds against one task")
-def _spark_fraction_folds(out, rows):
-    return _spark_float_sums(out, rows)
-
-
-@bench(name="spark_divisions", args="bench/spark_aggregate.py --facts 100000 --program divisions --sides 'one task' relational",
-       tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
-       what="quotients of integers that are not whole in assignments and a condition, with no key: the rounds stop on "
-            "the run's integers and run again exact, against one task")
-def _spark_divisions(out, rows):
-    return _spark_float_sums(out, rows)
-
-
-@bench(name="spark_confined", args="bench/spark_aggregate.py --facts 1000000 --program confined --sides 'one task' relational",
-       tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine",
-       what="a recursion through time with no horizon that the data confine, with no key: rounds (the confining facts "
-            "read before the second round) against one task")
-def _spark_confined(out, rows):
-    return _spark_float_sums(out, rows)
+# programs that went to one Spark task and now run in the rounds: (name, facts, --program, what)
+for _name, _facts, _program, _what in (
+    ("spark_float_sums", 100000, "float_sums",
+     "sums, means, products and sets of floats with no key: rounds (the engine's fold per segment) against one task"),
+    ("spark_exact_means", 20000, "exact_means",
+     "a mean of integers read by later rules (a threshold, arithmetic with 1/3), exact, with no key: rounds against one task"),
+    ("spark_fraction_folds", 20000, "fraction_folds",
+     "sums of means (fractions) over companies and investors, max and mod of a mean, exact, with no key: rounds against one task"),
+    ("spark_divisions", 100000, "divisions",
+     "quotients of integers that are not whole in assignments and a condition, with no key: the rounds stop on "
+     "the run's integers and run again exact, against one task"),
+    ("spark_confined", 1000000, "confined",
+     "a recursion through time with no horizon that the data confine, with no key: rounds (the confining facts "
+     "read before the second round) against one task"),
+):
+    bench(name=_name, args=f"bench/spark_aggregate.py --facts {_facts} --program {_program} --sides 'one task' relational",
+          tags=("spark",), peer="the same call in one Spark task (where it ran before); the embedded engine", what=_what)(
+        _rounds_against_one_task)
 
 
 @bench(name="spark_jobs", args="bench/spark_jobs.py --repeat 3 --paths rounds driver", tags=("spark",),

@@ -488,7 +488,7 @@ ROUNDS_THROUGH_TIME = 200
 def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
     ir = st.stratum
     if st.recursive and ir is not None:
-        moving = [r for r in ir.shifting_rules if through_time(r, ir)]
+        moving = moving_for_rounds(ir)
         loose = [r for r in moving if confining_atom(r, ir) is None]  # (nothing confines what they derive)
         if loose and not bounded(horizon):  # (but a Since/Until recursive through one operand only)
             from chronolog.language.timeline import NEG_INF, POS_INF
@@ -588,14 +588,13 @@ def round_digits(e):
     return None
 
 
-def data_confined(st, horizon) -> list:
-    """The atoms that confine stratum ``st``'s recursion through time
-    (confining.data_bounds) where no ``horizon`` does and the rounds run it
-    so; else ``[]``."""
-    ir = st if not isinstance(st, ph.StratumPlan) else st.stratum
-    if ir is None or not ir.recursive or bounded(horizon):
+def data_confined(ir, horizon) -> list:
+    """The atoms that confine the recursion through time of the IR stratum
+    ``ir`` (confining.data_bounds) where no ``horizon`` does and the rounds
+    run it so; else ``[]``."""
+    if not ir.recursive or bounded(horizon):
         return []
-    moving = [r for r in ir.shifting_rules if through_time(r, ir)]
+    moving = moving_for_rounds(ir)
     return (data_bounds(moving, ir) or []) if moving else []
 
 
@@ -627,6 +626,12 @@ def time_steps(rules, horizon) -> int:
     if not reaches or not all(isinstance(x, (int, Fraction)) for x in (lo, hi, *reaches)) or min(reaches) <= 0:
         return 0
     return int((Fraction(hi) - Fraction(lo)) / min(reaches))
+
+
+def moving_for_rounds(stratum) -> list:
+    """The rules that move time around ``stratum``'s cycle where Spark's rounds
+    need a horizon or confining facts to end (:func:`through_time`)."""
+    return [r for r in stratum.shifting_rules if through_time(r, stratum)]
 
 
 def through_time(rule, stratum) -> bool:
@@ -679,7 +684,7 @@ def _spark_fallbacks(st, horizon=None) -> tuple:
     out = []
     ir = st.stratum
     if st.recursive and ir is not None and ir.shifting_rules:
-        moving = [r for r in ir.shifting_rules if through_time(r, ir)]
+        moving = moving_for_rounds(ir)
         confined = data_bounds(moving, ir) if moving and not bounded(horizon) else None
         if bounded(horizon):
             out.append("the recursion through time needs more rounds within the horizon than the round limit (--max-rounds)")

@@ -989,6 +989,15 @@ class Reasoner:
         # the whole run on rows, where the model repeats, when the plan's
         # placement says so (Plan.repeats_forever, which it reads)
         self.terminating = bool(self._repeats(hz))
+        # where the model is finite wherever the given facts end and they do,
+        # the run takes the horizon they imply instead (engine/implied_horizon.py)
+        self._window = self._hull = None
+        if self.terminating and hz is None and not self._repetitions:
+            from chronolog.engine.implied_horizon import facts_hull, implied_horizon
+
+            self._hull = facts_hull(given, columns)
+            self._window = implied_horizon(self.plan, self._hull)
+            self.terminating = self._window is None
         derived = self.plan.derived_predicates()
         if columns and self.terminating:
             for fc in columns:  # rows after all: the row-only paths read them
@@ -1081,19 +1090,22 @@ class Reasoner:
                                          [rep.period for _, _, rep in self._repetitions])
 
     def _finish(self, store, hz, strategy, explain, base) -> None:
+        run_hz = hz if hz is not None else self._window  # (the model's horizon stays the user's: none)
         if self.engine == "rows" or self._rows_alone(store):
-            self.evaluator = Evaluator(self.plan, store, hz, strategy, explain=explain, base=base, max_rounds=self.max_rounds)
+            self.evaluator = Evaluator(self.plan, store, run_hz, strategy, explain=explain, base=base, max_rounds=self.max_rounds)
             self.evaluator.stats["executors"] = {s.index: "rows" for s in self.plan.strata}  # (as the columnar executor reports)
         else:
             from chronolog.engine.columns.evaluator import HybridEvaluator
 
             self.evaluator = HybridEvaluator(
-                self.plan, store, hz, strategy, explain=explain, base=base, engine=self.engine, max_rounds=self.max_rounds,
+                self.plan, store, run_hz, strategy, explain=explain, base=base, engine=self.engine, max_rounds=self.max_rounds,
                 columns=self._columns,
             )
         self.evaluator.progress = self._progress
         self.evaluator.analysis = _analysis_under_way()
         self.evaluator.run()
+        if run_hz is not hz:
+            self.evaluator.stats["implied_horizon"] = run_hz
         self.model = Model(self.evaluator.store, self.plan, hz, self.evaluator.stats, self.evaluator.provenance)
         self.model.dialect = self.dialect
         self.model._given, self.model._strategy = self._given, strategy  # for a proof's re-run
@@ -1245,13 +1257,14 @@ class Reasoner:
         back already) and ``rows`` added, the model maintained."""
         self._extend_given(rows)
         windows = getattr(self.plan.program, "tuple_windows", None)
-        if self.terminating or self.evaluator.explain or windows:
+        beyond = self._rewindow(rows)
+        if beyond or self.terminating or self.evaluator.explain or windows:
             if self.terminating and self._rows is not self._given:
                 for pred, r in rows.items():
                     self._rows.setdefault(pred, []).extend(r)
             if windows:
                 self._refill_tuple_windows()
-            why = ("the model repeats forever" if self.terminating else "explanations are recorded"
+            why = ("the model repeats forever" if self.terminating else beyond if beyond else "explanations are recorded"
                    if self.evaluator.explain else "tuple windows count the input facts")
             self._reason_again()
             self.model.stats["maintenance"] = [{"stratum": "all", "maintained": False, "why": f"{why}: reasoned again"}]
@@ -1269,6 +1282,27 @@ class Reasoner:
         self.model.stats["maintained_on"] = getattr(self.evaluator, "maintained_on", "rows")
         self.model._provenance = None  # (derivations a proof recorded before the update: recorded again by the next one)
         return self.model
+
+    def _rewindow(self, rows) -> str:
+        """Why the model is reasoned again where the run took the horizon its
+        given facts imply ("": it is not): facts an update adds reach beyond
+        those facts (a new horizon from every given fact), or an added fact
+        without end or that repeats takes it away (the model found where it
+        repeats, as with no horizon)."""
+        if self._window is None:
+            return ""
+        from chronolog.engine.implied_horizon import facts_hull, implied_horizon
+
+        if not self.terminating:  # (an added repeating fact has made it so: _extend_given)
+            added = facts_hull(rows)
+            if added is None or self._hull[0] <= added[0] and added[1] <= self._hull[1]:
+                return ""
+            self._hull = facts_hull(self._given)
+            self._window = implied_horizon(self.plan, self._hull)
+        if self._window is None or self.terminating:
+            self._window, self.terminating, self._rows = None, True, self._given
+            return ""  # (why: the model repeats forever)
+        return "facts were added beyond those the run's horizon was implied from"
 
     def _count_update(self, stats_before: dict, before: dict) -> None:
         """After an update ``stats["rounds"]`` and ``["derivations"]`` count

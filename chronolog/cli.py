@@ -365,6 +365,12 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
         )
         for c in model.stats.get("components", []):
             _echo(_describe_component(c), err=True)
+        implied = model.stats.get("implied_horizon")
+        if implied is not None:  # (no horizon given, the model finite where the facts end: engine/implied_horizon.py)
+            from chronolog.language.timeline import format_interval
+
+            shown = model.calendar.format_interval if model.calendar is not None else format_interval
+            _echo(f"run within the horizon the given facts imply: {shown(implied)}", err=True)
         reader = sys.modules.get("chronolog.language.fact_columns")
         if reader is not None and reader.kernel_lines + reader.parsed_lines:  # (the kernel reader ran)
             _echo(f"{reader.kernel_lines} fact lines read by the kernels, {reader.parsed_lines} by the parser", err=True)

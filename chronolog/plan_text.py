@@ -6,7 +6,7 @@ printed as DataFusion's and Polars' EXPLAIN print theirs)."""
 
 from __future__ import annotations
 
-from chronolog.language.timeline import format_interval
+from chronolog.language.timeline import format_interval, format_number
 from chronolog.planner.backend_choice import BY_SIZE, COLUMNS_FALLBACK, ROWS, choose
 from chronolog.planner.explain import coalesce_tree, describe_fragment, operator_tree
 from chronolog.planner.physical import Coalesce
@@ -67,6 +67,10 @@ def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None, anal
         from chronolog.language.timeline import make
 
         out.append(f"horizon: {shown(make(hz[0], hz[1], True, True))}")
+    elif placement.implied_reach is not None:
+        out.append(f"horizon: none given; where every given fact ends (known at run time) the model lies within them "
+                   f"widened by {format_number(placement.implied_reach)} time units (the strata's reach): the run takes "
+                   "that horizon (its implied horizon)")
     if plan.outputs:
         out.append("outputs: " + ", ".join(plan.outputs))
     out.append(describe_partitioning(plan))

@@ -492,6 +492,22 @@ class FactColumns:
                 out.append(iv[1])
         return out
 
+    def time_hull(self):
+        """``(least start, greatest end)`` of every fact here, read from the
+        distinct time values (a block's are its facts' times, of all its
+        predicates), or None: no fact (engine/implied_horizon.py)."""
+        seen = {}
+        for parts in self.parts.values():
+            for p in parts:
+                if type(p) is _Part:
+                    seen[id(p.block.times)] = p.block.times
+                else:
+                    seen[id(p[1].values)] = p[1].values
+                    seen[id(p[2].values)] = p[2].values
+        ends = [v for vals in seen.values() for v in vals.tolist() if v is not None]
+        ends += [x for rows in self.slow.values() for _, iv in rows for x in iv[:2]]
+        return (min(ends), max(ends)) if ends else None
+
     def shape(self) -> FactRows:
         """One row per predicate, with its first position, and the repeating
         facts: what planning needs to check arities, without every row.  A

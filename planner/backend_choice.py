@@ -124,6 +124,7 @@ class Placement:
         self.plan, self.engine = plan, engine
         self.horizon = horizon if horizon is not None else plan.temporal
         self.repeats = plan.repeats_forever(self.horizon, repeating)  # why the whole run is on rows ("": as placed)
+        self._repeating = repeating  # (None: the program's own)
         self._recurrences = None
         self._embedded: dict = {}  # stratum index -> (backend, why) of embedded_backend
         self._batched = None  # stratum index -> its batch's size: batched_however_small
@@ -168,25 +169,49 @@ class Placement:
         """``(backend, why)`` of stratum ``index``, the batches and a model
         that repeats forever taken into account."""
         backend, why = self._embedded_of(index)
-        if self.repeats:
-            # (a horizon open where the recursion moves time confines its rules: rows)
-            whole = self.horizon is None or (self.horizon[0] == -POS_INF and self.horizon[1] == POS_INF)
-            if self.engine != ROWS and whole and repeating_recurrence(self.plan.physical.stratum(index).stratum):
-                found = f"{self.repeats}: the model is found where it repeats, each bounded attempt of this recurrence"
-                if self.engine == COLUMNS:
-                    return COLUMNS, f"{found} a columnar run ({_kernel(self.plan.physical.stratum(index).stratum)})"
-                return BY_SIZE, (f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows "
-                                 f"({found} on that executor)")
-            if backend == ROWS:
-                return backend, why
-            placed = why if backend == BY_SIZE else f"{backend} ({why})"
-            return ROWS, (f"{self.repeats}: the model is found where it repeats, on rows; "
-                          f"with a closed horizon (--horizon, horizon=): {placed}")
+        if self.repeats and self.implied_reach is None:
+            return self._searched(index, backend, why)
         n = self.batched().get(index)
         if n is not None:
-            return COLUMNS, (f"one of a batch of {n:,} strata of one shape: one columnar rule, whatever the input's "
-                             f"size ({size.MANY_STRATA}+ strata)")
+            backend, why = COLUMNS, (f"one of a batch of {n:,} strata of one shape: one columnar rule, whatever the "
+                                     f"input's size ({size.MANY_STRATA}+ strata)")
+        if self.repeats:  # (where the facts end, the run takes the horizon they imply: engine/implied_horizon.py)
+            other, searched = self._searched(index, *self._embedded_of(index))
+            searched = "the model is found where it repeats, on rows" if other == ROWS else searched
+            placed = why if backend == BY_SIZE else f"{backend} ({why})"
+            return backend, f"{placed}; where a given fact has no end (no implied horizon): {searched}"
         return backend, why
+
+    @property
+    def implied_reach(self):
+        """How far beyond its given facts a run with no horizon reaches
+        where they all end (planner/confining.reach_where_facts_end), or
+        None: it does not take such a horizon (a horizon given, a fact
+        that repeats forever, a model not known to stay near its facts)."""
+        whole = self.horizon is None or (self.horizon[0] == -POS_INF and self.horizon[1] == POS_INF)
+        if not whole or not self.repeats:
+            return None
+        from . import repeating_periods
+        from .confining import reach_where_facts_end
+
+        repeating = self._repeating if self._repeating is not None else repeating_periods(self.plan.program)
+        return None if repeating else reach_where_facts_end(self.plan)
+
+    def _searched(self, index: int, backend: str, why: str) -> tuple:
+        """``(backend, why)`` of stratum ``index`` in a model found where it repeats."""
+        # (a horizon open where the recursion moves time confines its rules: rows)
+        whole = self.horizon is None or (self.horizon[0] == -POS_INF and self.horizon[1] == POS_INF)
+        if self.engine != ROWS and whole and repeating_recurrence(self.plan.physical.stratum(index).stratum):
+            found = f"{self.repeats}: the model is found where it repeats, each bounded attempt of this recurrence"
+            if self.engine == COLUMNS:
+                return COLUMNS, f"{found} a columnar run ({_kernel(self.plan.physical.stratum(index).stratum)})"
+            return BY_SIZE, (f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows "
+                             f"({found} on that executor)")
+        if backend == ROWS:
+            return backend, why
+        placed = why if backend == BY_SIZE else f"{backend} ({why})"
+        return ROWS, (f"{self.repeats}: the model is found where it repeats, on rows; "
+                      f"with a closed horizon (--horizon, horizon=): {placed}")
 
     @property
     def strata(self) -> tuple:

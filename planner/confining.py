@@ -10,7 +10,10 @@ rounds reach its fixpoint with no horizon (planner/backend_choice.py,
 connectors/spark_rounds/rounds.py).  Whether they end is known only at
 run time, from the facts; where they do, the embedded engine runs such a
 forward recursion once within them instead of searching its model for a
-repetition (engine/termination.py).
+repetition (engine/termination.py), and where every stratum of a program
+keeps its facts near those it reads (:func:`reach_where_facts_end`), the
+whole program runs within its given facts widened by that reach, as with
+a horizon there (chronolog/api.py).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Optional
 
 from chronolog.language.timeline import POS_INF
 
+from .aggregates import AggregateRule
 from .ir import PlanRule, Scan, SinceRule
 from .physical import CaptureTime, WrapInterval, rule_operator
 
@@ -51,14 +55,47 @@ def finite_where_facts_end(stratum) -> bool:
     without end), groups time, captures it nor places it."""
     if stratum.inventing_rules or data_bounds(stratum.shifting_rules, stratum) is None:
         return False
-    for r in stratum.rules:
-        if type(r) not in (PlanRule, SinceRule) or isinstance(rule_operator(r), (CaptureTime, WrapInterval)):
-            return False
-        scans = (r.left, r.right) if type(r) is SinceRule else [lit for lit in r.body if type(lit) is Scan]
-        windows = [r.head_shift, r.window if type(r) is SinceRule else None, *(w for lit in scans for w in (lit.box, lit.shift))]
-        if not all(finite(w) for w in windows) or any(lit.group is not None for lit in scans):
-            return False
-    return True
+    return all(type(r) in (PlanRule, SinceRule) and _keeps_time(r) for r in stratum.rules)
+
+
+def reach_where_facts_end(plan) -> Optional[object]:
+    """How far beyond the hull of its given facts the model of ``plan``
+    (no horizon) reaches wherever every given fact ends, or None where that
+    is not known to be finite.  Each stratum derives within the facts it
+    reads widened by twice its rules' reach (planner/fragment.program_reach;
+    a recursion that moves time where :func:`finite_where_facts_end` says
+    so), so the strata together within the sum of theirs.  None where a
+    rule derives where nothing it reads holds: a window without end, time
+    grouping, captured or placed time (a head interval made of terms),
+    value creation (a chase that may not stop), or an operand that holds
+    everywhere (``plan.uses_top``); and where a recursion moves time other
+    than forward: within a horizon it runs on rows, where without one the
+    search mirrors a backward one and sweeps it on columns (the columns
+    sweep recurrences forward only)."""
+    if plan.uses_top:
+        return None
+    from .fragment import direction, program_reach  # (its dataclasses: not on a first columnar call's imports)
+
+    total = 0
+    for st in plan.strata:
+        if st.recursive and st.shifting_rules:
+            if not finite_where_facts_end(st) or direction(st.rules, st.preds).kind != "forward":
+                return None
+        elif not all(type(r) in (PlanRule, SinceRule, AggregateRule) and _keeps_time(r) for r in st.rules):
+            return None
+        total += 2 * program_reach(st.rules) + 1
+    return total
+
+
+def _keeps_time(rule) -> bool:
+    """Whether what ``rule`` derives lies within the facts of its positive
+    atoms moved by its finite windows (no time captured, wrapped or grouped)."""
+    if isinstance(rule_operator(rule), (CaptureTime, WrapInterval)):
+        return False
+    scans = (rule.left, rule.right) if type(rule) is SinceRule else [lit for lit in rule.body if type(lit) is Scan]
+    windows = [rule.head_shift, rule.window if type(rule) is SinceRule else None,
+               *(w for lit in scans for w in (lit.box, lit.shift))]
+    return bool(scans) and all(finite(w) for w in windows) and all(lit.group is None for lit in scans)
 
 
 def finite(window) -> bool:

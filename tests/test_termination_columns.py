@@ -153,20 +153,38 @@ def test_auto_runs_a_recurrence_without_a_horizon_on_columns_from_the_threshold(
 
 
 @pytest.mark.parametrize("engine", ["rows", "columns"])
-def test_a_recursion_its_facts_confine_runs_once_to_its_fixpoint(engine, monkeypatch):
+@pytest.mark.parametrize("whole", [True, False], ids=["implied horizon", "stratum"])
+def test_a_recursion_its_facts_confine_runs_once_to_its_fixpoint(engine, whole, monkeypatch):
     """Every q fact ends, and q confines the recursion (planner/confining.py):
     its model is finite, run once within q's facts widened by the rules'
-    reach, no repetition searched; the facts of a run with a horizon around
-    them all, and of the search where one more key's q holds without end."""
+    reach, no repetition searched: the whole program with the horizon its
+    given facts imply (engine/implied_horizon.py), or, where a later rule
+    reads p over a window without end (no horizon the facts imply holds its
+    facts), p's stratum alone within the facts it reads
+    (termination._confined_window); the facts of a run with a horizon
+    around them all either way, and of the search where one more key's q
+    holds without end."""
+    program = FORWARD if whole else FORWARD + "\nlater(X) :- <->[0,+inf) p(X)."
     searched = _searched(monkeypatch)
     facts = _keys(40, endless=False)
-    m = chronolog.reason(FORWARD, facts, engine=engine)
-    assert m.stats["components"] == [] and searched == [] and m.is_finite
+    m = chronolog.reason(program, facts, engine=engine)
+    assert searched == [] and m.is_finite and m.horizon is None
+    if whole:
+        lo, hi = min(iv[0] for r in facts.values() for _, iv in r), max(iv[1] for r in facts.values() for _, iv in r)
+        assert m.stats["implied_horizon"][:2] == (lo - 3, hi + 3)  # (p's stratum: twice its reach of 1, and 1)
+        assert "components" not in m.stats
+    else:
+        assert "implied_horizon" not in m.stats and m.stats["components"] == []
+        first = {}
+        for t, iv in m.facts("p"):
+            first[t] = min(first.get(t, iv[0]), iv[0])
+        assert m.facts("later") == sorted((t, (x, math.inf, True, False)) for t, x in first.items())
     assert m.stats["executors"][_stratum_of(m, "p")] == engine
-    assert m.facts("p") == chronolog.reason(FORWARD, facts, engine=engine, horizon=(-200, 1300)).facts("p")
+    assert m.facts("p") == chronolog.reason(program, facts, engine=engine, horizon=(-200, 1300)).facts("p")
     endless = {"s": facts["s"] + [(("k",), (5, 5))], "q": facts["q"] + [(("k",), (5, math.inf))]}
-    found = chronolog.reason(FORWARD, endless, engine=engine)
-    assert [c["predicates"] for c in found.stats["components"]] == [["p"]]
+    found = chronolog.reason(program, endless, engine=engine)
+    assert "implied_horizon" not in found.stats
+    assert [c["predicates"] for c in found.stats["components"]] == [["p"]] + ([] if whole else [["later"]])
     assert [f for f in found.facts("p") if f[0] != ("k",)] == m.facts("p")
     assert {t for t, *_ in found.repeating("p")} == {("k",)}  # (k's p holds at every point from 5: repeats forever)
 

@@ -234,9 +234,9 @@ def _stratum(plan, stratum, out, strategy, engine, given):
         elif d.kind == "backward":
             mirrored = dataclasses.replace(sub, rules=[mirror_rule(r) for r in sub.rules])
             mirrored.strata = stratify(mirrored.rules)
-            one = functools.partial(_forward_one, on=_attempts_on(mirrored, given, engine))
+            on = _attempts_on(mirrored, given, engine)
             store, rep, info = _forward(mirrored, _mirror_core(core), _mirror_reps(reps), own, strategy, out,
-                                        one=one, quiet=_mirror_quiet(quiet))
+                                        one=functools.partial(_forward_one, on=on), quiet=_mirror_quiet(quiet), on=on)
             store, rep = _mirror_answer(store, rep)
             out._bounded = [dataclasses.replace(r, window=mirror_interval(r.window) if r.window else None) for r in out._bounded]
             info["direction"] = "backward"
@@ -244,8 +244,9 @@ def _stratum(plan, stratum, out, strategy, engine, given):
             if info.get("repeats_from") is not None:
                 info["repeats_from"] = -info["repeats_from"]
         else:
-            one = functools.partial(_forward_one, on=_attempts_on(sub, given, engine))
-            store, rep, info = _forward(sub, core, reps, own, strategy, out, one=one, quiet=quiet)
+            on = _attempts_on(sub, given, engine)
+            store, rep, info = _forward(sub, core, reps, own, strategy, out, one=functools.partial(_forward_one, on=on),
+                                        quiet=quiet, on=on)
             info["direction"] = "forward"
     _keep_quiet(out, info.pop("quiet", None) or {}, own)
     info["predicates"] = sorted(p for p in own if not p.startswith("$"))
@@ -414,17 +415,28 @@ def _ends(core, reps, sign=1):
     return xs
 
 
-KEY_BUCKETS = 8  # independent key groups are computed in this many batches
+# independent keys are computed in this many batches (of at least
+# MIN_BATCH keys) per executor, sorted by where their facts end.  On rows a
+# batch's search carries its keys' state through every stretch between its
+# seeds, so its cost grows with the square of its keys where they are spread
+# in time: 128 against 8 (CPU): 2,000 keys seeded over 10^7 units 40.6 ->
+# 2.6 s, 20,000 keys within 1,000 units 16.2 -> 3.3 s (512: no better).  A
+# columnar attempt has a fixed cost per batch: 128 took repeating_columns'
+# backward recursion from 3.8 to 8.6 s and periodic_scaling's 16,000 keys
+# from 1.0 to 1.7 s, so the columns keep 8.
+KEY_BUCKETS = {"rows": 128, "columns": 8}
+MIN_BATCH = 2
 
 
-def _forward(plan, core, reps, own, strategy, out, one=None, quiet=None):
+def _forward(plan, core, reps, own, strategy, out, one=None, quiet=None, on="rows"):
     """Split by key when the stratum is partitionable: each batch of keys is
     computed (by ``one``, the forward strategy unless given) to a bound past
-    its own last fact, not everyone's.  ``quiet``: where the predicates it
-    reads repeat between clusters (:attr:`Outcome.quiet`)."""
+    its own last fact, not everyone's, in :data:`KEY_BUCKETS` batches on
+    the executor ``on``.  ``quiet``: where the predicates it reads repeat
+    between clusters (:attr:`Outcome.quiet`)."""
     one = one or _forward_one
     quiet = quiet or {}
-    groups = _key_groups(plan, core, reps)
+    groups = _key_groups(plan, core, reps, KEY_BUCKETS[on])
     if groups is None:
         return one(plan, core, reps, own, strategy, out, quiet=quiet)
     answer, repeating, infos, parts = Store(), {}, [], []
@@ -452,7 +464,7 @@ def _forward(plan, core, reps, own, strategy, out, one=None, quiet=None):
     return answer, repeating, info
 
 
-def _key_groups(plan, core, reps):
+def _key_groups(plan, core, reps, buckets):
     """Batches of key values, each with its facts, sorted by where their
     facts end; None when the stratum is not partitionable by a key (then
     keys may interact and must be computed together)."""
@@ -480,10 +492,10 @@ def _key_groups(plan, core, reps):
             xs = [x for r in rs for x in r.iv[:2] if x not in (INF, -INF)]
             k = t[keys[p]]
             last[k] = max([x for x in [last.get(k)] + xs if x is not None], default=None)
-    if len(last) < 2 * KEY_BUCKETS:
+    if len(last) < 2 * MIN_BATCH:
         return None
     order = sorted(last, key=lambda k: (last[k] is None, last[k] if last[k] is not None else 0))
-    size = -(-len(order) // KEY_BUCKETS)
+    size = max(MIN_BATCH, -(-len(order) // buckets))
     groups = []
     for i in range(0, len(order), size):
         batch = set(order[i : i + size])
@@ -712,11 +724,14 @@ def _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet, on="row
     gaps = _quiet_gaps(core, reps, quiet, wide)
     if gaps is None:
         return None
+    from .stretch_join import Finishing, joined
+
     margin = reach + 1
     afar = read_from_afar(plan)
     pieces = []  # (window, answer, repeating)
     windows = []  # (lo, hi, q): where the model repeats between clusters
     lo, state, attempts, jumps = -INF, {}, 0, 0
+    finishing = Finishing.of(plan, core) if not (reps or quiet or afar) else None
     j = 0
     while True:
         e, n, periodic = gaps[j]
@@ -737,32 +752,24 @@ def _forward_jumping(plan, core, reps, own, strategy, out, reach, quiet, on="row
             pieces.append((make(lo, INF, True, False) if lo != -INF else None, answer, repeating))
             break
         nlo = n - margin
+        if finishing is not None:  # (keys with no input after e: their model is the stretch's for good)
+            done, (answer, repeating) = finishing.split(e, answer, repeating, rep)
+            if done is not None:
+                pieces.append((make(lo, INF, True, False) if lo != -INF else make(-INF, INF, False, False), *done))
         pieces.append((make(lo, nlo, True, False) if lo != -INF else make(-INF, nlo, False, False), answer, repeating))
-        if rep.period is not None and nlo > rep.start:
-            windows.append((rep.start, nlo, rep.period))  # M' = M before nlo, and repeats from rep.start
+        period = finishing.period(rep.period) if finishing is not None else rep.period
+        if period is not None and nlo > rep.start:
+            windows.append((rep.start, nlo, period))  # M' = M before nlo, and repeats from rep.start
         state = _unrolled(answer, repeating, make(nlo - margin, nlo, True, False))
         lo, j, jumps = nlo, j + 1, jumps + 1
-    result, final_rep = Store(), {}
-    for window, answer, repeating in pieces[:-1]:
-        for p, atoms in _unrolled(answer, repeating, window).items():
-            rel = result.relation(p)
-            for t, ivs in atoms.items():
-                rel.atoms[t] = rel.atoms.get(t, []) + ivs
-    window, answer, final_rep = pieces[-1]
-    for p, rel_a in answer.relations.items():
-        rel = result.relation(p)
-        for t, ivs in rel_a.atoms.items():
-            kept = ivs if window is None else [x for iv in ivs if (x := intersect(iv, window)) is not None]
-            rel.atoms[t] = rel.atoms.get(t, []) + kept
-    for p in own:
-        rel = result.relation(p)
-        rel.atoms = {t: coalesce(ivs) for t, ivs in rel.atoms.items() if ivs}
+    result, final_rep = joined(pieces, own)
+    period = finishing.period(rep.period) if finishing is not None else rep.period
     info = {
         "bound": hi,
         "attempts": attempts,
         "repeats_from": rep.start,
-        "period": rep.period,
-        "kind": "constant" if rep.period is None or not final_rep else "periodic",
+        "period": period,
+        "kind": "constant" if period is None or not final_rep else "periodic",
         "jumps": jumps,
         "quiet": {p: list(windows) for p in own} if windows else {},
     }

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from budget import examples
 
 import chronolog
@@ -46,17 +47,54 @@ def test_backward_recursion_jumps_the_gap_too():
     assert m.stats["rounds"] < 100
 
 
-def test_periodic_model_between_clusters_is_unrolled_exactly():
-    """A periodic stretch between the clusters: the answer holds its
-    instances (the answer is that big), computed without stepping rounds."""
+@pytest.mark.parametrize("second, compact", [(100005, True), (100004, False)], ids=["in phase", "out of phase"])
+def test_periodic_model_between_clusters_is_unrolled_exactly(second, compact):
+    """A periodic stretch between the clusters, computed without stepping
+    rounds: where the stretch after the gap repeats p alike (b's second
+    fact in phase with the first), the answer is one repeating fact from
+    the first cluster on (engine/stretch_join.py); where it does not, the
+    instances over the gap are listed (the answer is that big)."""
     prog = "p(X) :- b(X).\np(X) :- <->[3,3] p(X).\nq(X) :- p(X), c(X).\n"
-    facts = "b(a)@[0,1]. c(a)@[100000,100001]. b(a)@[100005,100005]."
+    facts = f"b(a)@[0,1]. c(a)@[100000,100001]. b(a)@[{second},{second}]."
     m = chronolog.reason(prog + facts)
     assert m.stats["rounds"] < 200
+    if compact:
+        assert m.to_text().splitlines() == ["p(a)@[0,1] every 3", "q(a)@[100000,100000]"]
+    else:
+        assert len(m.facts("p")) > 30_000
     bounded = chronolog.reason(prog + facts, horizon=(-10, 100100))
     for pred in ("p", "q"):
         for window in ((-5, 50), (99_950, 100_050)):
             assert _norm(m.facts_within(pred, window)) == _norm(_clip(bounded.facts(pred), window)), pred
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(3, 40), st.sampled_from([1, 2, 3]), st.integers(0, 10**6), st.booleans())
+def test_keys_seeded_far_apart_each_repeat_as_one_fact(keys, d, seed, twice):
+    """Keys each seeded once somewhere in 10^6 units (one key a second
+    time, maybe out of phase), recurring every ``d`` after: the model is,
+    in closed form, each seed's instances every ``d`` on.  A key seeded
+    once answers one repeating fact, whatever the gaps after it (it was
+    every instance over every later stretch of its batch: 200 keys 35 s);
+    the facts near each seed are the closed form's."""
+    import random
+
+    rng = random.Random(seed)
+    seeds = {f"k{i}": [rng.randrange(10**6)] for i in range(keys)}
+    if twice:
+        seeds["k0"].append(seeds["k0"][0] + rng.randrange(1, 50))
+    facts = "\n".join(f"s({k})@[{a},{fmt_num(a + Fraction(1, 2))}]." for k, starts in seeds.items() for a in starts)
+    m = chronolog.reason(f"p(X) :- s(X).\np(X) :- <->[{d},{d}] p(X).\n" + facts)
+    for k, starts in seeds.items():
+        if len(starts) == 1:
+            assert [r for r in m.repeating("p") if r[0] == (k,)] == [((k,), (starts[0], starts[0] + Fraction(1, 2), True, True), d)]
+            assert [f for f in m.facts("p") if f[0] == (k,)] == []
+        for a in starts:
+            window = (a - 3, a + 60)
+            want = [((k,), (x, x + Fraction(1, 2), True, True)) for b in starts for x in range(b, a + 61, d)
+                    if window[0] <= x <= window[1]]
+            got = [f for f in m.facts_within("p", window) if f[0] == (k,)]
+            assert _norm(got) == _norm(_clip(want, window)), (k, a)
 
 
 def _shift_facts(facts: str, d) -> str:

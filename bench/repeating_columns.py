@@ -9,8 +9,8 @@ keeps the rows.  Three recurrences over ``--keys`` keys (a seed each, in
 [0, 1000), and a driver of 5 to 60 time units):
 
 * forward: ``p(X) :- <->[1,1] p(X), q(X).`` (a finite model, 35 facts a key,
-  within q's facts, which all end: run once to its fixpoint within them,
-  planner/confining.py, no repetition searched);
+  within q's facts, which all end: the program runs within the horizon
+  they imply, engine/implied_horizon.py, no repetition searched);
 * backward: the same with ``<+>`` (mirrored, computed forward);
 * cycle: ``p(X) :- <->[1,1] p(X).`` (a periodic model, one repeating fact a key).
 

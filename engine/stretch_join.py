@@ -41,21 +41,10 @@ class Finishing:
     @classmethod
     def of(cls, plan, core):
         """None where the stratum is not partitioned by a key."""
-        from chronolog.planner.partition import analyse
-
-        try:
-            keys = analyse(plan).keys
-        except Exception:  # not partitionable (or the analysis gave up)
+        keys = key_positions(plan, core)
+        if keys is None:
             return None
-        if any(p not in keys for p in core):
-            return None
-        last: dict = {}
-        for p, atoms in core.items():
-            for t, ivs in atoms.items():
-                k = t[keys[p]]
-                xs = [x for iv in ivs for x in iv[:2] if x not in (INF, NEG_INF)]
-                last[k] = max(xs + ([last[k]] if k in last else []), default=NEG_INF)
-        return cls(keys, last)
+        return cls(keys, {k: NEG_INF if x is None else x for k, x in last_ends(keys, core).items()})
 
     def split(self, e, answer, repeating, rep) -> tuple:
         """``(finished, (answer, repeating))``: the stretch's model of the
@@ -85,6 +74,40 @@ class Finishing:
 
         every = [q for q in (*self.periods, period) if q is not None]
         return lcm_of(every) if every else None
+
+
+def key_positions(plan, preds):
+    """``{pred: its key's position}`` where the keys of ``plan``'s stratum
+    are independent (planner/partition.py) and every one of ``preds`` has
+    one, else None."""
+    from chronolog.planner.partition import analyse
+
+    try:
+        keys = analyse(plan).keys
+    except Exception:  # not partitionable (or the analysis gave up)
+        return None
+    return None if any(p not in keys for p in preds) else keys
+
+
+def last_ends(keys, core, reps=None) -> dict:
+    """``{key: its inputs' last finite end}`` (None: only infinite ends) of
+    the facts ``core`` and the first instances of the repeating ``reps``."""
+    last: dict = {}
+    for p, atoms in core.items():
+        for t, ivs in atoms.items():
+            xs = [x for iv in ivs for x in iv[:2] if x not in (INF, NEG_INF)]
+            if xs:
+                k = t[keys[p]]
+                known = last.get(k)  # None: only infinite ends so far
+                last[k] = max(xs) if known is None else max(known, max(xs))
+            else:
+                last.setdefault(t[keys[p]], None)
+    for p, by in (reps or {}).items():
+        for t, rs in by.items():
+            xs = [x for r in rs for x in r.iv[:2] if x not in (INF, NEG_INF)]
+            k = t[keys[p]]
+            last[k] = max([x for x in [last.get(k)] + xs if x is not None], default=None)
+    return last
 
 
 def joined(pieces: list, own) -> tuple:

@@ -468,30 +468,12 @@ def _key_groups(plan, core, reps, buckets):
     """Batches of key values, each with its facts, sorted by where their
     facts end; None when the stratum is not partitionable by a key (then
     keys may interact and must be computed together)."""
-    from chronolog.planner.partition import analyse
+    from .stretch_join import key_positions, last_ends
 
-    try:
-        keys = analyse(plan).keys
-    except Exception:  # not partitionable (or the analysis gave up)
+    keys = key_positions(plan, set(core) | set(reps))
+    if keys is None:
         return None
-    preds = set(core) | set(reps)
-    if any(p not in keys for p in preds):
-        return None
-    last: dict = {}
-    for p, atoms in core.items():
-        for t, ivs in atoms.items():
-            xs = [x for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
-            if xs:
-                k = t[keys[p]]
-                known = last.get(k)  # None: only infinite ends so far
-                last[k] = max(xs) if known is None else max(known, max(xs))
-            else:
-                last.setdefault(t[keys[p]], None)
-    for p, by in reps.items():
-        for t, rs in by.items():
-            xs = [x for r in rs for x in r.iv[:2] if x not in (INF, -INF)]
-            k = t[keys[p]]
-            last[k] = max([x for x in [last.get(k)] + xs if x is not None], default=None)
+    last = last_ends(keys, core, reps)
     if len(last) < 2 * MIN_BATCH:
         return None
     order = sorted(last, key=lambda k: (last[k] is None, last[k] if last[k] is not None else 0))

@@ -16,6 +16,7 @@ coalescing.
 from __future__ import annotations
 
 from chronolog.language.records import record
+import functools
 from fractions import Fraction
 from typing import Optional
 
@@ -182,14 +183,13 @@ class Placement:
             return backend, f"{placed}; where a given fact has no end (no implied horizon): {searched}"
         return backend, why
 
-    @property
+    @functools.cached_property
     def implied_reach(self):
         """How far beyond its given facts a run with no horizon reaches
         where they all end (planner/confining.reach_where_facts_end), or
         None: it does not take such a horizon (a horizon given, a fact
         that repeats forever, a model not known to stay near its facts)."""
-        whole = self.horizon is None or (self.horizon[0] == -POS_INF and self.horizon[1] == POS_INF)
-        if not whole or not self.repeats:
+        if not self._whole_line or not self.repeats:
             return None
         from . import repeating_periods
         from .confining import reach_where_facts_end
@@ -197,11 +197,15 @@ class Placement:
         repeating = self._repeating if self._repeating is not None else repeating_periods(self.plan.program)
         return None if repeating else reach_where_facts_end(self.plan)
 
+    @property
+    def _whole_line(self) -> bool:
+        """Whether the run has no horizon (or one of the whole line, which confines nothing)."""
+        return self.horizon is None or (self.horizon[0] == -POS_INF and self.horizon[1] == POS_INF)
+
     def _searched(self, index: int, backend: str, why: str) -> tuple:
         """``(backend, why)`` of stratum ``index`` in a model found where it repeats."""
         # (a horizon open where the recursion moves time confines its rules: rows)
-        whole = self.horizon is None or (self.horizon[0] == -POS_INF and self.horizon[1] == POS_INF)
-        if self.engine != ROWS and whole and repeating_recurrence(self.plan.physical.stratum(index).stratum):
+        if self.engine != ROWS and self._whole_line and repeating_recurrence(self.plan.physical.stratum(index).stratum):
             found = f"{self.repeats}: the model is found where it repeats, each bounded attempt of this recurrence"
             if self.engine == COLUMNS:
                 return COLUMNS, f"{found} a columnar run ({_kernel(self.plan.physical.stratum(index).stratum)})"

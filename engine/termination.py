@@ -205,7 +205,7 @@ def _stratum(plan, stratum, out, strategy, engine, given):
     if moving or reps:
         grouped = _check_time_grouping(stratum, moving)
     window = None
-    if moving and not reps and not quiet and not grouped and direction(stratum.rules, own).kind == "forward":
+    if moving and not reps and not quiet and not grouped and direction(stratum.rules, own).kind in ("forward", "backward"):
         window = _confined_window(stratum, core)
     if window is not None:  # a finite model within the facts it reads: its fixpoint, no repetition searched
         store, _ = _attempt(sub, _store_of(core), window, strategy, _attempts_on(sub, given, engine), out, "run")

@@ -31,6 +31,7 @@ from . import input_size as size  # (the thresholds, read when used: tests lower
 ROWS, COLUMNS, BY_SIZE = "rows", "columns", "columns or rows by input size"
 
 RECURRENCE = "recurrence kernel: one sweep through time"
+BACKWARD = ", from the last time back (the recursion looks into the future)"
 WAVES = ", in waves of arrays over many keys"  # its steps keep their atom (engine/columns/waves.py)
 
 # a program with no key runs in one Spark task when its inputs are at most
@@ -279,9 +280,9 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
     """Why the columnar executor cannot run stratum ``st`` (None: it can)."""
     ir = st.stratum
     if ir is not None and ir.shifting_rules:
-        from .recurrence import recurrence
+        from .recurrence import swept
 
-        return None if recurrence(ir) is not None else "recursive through time"
+        return None if swept(ir) is not None else "recursive through time"
     if ir is not None and ir.inventing_rules:
         return "creates values in a recursion"
     for rp in st.rules:
@@ -310,26 +311,20 @@ def has_recurrence(plan) -> bool:
 
 def repeating_recurrence(ir) -> bool:
     """Whether, in a model found where it repeats (engine/termination.py),
-    the bounded attempts of stratum ``ir`` may run on columns: a recurrence,
-    or a backward one whose mirror is (computed forward), that groups no
-    time (a grouping goes to the two-way search, on rows)."""
+    the bounded attempts of stratum ``ir`` may run on columns: a recurrence
+    forward or backward (computed mirrored: planner/recurrence.swept) that
+    groups no time (a grouping goes to the two-way search, on rows)."""
     if ir is None or not ir.shifting_rules:
         return False
     from .fragment import group_period
-    from .recurrence import recurrence
+    from .recurrence import swept
 
     try:
         if group_period(ir.rules) is not None:
             return False
     except ValueError:  # (a grouping no model repeats with: refused when run)
         return False
-    if recurrence(ir) is not None:
-        return True
-    from .mirror import mirror_rule
-    from .stratify import stratify
-
-    mirrored = [s for s in stratify([mirror_rule(r) for r in ir.rules]) if s.preds == ir.preds]
-    return len(mirrored) == 1 and recurrence(mirrored[0]) is not None
+    return swept(ir) is not None
 
 
 def _is_recurrence(st: ph.StratumPlan) -> bool:
@@ -339,16 +334,19 @@ def _is_recurrence(st: ph.StratumPlan) -> bool:
 def _ir_recurrence(ir) -> bool:
     if ir is None or not ir.shifting_rules:
         return False
-    from .recurrence import recurrence
+    from .recurrence import swept
 
-    return recurrence(ir) is not None
+    return swept(ir) is not None
 
 
 def _kernel(ir) -> str:
-    """What the recurrence kernel says of recurrence stratum ``ir``: in waves where its steps keep their atom."""
-    from .recurrence import keeps_its_atom, recurrence
+    """What the recurrence kernel says of recurrence stratum ``ir``: in
+    waves where its steps keep their atom; from the last time back where
+    it looks into the future."""
+    from .recurrence import keeps_its_atom, recurrence, swept
 
-    return RECURRENCE + (WAVES if keeps_its_atom(recurrence(ir)) else "")
+    backward = "" if recurrence(ir) is not None else BACKWARD
+    return RECURRENCE + backward + (WAVES if keeps_its_atom(swept(ir)) else "")
 
 
 def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences: bool = False, rows_only: bool = False) -> tuple:

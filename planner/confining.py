@@ -68,10 +68,9 @@ def reach_where_facts_end(plan) -> Optional[object]:
     rule derives where nothing it reads holds: a window without end, time
     grouping, captured or placed time (a head interval made of terms),
     value creation (a chase that may not stop), or an operand that holds
-    everywhere (``plan.uses_top``); and where a recursion moves time other
-    than forward: within a horizon it runs on rows, where without one the
-    search mirrors a backward one and sweeps it on columns (the columns
-    sweep recurrences forward only)."""
+    everywhere (``plan.uses_top``); and where a recursion moves time both
+    ways (within a horizon the rows run it, where without one the search
+    may take the columns)."""
     if plan.uses_top:
         return None
     from .fragment import direction, program_reach  # (its dataclasses: not on a first columnar call's imports)
@@ -79,7 +78,7 @@ def reach_where_facts_end(plan) -> Optional[object]:
     total = 0
     for st in plan.strata:
         if st.recursive and st.shifting_rules:
-            if not finite_where_facts_end(st) or direction(st.rules, st.preds).kind != "forward":
+            if not finite_where_facts_end(st) or direction(st.rules, st.preds).kind not in ("forward", "backward"):
                 return None
         elif not all(type(r) in (PlanRule, SinceRule, AggregateRule) and _keeps_time(r) for r in st.rules):
             return None

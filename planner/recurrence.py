@@ -7,7 +7,10 @@ depends on ``p`` before ``t`` and on lower strata.  An EMA
 (``ema(S,E) :- <->[1,1] ema(S,P), price(S,D,V), E = ...``), a running stock
 or a counter has this shape.  Seminaive rounds compute it one delay per
 round (13,600 rounds for 13,600 days); the sweep of
-engine/columns/recurrence.py computes it in one pass in time order.
+engine/columns/recurrence.py computes it in one pass in time order.  Its
+mirror image, a recursion that looks strictly into the future (``p`` at
+``t`` from ``p`` after ``t``: "at risk while a default follows within a
+day"), is one in reversed time: the sweep takes it from the last time back.
 
 The check is conservative: every rule a plain rule without a head operator,
 the recursive atom's terms distinct variables, every other atom (positive
@@ -48,6 +51,33 @@ def recurrence(stratum):
     """The :class:`Recurrence` of ``stratum``, or None when it has another shape."""
     shape = _shape(stratum)
     return shape if isinstance(shape, Recurrence) else None
+
+
+def backward_recurrence(stratum):
+    """Where ``stratum``'s recursion looks strictly into the future instead
+    (``p(X) :- <+>[1,1] p(X), q(X).``): the recurrence of its rules with time
+    reversed (planner/mirror.py), which a sweep computes forward in
+    reversed time, and ``{id(mirrored rule): the stratum's rule}``; None
+    for any other shape."""
+    if not (stratum.recursive and stratum.shifting_rules) or recurrence(stratum) is not None:
+        return None
+    from .mirror import mirror_rule
+    from .stratify import stratify
+
+    pairs = [(mirror_rule(r), r) for r in stratum.rules]
+    mirrored = [s for s in stratify([m for m, _ in pairs]) if s.preds == stratum.preds]
+    rec = recurrence(mirrored[0]) if len(mirrored) == 1 else None
+    return None if rec is None else (rec, {id(m): r for m, r in pairs})
+
+
+def swept(stratum):
+    """The recurrence the columns sweep for ``stratum``, forward or
+    (:func:`backward_recurrence`) in reversed time; None: neither."""
+    rec = recurrence(stratum)
+    if rec is not None:
+        return rec
+    back = backward_recurrence(stratum)
+    return back[0] if back is not None else None
 
 
 def keeps_its_atom(rec) -> bool:

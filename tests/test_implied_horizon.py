@@ -92,13 +92,33 @@ def test_facts_that_do_not_end_leave_the_search(change, why):
     "ever(I) :- <->[0,+inf) tip(I, C).",  # a window without end
     "at(I, T) :- tip(I, C)@T.",  # time captured as a value
     "placed(I)@[S, E] :- tip(I, C), owns(I, C, S), E = S + 1.",  # a head interval made of terms
-    "back(J, C) :- <+>[1,1] back(I, C), owns(J, C, Q).\nback(I, C) :- tip(I, C).",  # a recursion backward
+    "both(J, C) :- <+>[1,1] both(I, C), owns(J, C, Q).\nboth(J, C) :- <->[2,2] both(I, C), owns(J, C, Q).\n"
+    "both(I, C) :- tip(I, C).",  # a recursion both ways in time
     "loose(J) :- <->[1,1] loose(I), j(I, J).\nj(I, J) :- tip(I, C), tip(J, C).\nloose(I) :- tip(I, C).\n"
     "loose(I) :- <->[1,1] loose(I).",  # a recursion nothing from outside confines
 ])
 def test_a_program_not_known_to_stay_near_its_facts_is_searched(rule):
     m = chronolog.reason(PROGRAM + rule, _owns(20), engine="rows")
     assert "implied_horizon" not in m.stats and "components" in m.stats
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_recursion_backward_in_time_runs_within_the_implied_horizon(engine):
+    """A tip passed on to earlier investors (``<+>``): confined by owns as
+    the forward one, within the same reach; the columns sweep it in
+    reversed time."""
+    program = PROGRAM + "back(J, C) :- <+>[1,1] back(I, C), owns(J, C, Q).\nback(I, C) :- tip(I, C).\n"
+    facts = _owns()
+    m = chronolog.reason(program, facts, engine=engine)
+    lo, hi = _hull(facts)
+    assert m.stats["implied_horizon"] == (lo - REACH - 3, hi + REACH + 3, True, True)
+    want = _searched(program, facts, engine="rows")
+    assert "implied_horizon" not in want.stats
+    for p in PREDICATES + ("back",):
+        assert m.facts(p) == want.facts(p), p
+    assert len(m.facts("back")) > len(m.facts("tip")) > 0
+    if engine == "columns":  # (every stratum: the recursions swept, forward and in reversed time)
+        assert set(m.stats["executors"].values()) == {"columns"}, m.stats.get("fallbacks")
 
 
 def test_the_columns_read_the_hull_from_the_kernel_reader_and_arrow(tmp_path):

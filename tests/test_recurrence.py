@@ -184,6 +184,37 @@ def test_ema_on_several_series_and_the_rows():
     assert cols.to_text() == rows.to_text()
 
 
+def reversed_in_time(program: str) -> str:
+    """``program`` looking into the future where it looked into the past (its mirror image)."""
+    return program.replace("<->", "<\0>").replace("<+>", "<->").replace("<\0>", "<+>").replace("[-]", "[+]")
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(sorted(PROGRAMS)),
+    opening=facts("opening"),
+    flow=facts("flow"),
+    tick=facts("tick", arity_value=False),
+    stop=facts("stop", arity_value=False, n=3),
+    level=facts("level", n=4),
+    horizon=st.sampled_from([(0, 40), (5, 25), (-10, 60)]),
+)
+def test_the_kernel_in_reversed_time_equals_the_rows(name, opening, flow, tick, stop, level, horizon):
+    """Every shape looking into the future (``<+>[1,1] stock``): swept from
+    the last time back, the same model as the rows' rounds, the same types,
+    on the kernel."""
+    program = reversed_in_time(PROGRAMS[name])
+    (stratum,) = [s for s in plan_of(program).strata if s.recursive and s.shifting_rules]
+    from chronolog.planner.recurrence import backward_recurrence, recurrence
+
+    assert recurrence(stratum) is None and backward_recurrence(stratum) is not None
+    cols, rows = both(program, text_of(opening + flow + tick + stop + level), horizon)
+    assert cols.to_text() == rows.to_text()
+    for pred in sorted({r.head_pred for r in plan_of(program).rules if not r.head_pred.startswith("$")}):
+        assert cols.to_arrow(pred).equals(rows.to_arrow(pred)), pred
+    assert set(cols.stats["executors"].values()) == {"columns"}, cols.stats.get("fallbacks")
+
+
 def test_plan_names_the_kernel():
     plan = plan_of(EMA)
     from chronolog.plan_text import describe_plan
@@ -193,6 +224,9 @@ def test_plan_names_the_kernel():
     # auto: the whole run goes to columns from 10,000 facts (one threshold per run), its other strata too
     auto = describe_plan(plan, "auto")
     assert auto.count("when 10,000+ facts are given") == 3 and "300,000" not in auto
+    backward = "risk(X) :- default(X). risk(X) :- <+>[1,1] risk(X), exposed(X)."
+    assert ("columns (recurrence kernel: one sweep through time, from the last time back (the recursion looks into "
+            "the future), in waves of arrays over many keys)") in describe_plan(plan_of(backward), "columns")
     boxed = "p(X) :- q(X). p(X) :- [-][1,2] p(X), q(X). q(a)@[0,5]."
     assert "rows (recursive through time)" in describe_plan(plan_of(boxed), "columns")
 
@@ -202,15 +236,17 @@ def test_plan_names_the_kernel():
     [
         ("p(X) :- q(X). p(X) :- [-][1,2] p(X), q(X).", "box"),
         ("p(X) :- q(X). p(X) :- <->[0,1] p(X), q(X).", "not strictly past"),
+        ("p(X) :- q(X). p(X) :- <+>[0,1] p(X), q(X).", "not strictly future"),
+        ("p(X) :- q(X). p(X) :- <+>[1,1] p(X), q(X). p(X) :- <->[1,1] p(X), q(X).", "both ways"),
         ("p(X) :- q(X). p(X) :- <->[1,1] p(X), <->[2,2] p(X).", "read twice"),
         ("p(X) :- q(X). p(X) :- <->[1,1] p(a), q(X).", "a constant"),
     ],
 )
 def test_other_shapes_keep_the_general_path(program, why):
-    from chronolog.planner.recurrence import recurrence
+    from chronolog.planner.recurrence import swept
 
     strata = [s for s in plan_of(program).strata if s.shifting_rules]
-    assert strata and recurrence(strata[0]) is None, why
+    assert strata and swept(strata[0]) is None, why
     cols, rows = both(program, "q(a)@[0,5]. q(b)@[2,9).")
     assert cols.to_text() == rows.to_text()
 

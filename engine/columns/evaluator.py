@@ -697,21 +697,35 @@ class HybridEvaluator(Evaluator):
     def _run_recurrence(self, stratum) -> int:
         """A recursion through time of the sweep's shape (recurrence.py) in
         one pass in time order, not one seminaive round per delay: one round."""
-        from chronolog.planner.recurrence import recurrence
+        from chronolog.planner.recurrence import backward_recurrence, recurrence
 
         from .lowering import rule_pipeline
         from .base import drain
-        from .recurrence import sweep
+        from chronolog.planner.mirror import mirror_interval
 
-        rec = recurrence(stratum)
+        from .recurrence import reversed_driver, reversed_time, sweep
+
+        rec, original = recurrence(stratum), None
+        if rec is None:  # (it looks into the future: swept in reversed time, from the last time back)
+            rec, original = backward_recurrence(stratum)
         if self.horizon is None or any(step.rule.fresh for step in rec.steps):  # pragma: no cover - check_horizon refuses it
             raise Fallback("a recursion through time without a horizon")
         planned = {id(rp.rule): rp for rp in self.plan.physical.stratum(stratum.index).rules}
-        seeds = [(self.table(rec.pred), 0)] + [(drain(rule_pipeline(self, planned[id(rule)])), 1) for rule in rec.seeds]
+        seeds = [(self.table(rec.pred), 0)]
+        seeds += [(drain(rule_pipeline(self, planned[id(rule if original is None else original[id(rule)])])), 1)
+                  for rule in rec.seeds]
+        kwargs = {}
+        if original is not None:
+            # the seeds and each step's driver computed as written, then reversed (reversal
+            # commutes with every pointwise operator, a window becoming its mirror image)
+            seeds = [(reversed_time(frame), depth) for frame, depth in seeds]
+            kwargs = {"horizon": mirror_interval(self.horizon),
+                      "driver_frame": lambda step, ev: reversed_driver(original, step, ev)}
         # the rows stop such a recursion after max_rounds rounds: a chain as long falls back, for them to report it
         bounded = bool(stratum.inventing_rules) or self.rounds_bounded
-        self._tables[rec.pred], derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None,
-                                                bool(stratum.inventing_rules))
+        frame, derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None,
+                               bool(stratum.inventing_rules), **kwargs)
+        self._tables[rec.pred] = frame if original is None else reversed_time(frame)
         self.stats["derivations"] += derived
         return 1
 

@@ -123,12 +123,12 @@ def _substitute(expr, consts: dict):
 class _Group:
     """Step rules with one driver, window and join: one lookup for all of them."""
 
-    def __init__(self, step, ev):
+    def __init__(self, step, ev, driver_frame):
         d1, d2, c1, c2 = ev._scale.window(step.past.shift)
         # interval_shift.shift's terms on the doubled grid: 2*d1, the open bit, 2*d2 (None: unbounded), the closed bit
         self.shift = (2 * d1, 0 if c1 else 1, None if d2 == POS_INF else 2 * d2, 1 if c2 else 0)
         past, driver_vars = _variables(step)
-        frame = _driver_frame(step, ev)
+        frame = driver_frame(step, ev)
         self.key_of = _key_getter([past.index(v) for v in driver_vars if v in past])
         joined = [v for v in driver_vars if v in past]
         self.extra = [v for v in driver_vars if v not in past]
@@ -156,15 +156,42 @@ def _variables(step):
 def _driver_frame(step, ev):
     """The step rule's atoms other than the recursive one, joined on columns
     (None: they hold nowhere); with no such atom, one binding holding always."""
+    return driver_of(step.rule, step.driver, ev)
+
+
+def driver_of(rule, atoms, ev):
+    """``atoms`` of ``rule`` joined on columns (:func:`_driver_frame`)."""
     import polars as pl
 
     from .base import drain
     from .lowering import body_pipeline
 
-    if not step.driver:
+    if not atoms:
         return pl.DataFrame({"s": [NEG], "e": [POS]}, schema={"s": pl.Int64, "e": pl.Int64})
-    rule = PlanRule(step.rule.head_pred, (), list(step.driver), source=step.rule.source)
+    rule = PlanRule(rule.head_pred, (), list(atoms), source=rule.source)
     return drain(body_pipeline(ev, rule_operator(rule), rule))
+
+
+def reversed_driver(original, step, ev):
+    """The driver of ``step``, a step of a recurrence in reversed time: the
+    same atoms of its rule as written (``original``: ``{id(mirrored rule):
+    rule}``, planner/recurrence.backward_recurrence) joined, then reversed."""
+    rule = original[id(step.rule)]
+    at = [i for i, x in enumerate(step.rule.body) if any(x is d for d in step.driver)]
+    return reversed_time(driver_of(rule, [rule.body[i] for i in at], ev))
+
+
+def reversed_time(frame):
+    """``frame`` with time reversed (``t -> -t``): the codes ``[s, e)``
+    become ``[1 - e, 1 - s)`` (a closed end stays closed, an open one
+    open: interval_codes.py), the unbounded ends swapped; None stays None."""
+    if frame is None:
+        return None
+    import polars as pl
+
+    s, e = pl.col("s"), pl.col("e")
+    return frame.with_columns(pl.when(e == POS).then(NEG).otherwise(1 - e).alias("s"),
+                              pl.when(s == NEG).then(POS).otherwise(1 - s).alias("e"))
 
 
 def _key_getter(positions):
@@ -220,23 +247,26 @@ def _head_builder(picks):
     return lambda b: tuple(x if kind == "c" else b[x] for kind, x in picks)
 
 
-def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False):
+def sweep(ev, rec, seeds: list, max_depth=None, runaway: bool = False, horizon=None, driver_frame=_driver_frame):
     """The recurrence's predicate, a relation frame, and how many of its
     pieces rules derived (:mod:`.waves` where each step keeps its atom,
     else a heap of pieces).  ``seeds``: ``(frame, 0)`` of its given
     facts, ``(frame, 1)`` of what its seed rules derive.
     ``max_depth``: the rows' round limit where it applies (a longer chain
     falls back, for the rows to report); ``runaway``: the stratum creates
-    values, which the rows check for runaway ones."""
+    values, which the rows check for runaway ones.  ``horizon`` (the
+    run's, where None) and ``driver_frame(step, ev)`` (each step's driver,
+    joined) are given for a sweep in reversed time."""
     from chronolog.engine.runaway import too_big
     from chronolog.language.errors import DataError
 
+    horizon = ev.horizon if horizon is None else horizon
     groups: dict = {}
     for step in rec.steps:
         group = groups.get(_Group.key(step))
         if group is None:
-            group = groups[_Group.key(step)] = _Group(step, ev)
-        group.add(step, ev, None if step.rule.fresh else ev.horizon)
+            group = groups[_Group.key(step)] = _Group(step, ev, driver_frame)
+        group.add(step, ev, None if step.rule.fresh else horizon)
     # each group flattened once into locals the loop reads (attribute lookups cost as much as the step's arithmetic)
     groups = [
         (g.index.get, g.key_of, *g.shift, [(r.step, *r.horizon, r.computed) for r in g.rules])

@@ -415,16 +415,19 @@ def _ends(core, reps, sign=1):
     return xs
 
 
-# independent keys are computed in this many batches (of at least
-# MIN_BATCH keys) per executor, sorted by where their facts end.  On rows a
-# batch's search carries its keys' state through every stretch between its
-# seeds, so its cost grows with the square of its keys where they are spread
-# in time: 128 against 8 (CPU): 2,000 keys seeded over 10^7 units 40.6 ->
-# 2.6 s, 20,000 keys within 1,000 units 16.2 -> 3.3 s (512: no better).  A
+# independent keys are computed in at most this many batches (of at least
+# MIN_BATCH keys) per executor, sorted by where their facts end, a batch cut
+# where its keys' ends spread over more than the first attempt's span
+# (_key_groups).  A batch's search runs each key from its facts to a bound
+# past the batch's last end: a cycle over 20,000 keys seeded within 1,000
+# units listed each key's fact over 125 units in 8 batches, 17.1 s on rows
+# and 5.5 s on columns; cut by their spread 3.3 and 2.6 s (CPU; the number
+# of batches then matters little on rows: 3.3 s at 8, 3.1 at 128).  A
 # columnar attempt has a fixed cost per batch: 128 took repeating_columns'
-# backward recursion from 3.8 to 8.6 s and periodic_scaling's 16,000 keys
-# from 1.0 to 1.7 s, so the columns keep 8.
-KEY_BUCKETS = {"rows": 128, "columns": 8}
+# backward recursion (then searched) from 3.8 to 8.6 s and periodic_scaling's
+# 16,000 keys from 1.0 to 1.7 s, so the columns keep 8, and so does auto,
+# whose attempts choose their executor by their size (_attempt).
+KEY_BUCKETS = {"rows": 128, "columns": 8, "auto": 8}
 MIN_BATCH = 2
 
 
@@ -436,7 +439,7 @@ def _forward(plan, core, reps, own, strategy, out, one=None, quiet=None, on="row
     between clusters (:attr:`Outcome.quiet`)."""
     one = one or _forward_one
     quiet = quiet or {}
-    groups = _key_groups(plan, core, reps, KEY_BUCKETS[on])
+    groups = _key_groups(plan, core, reps, KEY_BUCKETS[on], _first_span(program_reach(plan.rules), reps))
     if groups is None:
         return one(plan, core, reps, own, strategy, out, quiet=quiet)
     answer, repeating, infos, parts = Store(), {}, [], []
@@ -464,10 +467,14 @@ def _forward(plan, core, reps, own, strategy, out, one=None, quiet=None, on="row
     return answer, repeating, info
 
 
-def _key_groups(plan, core, reps, buckets):
+def _key_groups(plan, core, reps, buckets, width):
     """Batches of key values, each with its facts, sorted by where their
-    facts end; None when the stratum is not partitionable by a key (then
-    keys may interact and must be computed together)."""
+    facts end, at most ``len / buckets`` keys each and ending within
+    ``width`` of each other (a batch's search runs to a bound past its
+    last key's end, so each key's model is computed from its facts to
+    there: over ``width`` more than its own search would take, at most);
+    None when the stratum is not partitionable by a key (then keys may
+    interact and must be computed together)."""
     from .stretch_join import key_positions, last_ends
 
     keys = key_positions(plan, set(core) | set(reps))
@@ -478,9 +485,15 @@ def _key_groups(plan, core, reps, buckets):
         return None
     order = sorted(last, key=lambda k: (last[k] is None, last[k] if last[k] is not None else 0))
     size = max(MIN_BATCH, -(-len(order) // buckets))
+    cuts, first = [0], last[order[0]]
+    for i, k in enumerate(order):
+        x = last[k]
+        if i - cuts[-1] >= size or (i - cuts[-1] >= MIN_BATCH and x is not None and (first is None or x - first > width)):
+            cuts.append(i)
+            first = x
     groups = []
-    for i in range(0, len(order), size):
-        batch = set(order[i : i + size])
+    for i, j in zip(cuts, cuts[1:] + [len(order)]):
+        batch = set(order[i:j])
         g_core = {p: {t: ivs for t, ivs in atoms.items() if t[keys[p]] in batch} for p, atoms in core.items()}
         g_reps = {p: {t: rs for t, rs in by.items() if t[keys[p]] in batch} for p, by in reps.items()}
         groups.append(({p: a for p, a in g_core.items() if a}, {p: b for p, b in g_reps.items() if b}))
@@ -526,9 +539,9 @@ def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_s
     past ``t_data``; without it, it raises a positioned error.  ``on``:
     the executor of each attempt (rows, or columns: :func:`_attempts_on`)."""
     joint = _joint_period(reps, 1)
-    span = 4 * (reach + 1) + (3 * joint if joint else 0)
+    span = _first_span(reach, reps)
     first = min((r.iv[0] for by in reps.values() for rs in by.values() for r in rs), default=0)
-    rep = None
+    rep, expected = None, None
     for attempt in range(1, MAX_ATTEMPTS + 1):
         if max_span is not None and span > max_span:
             return None
@@ -539,13 +552,14 @@ def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_s
             store = _store_of(core)
             _add_unrolled(store, reps, (first, hi + reach + 1, True, True))
             window = make(-INF, hi, False, True) if lo == -INF else make(lo, hi, True, True)
-            store, ev = _attempt(plan, store, window, strategy, on, out)
+            store, ev = _attempt(plan, store, window, strategy, on, out, expected=expected)
         rep = _repetition(plan, store, ev, t_data, hi, reach, joint)
         if rep is not None:
             return store, rep, hi, attempt
         if ev.stats["derivations"] > MAX_DERIVATIONS:
             break  # the next attempt would be twice as big: give up now
         span *= 2
+        expected = 2 * ev.stats["derivations"]
     if max_span is not None:
         return None
     rule = plan.strata[0].shifting_rules[0]
@@ -558,16 +572,25 @@ def _search(plan, core, reps, t_data, lo, reach, strategy, out, left=None, max_s
     )
 
 
+def _first_span(reach, reps):
+    """How far past the last input event the search's first attempt runs:
+    the look-back reach four times over, and three joint periods of the
+    inputs that repeat."""
+    joint = _joint_period(reps, 1)
+    return 4 * (reach + 1) + (3 * joint if joint else 0)
+
+
 def _attempts_on(plan, given, engine) -> str:
     """Where the bounded attempts of the forward stratum of ``plan`` run:
     "columns" when the columnar executor takes the stratum (a recurrence,
     planner/recurrence.py: the only recursion through time it sweeps) and
-    ``engine`` asks for columns, or is auto and the run's ``given`` facts
+    ``engine`` asks for columns; "auto" (each attempt by its expected size,
+    :func:`_attempt`) when ``engine`` is auto and the run's ``given`` facts
     reach the recurrences' threshold (planner/input_size.py, as a run with
     a horizon counts them: all keys, though the stratum is computed in
-    batches of them); else "rows".  Each attempt is then one
-    columnar run to the bound, and the repetition is searched in its facts
-    as in the rows'."""
+    batches of them); else "rows".  An attempt on columns is one columnar
+    run to the bound, and the repetition is searched in its facts as in
+    the rows'."""
     if engine == "rows":
         return "rows"
     from chronolog.planner.backend_choice import has_recurrence
@@ -578,7 +601,9 @@ def _attempts_on(plan, given, engine) -> str:
         return "columns"
     from chronolog.planner.input_size import by_size
 
-    return "columns" if by_size(given, 0, 0, recurrences=True) else "rows"
+    return "auto" if by_size(given, 0, 0, recurrences=True) else "rows"
+
+
 
 
 def _confined_window(stratum, core):
@@ -602,13 +627,22 @@ def _confined_window(stratum, core):
     return make(min(ends) - margin, max(ends) + margin, True, True)
 
 
-def _attempt(plan, store, window, strategy, on, out, what: str = "attempt"):
+def _attempt(plan, store, window, strategy, on, out, what: str = "attempt", expected=None):
     """One bounded attempt: ``plan`` evaluated over ``store`` within
     ``window`` on the executor ``on``; ``(store, evaluator)``, the store
     holding the model (a column relation's rows made when read).  A stratum
     the columns refuse, or meet what they cannot do exactly in, runs on rows
     there (the hybrid evaluator's own fallback); ``out.on_columns`` gets the
-    predicates of those that ran on columns."""
+    predicates of those that ran on columns.  ``on`` "auto": columns where
+    the attempt is expected to derive ``input_size.ATTEMPT_MIN_DERIVATIONS`` facts
+    (``expected``: twice the last attempt's, the bound having doubled;
+    None: as many as its store holds), else rows."""
+    if on == "auto":
+        if expected is None:  # (the first attempt runs four reaches past the inputs: a derivation per reach of each)
+            expected = 4 * sum(len(ivs) for rel in store.relations.values() for ivs in rel.atoms.values())
+        from chronolog.planner.input_size import ATTEMPT_MIN_DERIVATIONS
+
+        on = "columns" if expected >= ATTEMPT_MIN_DERIVATIONS else "rows"
     if on != "columns":
         ev = Evaluator(plan, store, window, strategy)
         run_bounded(out, ev, what)

@@ -211,7 +211,8 @@ class Placement:
             if self.engine == COLUMNS:
                 return COLUMNS, f"{found} a columnar run ({_kernel(self.plan.physical.stratum(index).stratum)})"
             return BY_SIZE, (f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows "
-                             f"({found} on that executor)")
+                             f"({found} on that executor; on rows where it is expected to derive fewer than "
+                             f"{size.ATTEMPT_MIN_DERIVATIONS:,} facts)")
         if backend == ROWS:
             return backend, why
         placed = why if backend == BY_SIZE else f"{backend} ({why})"

@@ -42,6 +42,15 @@ BETWEEN_UNITS_WEIGHT = 2
 # it (bench/README.md, timeseries_ema: 13,600 days); the whole run then
 # takes this one threshold
 AUTO_MIN_RECURRENCE_FACTS = 10_000
+# ... and then, in a model found where it repeats (engine/termination.py),
+# each bounded attempt of such a recurrence runs on columns where it is
+# expected to derive this many facts, else on rows.  One attempt of a cycle
+# over keys seeded together breaks even at 100-300 keys (1,600-4,800
+# derivations, 0.02-0.05 s either way), the columns 1.5-2.5x faster from
+# 3,000 keys; every attempt on columns from 10,000 given facts took 20,000
+# keys spread over 10^9 units (a stretch of search per key) 271 s against
+# 18 s on rows (CPU); by the attempts' size 19 s
+ATTEMPT_MIN_DERIVATIONS = 4_000
 # a table (a bound CSV file, a Spark task's input) is read straight into columns
 # from this many rows with engine "auto": even when the run stays on rows,
 # the kernels and rows made from the columns beat the csv module from about

@@ -134,10 +134,13 @@ def test_auto_runs_a_recurrence_without_a_horizon_on_columns_from_the_threshold(
     """Auto takes the columns for the bounded attempts when the run's given
     facts reach the recurrences' threshold (all keys counted, though they
     are computed in batches), rows under it; the models are the rows'.  (The
-    threshold lowered to 400 facts, as planner/input_size.by_size reads it.)"""
+    threshold lowered to 400 facts, as planner/input_size.by_size reads it;
+    every attempt large enough for columns: the next test holds the attempts
+    to their size.)"""
     from chronolog.planner import input_size
 
     monkeypatch.setattr(input_size, "AUTO_MIN_RECURRENCE_FACTS", 400)
+    monkeypatch.setattr(input_size, "ATTEMPT_MIN_DERIVATIONS", 0)
     keys = 400 // read  # the facts the stratum reads (``read`` a key): the threshold exactly
     big = chronolog.reason(program, _keys(keys, backward))
     comps = big.stats["components"]
@@ -150,6 +153,55 @@ def test_auto_runs_a_recurrence_without_a_horizon_on_columns_from_the_threshold(
     assert big.repeating("p") == rows.repeating("p")
     small = chronolog.reason(program, _keys(keys // 4, backward))
     assert [c["executor"] for c in small.stats["components"]] == ["rows"]
+
+
+@pytest.mark.parametrize("program", [FORWARD, CYCLE], ids=["forward", "cycle"])
+def test_auto_runs_each_attempt_where_its_size_puts_it(program, monkeypatch):
+    """From the recurrences' threshold, each bounded attempt under auto runs
+    on columns where it is expected to derive ATTEMPT_MIN_DERIVATIONS facts
+    (four a fact it reads, then twice the last attempt's), else on rows:
+    keys seeded together in one batch on columns, keys seeded far apart
+    (a stretch of search each, a few facts) on rows; the models are the
+    rows'.  (Both thresholds lowered, as the run reads them.)"""
+    import random
+
+    from chronolog.planner import input_size
+
+    monkeypatch.setattr(input_size, "AUTO_MIN_RECURRENCE_FACTS", 100)
+    monkeypatch.setattr(input_size, "ATTEMPT_MIN_DERIVATIONS", 100)
+    rng = random.Random(3)
+    for spread, ran in ((5, "columns"), (10**6, "rows")):
+        seeds = [rng.randrange(spread) for _ in range(200)]
+        facts = {"s": [((f"k{i}",), (a, a + Fraction(1, 2))) for i, a in enumerate(seeds)],
+                 "q": [((f"k{i}",), (a, math.inf if i == 0 else a + 7)) for i, a in enumerate(seeds)]}
+        m = chronolog.reason(program, facts)
+        assert [c["executor"] for c in m.stats["components"]] == [ran], spread
+        rows = chronolog.reason(program, facts, engine="rows")
+        assert m.facts("p") == rows.facts("p") and m.repeating("p") == rows.repeating("p")
+        assert m.repeating("p"), "each model repeats: the search ran"
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_key_batches_are_cut_where_their_keys_spread_in_time(engine):
+    """A batch's search runs each key from its seed to a bound past the
+    batch's last one, so keys whose facts end far apart go to different
+    batches (more than the executor's KEY_BUCKETS where they spread), each
+    within the first attempt's span of its first key; the model is the same
+    as with every key in one batch."""
+    from chronolog.engine import termination
+
+    seeds = [Fraction(5 * i, 2) for i in range(400)]  # (in [0, 1000), 2.5 apart)
+    facts = {"s": [((f"k{i}",), (a, a + Fraction(1, 2))) for i, a in enumerate(seeds)]}
+    m = chronolog.reason(CYCLE, facts, engine=engine)
+    (comp,) = m.stats["components"]
+    span = termination._first_span(1, {})  # (8: four times the reach and one)
+    assert comp["key groups"] >= 1000 // (span + 5 / 2) and comp["key groups"] > termination.KEY_BUCKETS["columns"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(termination, "_key_groups", lambda *a: None)  # (every key in one search)
+        whole = chronolog.reason(CYCLE, facts, engine=engine)
+    assert "key groups" not in whole.stats["components"][0]
+    assert m.facts("p") == whole.facts("p") and m.repeating("p") == whole.repeating("p")
+    assert len(m.repeating("p")) == 400  # (one repeating fact a key)
 
 
 @pytest.mark.parametrize("engine", ["rows", "columns"])

@@ -1,18 +1,23 @@
-"""Models that repeat forever on data-sized input: the bounded attempts on
-rows against the columnar executor, in the same run (issue 36).
+"""Models that repeat forever on data-sized input: auto against the rows, in
+the same run (issue 36).
 
 Without a horizon a recursion through time is computed up to a bound that
 doubles until the model repeats (engine/termination.py), in batches of keys.
 Where the stratum is a recurrence (planner/recurrence.py) auto runs each
-attempt on the columns from the recurrences' threshold; ``engine="rows"``
-keeps the rows.  Three recurrences over ``--keys`` keys (a seed each, in
+attempt on columns from the recurrences' threshold where it is expected to
+derive enough facts (planner/input_size.py), else on rows; ``engine="rows"``
+keeps the rows.  Four recurrences over ``--keys`` keys (a seed each, in
 [0, 1000), and a driver of 5 to 60 time units):
 
 * forward: ``p(X) :- <->[1,1] p(X), q(X).`` (a finite model, 35 facts a key,
   within q's facts, which all end: the program runs within the horizon
   they imply, engine/implied_horizon.py, no repetition searched);
-* backward: the same with ``<+>`` (mirrored, computed forward);
-* cycle: ``p(X) :- <->[1,1] p(X).`` (a periodic model, one repeating fact a key).
+* backward: the same with ``<+>`` (the same horizon; the columns sweep it
+  in reversed time);
+* cycle: ``p(X) :- <->[1,1] p(X).`` (a periodic model, one repeating fact a
+  key, searched in batches of keys);
+* spread: the cycle with the seeds spread over 10^9 units (a stretch of the
+  search a key, each a few facts).
 
 Each program runs ``--repeat`` times on each executor, alternating, in one
 warm process (the columns' first call imports polars); CPU seconds
@@ -37,6 +42,7 @@ PROGRAMS = {
     "forward": "p(X) :- s(X).\np(X) :- <->[1,1] p(X), q(X).",
     "backward": "p(X) :- s(X).\np(X) :- <+>[1,1] p(X), q(X).",
     "cycle": "p(X) :- s(X).\np(X) :- <->[1,1] p(X).",
+    "spread": "p(X) :- s(X).\np(X) :- <->[1,1] p(X).",
 }
 
 
@@ -44,9 +50,9 @@ def facts(name: str, keys: int) -> dict:
     rng = random.Random(7)
     out = {"s": [], "q": []}
     for i in range(keys):
-        a, span = rng.randrange(1000), rng.randrange(5, 60)
+        a, span = rng.randrange(10**9 if name == "spread" else 1000), rng.randrange(5, 60)
         out["s"].append(((f"k{i}",), (a, a + Fraction(1, 2))))
-        if name != "cycle":
+        if name in ("forward", "backward"):
             out["q"].append(((f"k{i}",), (a - span, a + 1) if name == "backward" else (a, a + span)))
     return out
 
@@ -66,7 +72,7 @@ def main() -> None:
     ap.add_argument("--json")
     args = ap.parse_args()
     print(f"keys {args.keys:,}; load {os.getloadavg()[0]:.1f}")
-    print(f"{'program':9} {'facts':>7} {'rows CPU':>9} {'columns CPU':>12} {'ratio':>6}  ran on        same model")
+    print(f"{'program':9} {'facts':>7} {'rows CPU':>9} {'auto CPU':>12} {'ratio':>6}  ran on        same model")
     for name, program in PROGRAMS.items():
         given = facts(name, args.keys)
         n = sum(len(v) for v in given.values())

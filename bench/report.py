@@ -407,8 +407,8 @@ def _periodic(out, rows):
 
 
 @bench(name="repeating_columns", args="bench/repeating_columns.py --keys 20000 --repeat 2", json=True,
-       peer="the same attempts on rows (engine=\"rows\"), same run, alternating",
-       what="models that repeat forever on 20k keys: a recurrence's bounded attempts on columns (auto) against rows")
+       peer="the same program on rows (engine=\"rows\"), same run, alternating",
+       what="models that repeat forever on 20k keys: a recurrence under auto (its attempts by their size) against rows")
 def _repeating_columns(out, rows):
     cpu = {r["program"]: (median(r["columns_cpu"]), median(r["rows_cpu"])) for r in rows}
 
@@ -418,7 +418,7 @@ def _repeating_columns(out, rows):
     load = max(r["load"] for r in rows)
     return Figures(f"median CPU {each(0)} (load up to {load:.0f})", f"median CPU {each(1)}",
                    ", ".join(_x(r, c) for c, r in cpu.values()) + " faster (CPU)",
-                   ok=all(r["same"] and r["ran"] == ["columns"] for r in rows))
+                   ok=all(r["same"] for r in rows) and all(r["ran"] == ["columns"] for r in rows if r["program"] in ("forward", "backward")))
 
 
 @bench(name="periodic_scaling", args="bench/periodic_scaling.py",

@@ -212,6 +212,7 @@ def test_the_kernel_in_reversed_time_equals_the_rows(name, opening, flow, tick, 
     assert cols.to_text() == rows.to_text()
     for pred in sorted({r.head_pred for r in plan_of(program).rules if not r.head_pred.startswith("$")}):
         assert cols.to_arrow(pred).equals(rows.to_arrow(pred)), pred
+        assert cols.facts(pred) == rows.facts(pred), pred  # (each atom's intervals in order of time)
     assert set(cols.stats["executors"].values()) == {"columns"}, cols.stats.get("fallbacks")
 
 

@@ -725,7 +725,9 @@ class HybridEvaluator(Evaluator):
         bounded = bool(stratum.inventing_rules) or self.rounds_bounded
         frame, derived = sweep(self, rec, seeds, self.max_rounds - 1 if bounded else None,
                                bool(stratum.inventing_rules), **kwargs)
-        self._tables[rec.pred] = frame if original is None else reversed_time(frame)
+        # (reversed, the sweep's order of start is one of end, latest first: sorted again, as
+        # a relation's intervals of one atom are read in order)
+        self._tables[rec.pred] = frame if original is None else reversed_time(frame).sort("s", maintain_order=True)
         self.stats["derivations"] += derived
         return 1
 

@@ -6,7 +6,7 @@ printed as DataFusion's and Polars' EXPLAIN print theirs)."""
 
 from __future__ import annotations
 
-from chronolog.language.timeline import format_interval, format_number
+from chronolog.language.timeline import POS_INF, format_interval, format_number
 from chronolog.planner.backend_choice import BY_SIZE, COLUMNS_FALLBACK, ROWS, choose
 from chronolog.planner.explain import coalesce_tree, describe_fragment, operator_tree
 from chronolog.planner.physical import Coalesce
@@ -61,8 +61,8 @@ def describe_plan(plan, engine: str = "auto", horizon=None, repeating=None, anal
         out.extend(_on_spark(analysis.spark))
     elif analysis is not None:
         out.append(f"analyzed: {_ran_in_all(analysis)}")
-    out.extend(describe_fragment(plan))
     hz = horizon if horizon is not None else plan.temporal
+    out.extend(describe_fragment(plan, closed=hz is not None and -POS_INF < hz[0] and hz[1] < POS_INF))
     if hz is not None:
         from chronolog.language.timeline import make
 

@@ -6,9 +6,10 @@ the executors' pipelines)."""
 from __future__ import annotations
 
 
-def describe_fragment(plan) -> list:
+def describe_fragment(plan, closed: bool = False) -> list:
     """The model kind (finite, constant or periodic, as in the Temporal Vadalog paper), the pattern step, and how each
-    component whose recursion moves time will terminate."""
+    component whose recursion moves time will terminate: where it repeats, or within the horizon where a
+    ``closed`` one (both ends finite) bounds the run."""
     from chronolog.language.timeline import format_number
 
     from .fragment import classify, direction
@@ -17,7 +18,7 @@ def describe_fragment(plan) -> list:
     out = [f"model: {frag.kind} ({frag.reason})"]
     if frag.kind == "finite":
         return out
-    if frag.pattern_length is not None:
+    if frag.pattern_length is not None and not closed:  # (a period is found only where none bounds the run)
         out.append(f"pattern step: {format_number(frag.pattern_length)} (the period found at run time is a multiple of it)")
     for st in plan.strata:
         if not (st.recursive and st.shifting_rules):
@@ -29,6 +30,10 @@ def describe_fragment(plan) -> list:
             "none": "computed until it repeats",
             "mixed": "reads both the past and the future: a repeating guess from a growing window, proved a model",
         }[d.kind]
+        if closed:  # (how: each stratum's placement below)
+            how = {"forward": "reads only the past", "backward": "reads only the future", "none": "",
+                   "mixed": "reads both the past and the future"}[d.kind]
+            how = f"{how}: computed within the horizon" if how else "computed within the horizon"
         preds = sorted(p for p in st.preds if not p.startswith("$"))
         out.append(f"recursion through {', '.join(preds)}: {how}")
         for r in st.shifting_rules:

@@ -368,6 +368,15 @@ def test_plan_reports_kind_and_direction():
     assert "recursion through p: reads only the past: computed forward until it repeats" in text
     assert "recursion through q: reads only the future: computed backward (time mirrored) until it repeats" in text
     assert "recursion through r, s: reads both the past and the future: a repeating guess from a growing window, proved a model" in text
+    assert "pattern step: 2 (the period found at run time is a multiple of it)" in text
+    # within a closed horizon (given, or the program's @temporal) no repetition is searched: the run stops at its end
+    program = "p :- <->[2,2] p.\nq :- <+>[1,1] q.\nr :- <->[1,1] s.\ns :- <+>[1,1] r."
+    for bounded in (describe_plan(plan(load_program(program)), horizon=(0, 50, True, True)),
+                    describe_plan(plan(load_program("@temporal(0, 50).\n" + program)))):
+        assert "recursion through p: reads only the past: computed within the horizon" in bounded
+        assert "recursion through q: reads only the future: computed within the horizon" in bounded
+        assert "recursion through r, s: reads both the past and the future: computed within the horizon" in bounded
+        assert "until it repeats" not in bounded and "pattern step" not in bounded
     from chronolog.plan_text import describe_plan
 
     text = describe_plan(plan(load_program("p :- <->[0,2] p.")))

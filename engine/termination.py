@@ -604,8 +604,6 @@ def _attempts_on(plan, given, engine) -> str:
     return "auto" if by_size(given, 0, 0, recurrences=True) else "rows"
 
 
-
-
 def _confined_window(stratum, core):
     """A window that holds the whole model of ``stratum``, whose recursion
     moves time, where that model is finite: the facts of atoms outside its
@@ -636,7 +634,7 @@ def _attempt(plan, store, window, strategy, on, out, what: str = "attempt", expe
     predicates of those that ran on columns.  ``on`` "auto": columns where
     the attempt is expected to derive ``input_size.ATTEMPT_MIN_DERIVATIONS`` facts
     (``expected``: twice the last attempt's, the bound having doubled;
-    None: as many as its store holds), else rows."""
+    None: four times the facts its store holds), else rows."""
     if on == "auto":
         if expected is None:  # (the first attempt runs four reaches past the inputs: a derivation per reach of each)
             expected = 4 * sum(len(ivs) for rel in store.relations.values() for ivs in rel.atoms.values())

@@ -697,12 +697,11 @@ class HybridEvaluator(Evaluator):
     def _run_recurrence(self, stratum) -> int:
         """A recursion through time of the sweep's shape (recurrence.py) in
         one pass in time order, not one seminaive round per delay: one round."""
+        from chronolog.planner.mirror import mirror_interval
         from chronolog.planner.recurrence import backward_recurrence, recurrence
 
-        from .lowering import rule_pipeline
         from .base import drain
-        from chronolog.planner.mirror import mirror_interval
-
+        from .lowering import rule_pipeline
         from .recurrence import reversed_driver, reversed_time, sweep
 
         rec, original = recurrence(stratum), None

@@ -104,14 +104,20 @@ def both(program: str, data: str, horizon=(0, 40)):
     return cols, rows
 
 
-@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
+# a program of PROGRAMS and the facts its predicates may read
+PROGRAM_AND_DATA = dict(
     name=st.sampled_from(sorted(PROGRAMS)),
     opening=facts("opening"),
     flow=facts("flow"),
     tick=facts("tick", arity_value=False),
     stop=facts("stop", arity_value=False, n=3),
     level=facts("level", n=4),
+)
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    **PROGRAM_AND_DATA,
     price=st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 40), numbers, st.sampled_from([1, 1, 2, Fraction(1, 2)])), max_size=25),
 )
 def test_kernel_equals_the_rows(name, opening, flow, tick, stop, level, price):
@@ -191,12 +197,7 @@ def reversed_in_time(program: str) -> str:
 
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    name=st.sampled_from(sorted(PROGRAMS)),
-    opening=facts("opening"),
-    flow=facts("flow"),
-    tick=facts("tick", arity_value=False),
-    stop=facts("stop", arity_value=False, n=3),
-    level=facts("level", n=4),
+    **PROGRAM_AND_DATA,
     horizon=st.sampled_from([(0, 40), (5, 25), (-10, 60)]),
 )
 def test_the_kernel_in_reversed_time_equals_the_rows(name, opening, flow, tick, stop, level, horizon):

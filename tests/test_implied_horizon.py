@@ -219,15 +219,15 @@ def test_the_plan_says_where_the_run_takes_the_horizon_its_facts_imply(tmp_path)
 @st.composite
 def confined_cases(draw):
     """A wide random program (no recursion of its own) whose rules read,
-    instead of the given ``v``, ``r``: ``v`` carried forward in time near
-    where ``w`` holds for its key (a recursion through time ``w`` confines,
-    moved a bounded way);
+    instead of the given ``v``, ``r``: ``v`` carried forward (or back) in
+    time near where ``w`` holds for its key (a recursion through time ``w``
+    confines, moved a bounded way);
     the given facts end, but now and then one does not."""
     case = draw(wide_cases(floats=False))
-    window = draw(st.sampled_from(["[1,1]", "[0,1]", "[1,2]", "(0,1]", "[0.5,1.5]"]))
+    window = draw(st.sampled_from(["<->", "<+>"])) + draw(st.sampled_from(["[1,1]", "[0,1]", "[1,2]", "(0,1]", "[0.5,1.5]"]))
     confining = draw(st.sampled_from(["w(K, _)", "<->[0,3] w(K, _)", "<->[2,4] w(K, _)", "[-][0,1] w(K, _)",
                                       "<+>[1,2] w(K, _)"]))
-    program = (f"r(K, N) :- v(K, N).\nr(K, N) :- <->{window} r(K, N), {confining}.\n"
+    program = (f"r(K, N) :- v(K, N).\nr(K, N) :- {window} r(K, N), {confining}.\n"
                + re.sub(r"\bv\(", "r(", case.program))
     facts = case.facts
     if draw(st.integers(0, 3)):

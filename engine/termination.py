@@ -491,12 +491,13 @@ def _key_groups(plan, core, reps, buckets, width):
         if i - cuts[-1] >= size or (i - cuts[-1] >= MIN_BATCH and x is not None and (first is None or x - first > width)):
             cuts.append(i)
             first = x
-    groups = []
-    for i, j in zip(cuts, cuts[1:] + [len(order)]):
-        batch = set(order[i:j])
-        g_core = {p: {t: ivs for t, ivs in atoms.items() if t[keys[p]] in batch} for p, atoms in core.items()}
-        g_reps = {p: {t: rs for t, rs in by.items() if t[keys[p]] in batch} for p, by in reps.items()}
-        groups.append(({p: a for p, a in g_core.items() if a}, {p: b for p, b in g_reps.items() if b}))
+    batch_of = {k: n for n, (i, j) in enumerate(zip(cuts, cuts[1:] + [len(order)])) for k in order[i:j]}
+    groups = [({}, {}) for _ in cuts]
+    for g, facts in ((0, core), (1, reps)):  # (each atom placed once: a pass per batch was quadratic in the keys)
+        for p, atoms in facts.items():
+            at = keys[p]
+            for t, x in atoms.items():
+                groups[batch_of[t[at]]][g].setdefault(p, {})[t] = x
     return groups
 
 

@@ -217,8 +217,8 @@ def _stratum(plan, stratum, out, strategy, engine, given):
         _keep(out, store, {}, own)
         _keep_quiet(out, _local_quiet(sub, core, {}, quiet), own)
         return None
-    if not moving:
-        store, rep, info = _two_sided(sub, core, reps, own, strategy, out)
+    if not moving:  # (by key where keys are independent: each batch's inputs unrolled over its own facts' span)
+        store, rep, info = _forward(sub, core, reps, own, strategy, out, one=_two_sided)
         info["direction"] = "none"
         info["quiet"] = _local_quiet(sub, core, reps, quiet)
     else:
@@ -488,7 +488,7 @@ def _key_groups(plan, core, reps, buckets, width):
     cuts, first = [0], last[order[0]]
     for i, k in enumerate(order):
         x = last[k]
-        if i - cuts[-1] >= size or (i - cuts[-1] >= MIN_BATCH and x is not None and (first is None or x - first > width)):
+        if i - cuts[-1] >= size or (i > cuts[-1] and x is not None and (first is None or x - first > width)):
             cuts.append(i)
             first = x
     batch_of = {k: n for n, (i, j) in enumerate(zip(cuts, cuts[1:] + [len(order)])) for k in order[i:j]}
@@ -1108,7 +1108,7 @@ def _add_unrolled(store, reps, window) -> None:
         rel.clear_indexes()
 
 
-def _two_sided(plan, core, reps, own, strategy, out):
+def _two_sided(plan, core, reps, own, strategy, out, quiet=None):
     """A stratum whose recursion stays in time, reading facts that repeat:
     what it derives at ``x`` depends on its inputs near ``x`` only, so it
     repeats where they all do, on each side."""

@@ -49,8 +49,12 @@ AUTO_MIN_RECURRENCE_FACTS = 10_000
 # derivations, 0.02-0.05 s either way), the columns 1.5-2.5x faster from
 # 3,000 keys; every attempt on columns from 10,000 given facts took 20,000
 # keys spread over 10^9 units (a stretch of search per key) 271 s against
-# 18 s on rows (CPU); by the attempts' size 19 s
-ATTEMPT_MIN_DERIVATIONS = 4_000
+# 18 s on rows (CPU); by the attempts' size 19 s.  Whole runs under auto
+# (CPU, one each; a weekly report over 16,000 keys with an alert, 20,000
+# keys seeded within 10 units with and without a driver): 4,000 1.04, 1.25
+# and 3.27 s; 8,000 0.75, 1.27, 3.15 s; 16,000 0.84, 2.55, 3.16 s; 32,000
+# 0.78, 2.42, 5.2 s
+ATTEMPT_MIN_DERIVATIONS = 8_000
 # a table (a bound CSV file, a Spark task's input) is read straight into columns
 # from this many rows with engine "auto": even when the run stays on rows,
 # the kernels and rows made from the columns beat the csv module from about

@@ -97,6 +97,29 @@ def test_keys_seeded_far_apart_each_repeat_as_one_fact(keys, d, seed, twice):
             assert _norm(got) == _norm(_clip(want, window)), (k, a)
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_rule_reading_the_periodic_model_of_keys_far_apart_answers_near_each(engine):
+    """An alert where a key's repeating fact meets its incident within 3
+    units: computed key by key (keys independent), each over its own facts'
+    span, not over the 10^9 units between the first seed and the last (its
+    repeating input unrolled there: refused as too many instances to list)."""
+    import random
+
+    rng = random.Random(4)
+    seeds = {f"k{i}": rng.randrange(10**9) for i in range(30)}
+    facts = "\n".join(f"s({k})@[{a},{fmt_num(a + Fraction(1, 2))}].\ninc({k})@{a + 5}." for k, a in seeds.items())
+    program = ("p(X) :- s(X).\np(X) :- <->[1,1] p(X).\nalert(X) :- p(X), <->[0,3] inc(X).\n"
+               "late(X) :- <->[2,2] alert(X).\n")
+    m = chronolog.reason(program + facts, engine=engine)
+    half = Fraction(1, 2)
+    want = sorted(((k,), iv) for k, a in seeds.items()
+                  for iv in [(a + 5, a + 5 + half, True, True), (a + 6, a + 6 + half, True, True),
+                             (a + 7, a + 7 + half, True, True), (a + 8, a + 8, True, True)])
+    assert m.facts("alert") == want
+    assert m.facts("late") == [(t, (lo + 2, hi + 2, lc, hc)) for t, (lo, hi, lc, hc) in want]
+    assert sorted(m.repeating("p")) == sorted(((k,), (a, a + half, True, True), 1) for k, a in seeds.items())
+
+
 def _shift_facts(facts: str, d) -> str:
     def one(match):
         lo, hi = match.group(1), match.group(2)

@@ -415,10 +415,10 @@ def _ends(core, reps, sign=1):
     return xs
 
 
-# independent keys are computed in at most this many batches (of at least
-# MIN_BATCH keys) per executor, sorted by where their facts end, a batch cut
-# where its keys' ends spread over more than the first attempt's span
-# (_key_groups).  A batch's search runs each key from its facts to a bound
+# independent keys are computed in at most this many batches per executor
+# (of at least MIN_BATCH keys, from 2 * MIN_BATCH keys), sorted by where their
+# facts end, a batch also cut (down to one key) where its keys' ends spread
+# over more than the first attempt's span (_key_groups).  A batch's search runs each key from its facts to a bound
 # past the batch's last end: a cycle over 20,000 keys seeded within 1,000
 # units listed each key's fact over 125 units in 8 batches, 17.1 s on rows
 # and 5.5 s on columns; cut by their spread 3.3 and 2.6 s (CPU; the number

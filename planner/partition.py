@@ -10,8 +10,10 @@ models of the key groups, each computed on its own (in a Spark task, say).
 ``$t`` predicates need keys too).  It either returns a :class:`Partitioning`
 or raises :class:`NotPartitionable` naming the rule that breaks the key.
 The search is a small backtracking over argument positions with
-propagation through shared variables; programs have few rules, and a step
-budget keeps pathological ones from searching long.
+propagation through shared variables, one step per predicate keyed; a step
+checks again only the rules of that predicate (keys only grow along a path,
+so no other rule can break or close), which keeps a program of thousands of
+strata linear; a step budget keeps pathological ones from searching long.
 """
 
 from __future__ import annotations
@@ -113,33 +115,61 @@ def analyse(plan, key=None) -> Partitioning:
             best.update(depth=len(keys), why=why, rule=rule)
         return ()
 
-    def choices(keys):
-        """None when every rule keeps one key under ``keys``; else the
-        extensions of ``keys`` to try, by one more predicate's position
-        (none when a rule breaks the key)."""
+    rules_of: dict = {}  # pred -> the indices of the rules that read or derive it, in order
+    for n, (_, atoms) in enumerate(named_atoms):
+        for p, _, _ in atoms:
+            rules_of.setdefault(p, [])
+            if not rules_of[p] or rules_of[p][-1] != n:
+                rules_of[p].append(n)
+
+    def check(keys, n):
+        """Rule ``n`` under ``keys``: ``(var, where, open atoms)``, or a failure's ``why``."""
+        var, where, open_atoms = None, None, []
+        for p, terms, names in named_atoms[n][1]:
+            if p in keys:
+                v = names[keys[p]]
+                if v is None:
+                    return f"{ast.Atom(p, terms)} has no variable in its key position {keys[p]}"
+                if var is None:
+                    var, where = v, (p, terms)
+                elif v != var:
+                    return f"{ast.Atom(*where)} is keyed on {var} but {ast.Atom(p, terms)} on {v}"
+            else:
+                open_atoms.append((p, terms))
+        return var, where, open_atoms
+
+    def choices(node):
+        """None when every rule keeps one key under the node's keys; else
+        the extensions of them to try, by one more predicate's position
+        (none when a rule breaks the key).  A node is ``(keys, the
+        predicate just keyed or None, its parent's open rules with a key
+        variable, its parent's open rules)``: keys only grow along a path
+        of the search, so only the rules of the predicate just keyed can
+        break or close (every rule re-checked at every step made the
+        search quadratic: 2,000 strata, 5.7 s)."""
+        keys, new, keyed_open, still_open = node
+        if new is None:  # (the start: every rule)
+            keyed_open, still_open, todo = set(), set(), range(len(named_atoms))
+        else:
+            keyed_open, still_open, todo = set(keyed_open), set(still_open), rules_of.get(new, ())
+        for n in todo:  # (in the rules' order: the first that breaks the key is the one named)
+            got = check(keys, n)
+            if isinstance(got, str):
+                return fail(keys, named_atoms[n][0], got)
+            var, _, open_atoms = got
+            if not open_atoms:
+                keyed_open.discard(n)
+                still_open.discard(n)
+            else:
+                still_open.add(n)
+                if var is not None:
+                    keyed_open.add(n)
         # the most constrained open rule first: one with a known key variable
-        pending = None
-        for r, atoms in named_atoms:
-            var, where, open_atoms = None, None, []
-            for p, terms, names in atoms:
-                if p in keys:
-                    v = names[keys[p]]
-                    if v is None:
-                        return fail(keys, r, f"{ast.Atom(p, terms)} has no variable in its key position {keys[p]}")
-                    if var is None:
-                        var, where = v, (p, terms)
-                    elif v != var:
-                        return fail(
-                            keys, r,
-                            f"{ast.Atom(*where)} is keyed on {var} but {ast.Atom(p, terms)} on {v}",
-                        )
-                else:
-                    open_atoms.append((p, terms))
-            if open_atoms and (pending is None or (var is not None and pending[1] is None)):
-                pending = (r, var, where, open_atoms)
-        if pending is None:
+        if not still_open:
             return None
-        r, var, where, open_atoms = pending
+        n = min(keyed_open) if keyed_open else min(still_open)
+        r = named_atoms[n][0]
+        var, where, open_atoms = check(keys, n)
         p, terms = open_atoms[0]
         where = where and ast.Atom(*where)
         if var is None:
@@ -149,24 +179,24 @@ def analyse(plan, key=None) -> Partitioning:
         if not positions:
             what = f"does not contain the key variable {var} of {where}" if var else "has no variable to key on"
             return fail(keys, r, f"{ast.Atom(p, terms)} {what}")
-        return ({**keys, p: i} for i in positions)
+        return (({**keys, p: i}, p, keyed_open, still_open) for i in positions)
 
     def search(start):
         """Depth first over the choices, on a stack of our own: one level per
         predicate, which a recursion would take from Python's stack (a
         program of a thousand predicates overflowed it)."""
-        stack = [iter([start])]
+        stack = [iter([(start, None, None, None)])]
         while stack:
-            keys = next(stack[-1], None)
-            if keys is None:
+            node = next(stack[-1], None)
+            if node is None:
                 stack.pop()
                 continue
             steps[0] += 1
             if steps[0] > _BUDGET:
                 return None
-            more = choices(keys)
+            more = choices(node)
             if more is None:
-                return keys
+                return node[0]
             stack.append(iter(more))
         return None
 

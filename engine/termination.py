@@ -234,9 +234,8 @@ def _stratum(plan, stratum, out, strategy, engine, given):
         elif d.kind == "backward":
             mirrored = dataclasses.replace(sub, rules=[mirror_rule(r) for r in sub.rules])
             mirrored.strata = stratify(mirrored.rules)
-            on = _attempts_on(mirrored, given, engine)
             store, rep, info = _forward(mirrored, _mirror_core(core), _mirror_reps(reps), own, strategy, out,
-                                        one=functools.partial(_forward_one, on=on), quiet=_mirror_quiet(quiet), on=on)
+                                        quiet=_mirror_quiet(quiet), on=_attempts_on(mirrored, given, engine))
             store, rep = _mirror_answer(store, rep)
             out._bounded = [dataclasses.replace(r, window=mirror_interval(r.window) if r.window else None) for r in out._bounded]
             info["direction"] = "backward"
@@ -244,9 +243,7 @@ def _stratum(plan, stratum, out, strategy, engine, given):
             if info.get("repeats_from") is not None:
                 info["repeats_from"] = -info["repeats_from"]
         else:
-            on = _attempts_on(sub, given, engine)
-            store, rep, info = _forward(sub, core, reps, own, strategy, out, one=functools.partial(_forward_one, on=on),
-                                        quiet=quiet, on=on)
+            store, rep, info = _forward(sub, core, reps, own, strategy, out, quiet=quiet, on=_attempts_on(sub, given, engine))
             info["direction"] = "forward"
     _keep_quiet(out, info.pop("quiet", None) or {}, own)
     info["predicates"] = sorted(p for p in own if not p.startswith("$"))
@@ -433,11 +430,11 @@ MIN_BATCH = 2
 
 def _forward(plan, core, reps, own, strategy, out, one=None, quiet=None, on="rows"):
     """Split by key when the stratum is partitionable: each batch of keys is
-    computed (by ``one``, the forward strategy unless given) to a bound past
-    its own last fact, not everyone's, in :data:`KEY_BUCKETS` batches on
-    the executor ``on``.  ``quiet``: where the predicates it reads repeat
-    between clusters (:attr:`Outcome.quiet`)."""
-    one = one or _forward_one
+    computed (by ``one``, unless given the forward strategy with its
+    attempts on the executor ``on``) to a bound past its own last fact, not
+    everyone's, in :data:`KEY_BUCKETS` batches for ``on``.  ``quiet``: where
+    the predicates it reads repeat between clusters (:attr:`Outcome.quiet`)."""
+    one = one or functools.partial(_forward_one, on=on)
     quiet = quiet or {}
     groups = _key_groups(plan, core, reps, KEY_BUCKETS[on], _first_span(program_reach(plan.rules), reps))
     if groups is None:

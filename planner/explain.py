@@ -24,16 +24,15 @@ def describe_fragment(plan, closed: bool = False) -> list:
         if not (st.recursive and st.shifting_rules):
             continue
         d = direction(st.rules, set(st.preds))
-        how = {
-            "forward": "reads only the past: computed forward until it repeats",
-            "backward": "reads only the future: computed backward (time mirrored) until it repeats",
+        reads = {"forward": "reads only the past", "backward": "reads only the future", "none": "",
+                 "mixed": "reads both the past and the future"}[d.kind]
+        how = "computed within the horizon" if closed else {  # (within it: each stratum's placement below says how)
+            "forward": "computed forward until it repeats",
+            "backward": "computed backward (time mirrored) until it repeats",
             "none": "computed until it repeats",
-            "mixed": "reads both the past and the future: a repeating guess from a growing window, proved a model",
+            "mixed": "a repeating guess from a growing window, proved a model",
         }[d.kind]
-        if closed:  # (how: each stratum's placement below)
-            how = {"forward": "reads only the past", "backward": "reads only the future", "none": "",
-                   "mixed": "reads both the past and the future"}[d.kind]
-            how = f"{how}: computed within the horizon" if how else "computed within the horizon"
+        how = f"{reads}: {how}" if reads else how
         preds = sorted(p for p in st.preds if not p.startswith("$"))
         out.append(f"recursion through {', '.join(preds)}: {how}")
         for r in st.shifting_rules:

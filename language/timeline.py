@@ -25,6 +25,7 @@ engine works with two generic operators (the Temporal Vadalog paper):
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 from collections.abc import Iterable
 from operator import itemgetter
@@ -150,6 +151,8 @@ def _int_text(n: int) -> str:
 
 
 _CHUNK = 4000
+_HASH_MODULUS = sys.hash_info.modulus
+_INVERSES: dict = {}  # denominator -> its inverse modulo _HASH_MODULUS (Point.__hash__)
 
 
 class Point(Fraction):
@@ -171,11 +174,32 @@ class Point(Fraction):
         return f"Fraction({self._numerator}, {self._denominator})"
 
     def __hash__(self) -> int:
-        try:
-            return self._hash
-        except AttributeError:
-            self._hash = h = Fraction.__hash__(self)
-            return h
+        h = self._hash  # (None until asked; made by this module's functions)
+        if h is None:
+            # Fraction's hash, its modular inverse kept per denominator
+            # (Fraction computes one per call: 0.8 against 0.2 us)
+            d = self._denominator
+            inv = _INVERSES.get(d)
+            if inv is None:
+                if d % _HASH_MODULUS == 0:  # (no inverse: Fraction hashes it as infinity)
+                    self._hash = h = Fraction.__hash__(self)
+                    return h
+                if len(_INVERSES) > 4096:
+                    _INVERSES.clear()
+                inv = _INVERSES[d] = pow(d, -1, _HASH_MODULUS)
+            n = self._numerator
+            h = hash(hash(-n if n < 0 else n) * inv)
+            if n < 0:
+                h = -h
+            if h == -1:
+                h = -2
+            self._hash = h
+        return h
+
+    def __new__(cls, *args, **kwargs):  # (copies and unpickling; this module's functions skip it)
+        p = Fraction.__new__(cls, *args, **kwargs)
+        p._hash = None
+        return p
 
     def __eq__(self, other):
         t = type(other)
@@ -233,7 +257,7 @@ def as_point(x: Fraction):
     if x._denominator == 1:
         return x._numerator
     p = object.__new__(Point)
-    p._numerator, p._denominator = x._numerator, x._denominator
+    p._numerator, p._denominator, p._hash = x._numerator, x._denominator, None
     return p
 
 
@@ -246,7 +270,7 @@ def _ratio(n: int, d: int):
     if d == 1:
         return n
     p = object.__new__(Point)
-    p._numerator, p._denominator = n, d
+    p._numerator, p._denominator, p._hash = n, d, None
     return p
 
 
@@ -254,7 +278,7 @@ def _point_add(a, b):
     t = type(b)
     if t is int:  # (n + b*d)/d is in lowest terms already
         p = object.__new__(Point)
-        p._numerator, p._denominator = a._numerator + b * a._denominator, a._denominator
+        p._numerator, p._denominator, p._hash = a._numerator + b * a._denominator, a._denominator, None
         return p
     if t is Point or t is Fraction:
         return _ratio(a._numerator * b._denominator + b._numerator * a._denominator, a._denominator * b._denominator)
@@ -265,7 +289,7 @@ def _point_sub(a, b):
     t = type(b)
     if t is int:
         p = object.__new__(Point)
-        p._numerator, p._denominator = a._numerator - b * a._denominator, a._denominator
+        p._numerator, p._denominator, p._hash = a._numerator - b * a._denominator, a._denominator, None
         return p
     if t is Point or t is Fraction:
         return _ratio(a._numerator * b._denominator - b._numerator * a._denominator, a._denominator * b._denominator)
@@ -276,7 +300,7 @@ def _point_rsub(a, b):  # b - a
     t = type(b)
     if t is int:
         p = object.__new__(Point)
-        p._numerator, p._denominator = b * a._denominator - a._numerator, a._denominator
+        p._numerator, p._denominator, p._hash = b * a._denominator - a._numerator, a._denominator, None
         return p
     if t is Fraction:
         return _ratio(b._numerator * a._denominator - a._numerator * b._denominator, a._denominator * b._denominator)
@@ -285,7 +309,7 @@ def _point_rsub(a, b):  # b - a
 
 def _point_neg(a):
     p = object.__new__(Point)
-    p._numerator, p._denominator = -a._numerator, a._denominator
+    p._numerator, p._denominator, p._hash = -a._numerator, a._denominator, None
     return p
 
 

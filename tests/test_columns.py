@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -162,6 +163,30 @@ def test_a_point_compares_and_hashes_as_its_fraction(x, other, other_point):
     import pickle
 
     assert pickle.loads(pickle.dumps(p)) == x
+
+
+_MODULUS = sys.hash_info.modulus
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(st.integers(-(10**40), 10**40), st.one_of(st.integers(2, 10**30), st.sampled_from([_MODULUS, 3 * _MODULUS, _MODULUS - 1, 2**64])),
+       st.integers(-5, 5))
+def test_a_point_hashes_as_its_fraction_whatever_its_size(n, d, k):
+    """Point's hash (Fraction's, with each denominator's modular inverse
+    kept) equals Fraction's for large and negative numerators, denominators
+    at and past the hash modulus (no inverse), on Points made by sums and
+    differences, copied and unpickled."""
+    import copy
+    import pickle
+
+    x = Fraction(n, d)
+    if x.denominator == 1:
+        return
+    p = tl.as_point(x)
+    for got, want in ((p, x), (p + k, x + k), (p - k, x - k), (k - p, k - x), (-p, -x)):
+        assert hash(got) == hash(want) == hash(got), (got, want)
+    for q in (copy.copy(p), copy.deepcopy(p), pickle.loads(pickle.dumps(p))):
+        assert type(q) is tl.Point and q == x and hash(q) == hash(x)
 
 
 @settings(max_examples=examples(300), deadline=None)

@@ -6,9 +6,10 @@ the answers of the plain forms and of the row executor."""
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from budget import examples
@@ -363,3 +364,70 @@ def test_small_files_read_together_as_the_line_reader_reads_each(tmp_path_factor
     monkeypatch.setattr(chronolog.api, "KERNEL_BYTES", 0)  # the kernels for these few facts
     assert _read(program, files) == want
     monkeypatch.undo()
+
+
+_ODD_TERMS = st.sampled_from([True, 1.5, float("nan"), None, (1, "a"), Fraction(3, 2), Fraction(4, 2), "#T"])
+_ENDS = st.one_of(st.integers(-5, 5), st.fractions(-5, 5, max_denominator=4))
+_ODD_ENDS = st.sampled_from([float("inf"), 2.5, "3", None, True])
+
+
+@st.composite
+def _python_rows(draw):
+    """Rows of a predicate as a user gives them from Python: mostly plain
+    pairs, sometimes a row of another form (a boolean, float or set term, a
+    list, an interval of 3 parts or with other ends, another width)."""
+    width = draw(st.integers(0, 3))
+    odd = draw(st.booleans())  # (else every row plain)
+    rows = []
+    for _ in range(draw(st.integers(1, 8))):
+        terms = tuple(draw(st.one_of(st.text("ab", min_size=0, max_size=2), st.integers(-3, 3))) for _ in range(width))
+        if odd and draw(st.integers(0, 9)) == 0:
+            terms = terms + (draw(_ODD_TERMS),) if draw(st.booleans()) or not terms else terms[:-1] + (draw(_ODD_TERMS),)
+        lo = draw(_ENDS)
+        hi = lo + draw(_ENDS) if draw(st.integers(0, 9)) else draw(_ENDS)  # (mostly not empty)
+        hi = abs(hi - lo) + lo if draw(st.integers(0, 9)) else hi
+        if odd and draw(st.integers(0, 9)) == 0:
+            lo, hi = draw(st.sampled_from([(draw(_ODD_ENDS), hi), (lo, draw(_ODD_ENDS))]))
+        iv = (lo, hi) if draw(st.booleans()) else (lo, hi, draw(st.sampled_from([True, False, 1] if odd else [True, False])), draw(st.booleans()))
+        if odd and draw(st.integers(0, 9)) == 0:
+            iv = draw(st.sampled_from([iv[:1] + iv, list(iv), 4]))
+        row = (terms, iv)
+        if odd and draw(st.integers(0, 19)) == 0:
+            row = draw(st.sampled_from([list(row), row + (None,), (list(terms), iv)]))
+        rows.append(row)
+    return rows
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(_python_rows())
+@example([(("a", True), (0, 1))])
+@example([(("a", 1), (0, 1)), (("a", Fraction(1, 2)), (0, 1))])
+@example([(("a",), (0, Fraction(4, 2))), (("b",), (Fraction(1, 3), 2.5, True, False))])
+@example([(("a",), (0, 1)), (("a", "b"), (0, 1))])
+@example([(("a",), (1, 1, True, False))])
+def test_plain_python_rows_read_as_every_row_is_read(rows):
+    """Rows of strings and ints with int or Fraction ends are read by their
+    types alone (api._plain_rows); the same rows, and any list with one row
+    of another form, read as the checks of every row read them: the same
+    rows, or the same error."""
+    from chronolog import api
+
+    def read(fast):
+        saved = api._plain_rows
+        if not fast:
+            api._plain_rows = lambda items: None
+        try:
+            got = api.load_facts({"p": rows})
+            return "rows", dict(got), {k: str(v) for k, v in got.positions.items()}
+        except chronolog.ChronologError as e:
+            return "error", str(e)
+        finally:
+            api._plain_rows = saved
+
+    fast, checked = read(True), read(False)
+    assert fast == checked
+    if fast[0] == "rows":  # (the types too: a Point where an end is between whole numbers, #T for True)
+        def types(got):
+            return [(tuple(map(type, terms)), tuple(map(type, iv))) for terms, iv in got["p"]]
+
+        assert types(fast[1]) == types(checked[1])

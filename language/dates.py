@@ -247,6 +247,7 @@ class Calendar:
     def __init__(self, unit: str = "days"):
         self.unit = unit
         self.unit_seconds = Fraction(UNIT_SECONDS[unit])
+        self._unit_micros = int(self.unit_seconds * 1_000_000)  # (every unit's is whole)
         self._texts: dict = {}  # point -> its text: a stream prints the same few points again and again
 
     def __repr__(self) -> str:
@@ -271,8 +272,10 @@ class Calendar:
         if value.tzinfo is not None:
             value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
         delta = value - epoch()
-        micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
-        return normalize((Fraction(micros, 1_000_000) + cycles * CYCLE_SECONDS) / self.unit_seconds)
+        micros = (delta.days * 86400 + delta.seconds + cycles * CYCLE_SECONDS) * 1_000_000 + delta.microseconds
+        per = self._unit_micros  # (a whole number of microseconds: one divmod, not three Fraction operations)
+        q, r = divmod(micros, per)
+        return q if r == 0 else Fraction(micros, per)
 
     def parse_point(self, text: str):
         """A time cell or token: an ISO date/datetime, or ±inf."""

@@ -14,8 +14,11 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chronolog
+from budget import examples
 from chronolog.language.errors import ChronologError, DataError, ProgramError, SyntaxError_
 
 EPOCH = dt.date(1970, 1, 1)
@@ -516,3 +519,23 @@ def test_a_point_is_the_datetime_pandas_gives_or_none_between_microseconds(unit)
             continue
         want = pd.Timestamp("1970-01-01") + pd.Timedelta(int(ns), "ns")
         assert pd.Timestamp(cal.datetime(t)) == want, t
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59, 59, 999999)),
+       st.sampled_from(["days", "hours", "minutes", "seconds", "milliseconds"]), st.integers(-3, 3), st.booleans())
+def test_a_datetime_is_the_exact_number_of_units_since_the_epoch(value, unit, cycles, whole_day):
+    """Calendar.point (one integer division of microseconds) against the
+    definition: the exact seconds since 1970-01-01 by ``datetime``'s own
+    arithmetic, ``cycles`` 400-year cycles later, over the unit's seconds;
+    an int where whole, a date as its midnight."""
+    from chronolog.language.dates import CYCLE_SECONDS, UNIT_SECONDS, Calendar
+
+    if whole_day:
+        value = value.replace(hour=0, minute=0, second=0, microsecond=0)
+    seconds = Fraction((value - dt.datetime(1970, 1, 1)) // dt.timedelta(microseconds=1), 1_000_000) + cycles * CYCLE_SECONDS
+    want = seconds / Fraction(UNIT_SECONDS[unit])
+    got = Calendar(unit).point(value, cycles)
+    assert got == want and (type(got) is int) == (want.denominator == 1)
+    if whole_day:
+        assert Calendar(unit).point(value.date(), cycles) == got

@@ -5,6 +5,7 @@ the answers of the plain forms and of the row executor."""
 
 from __future__ import annotations
 
+import datetime
 import random
 from fractions import Fraction
 
@@ -371,8 +372,14 @@ _ENDS = st.one_of(st.integers(-5, 5), st.fractions(-5, 5, max_denominator=4))
 _ODD_ENDS = st.sampled_from([float("inf"), 2.5, "3", None, True])
 
 
+_DAY = datetime.datetime(2024, 3, 1)
+_DATED_ENDS = st.one_of(st.integers(0, 400).map(lambda m: _DAY + datetime.timedelta(minutes=m * 7.5)),
+                        st.integers(0, 3).map(lambda d: (_DAY + datetime.timedelta(days=d)).date()))
+_ODD_DATED_ENDS = st.sampled_from([3, float("inf"), "2024-03-02", _DAY.replace(tzinfo=datetime.timezone.utc), None])
+
+
 @st.composite
-def _python_rows(draw):
+def _python_rows(draw, dated=False):
     """Rows of a predicate as a user gives them from Python: mostly plain
     pairs, sometimes a row of another form (a boolean, float or set term, a
     list, an interval of 3 parts or with other ends, another width)."""
@@ -383,11 +390,16 @@ def _python_rows(draw):
         terms = tuple(draw(st.one_of(st.text("ab", min_size=0, max_size=2), st.integers(-3, 3))) for _ in range(width))
         if odd and draw(st.integers(0, 9)) == 0:
             terms = terms + (draw(_ODD_TERMS),) if draw(st.booleans()) or not terms else terms[:-1] + (draw(_ODD_TERMS),)
-        lo = draw(_ENDS)
-        hi = lo + draw(_ENDS) if draw(st.integers(0, 9)) else draw(_ENDS)  # (mostly not empty)
-        hi = abs(hi - lo) + lo if draw(st.integers(0, 9)) else hi
+        if dated:
+            lo, hi = sorted((draw(_DATED_ENDS), draw(_DATED_ENDS)), key=lambda x: str(x)[:10] + str(x)[10:].ljust(9, " "),
+                            reverse=not draw(st.integers(0, 9)))  # (mostly not empty)
+        else:
+            lo = draw(_ENDS)
+            hi = lo + draw(_ENDS) if draw(st.integers(0, 9)) else draw(_ENDS)  # (mostly not empty)
+            hi = abs(hi - lo) + lo if draw(st.integers(0, 9)) else hi
         if odd and draw(st.integers(0, 9)) == 0:
-            lo, hi = draw(st.sampled_from([(draw(_ODD_ENDS), hi), (lo, draw(_ODD_ENDS))]))
+            ends = _ODD_DATED_ENDS if dated else _ODD_ENDS
+            lo, hi = draw(st.sampled_from([(draw(ends), hi), (lo, draw(ends))]))
         iv = (lo, hi) if draw(st.booleans()) else (lo, hi, draw(st.sampled_from([True, False, 1] if odd else [True, False])), draw(st.booleans()))
         if odd and draw(st.integers(0, 9)) == 0:
             iv = draw(st.sampled_from([iv[:1] + iv, list(iv), 4]))
@@ -399,25 +411,31 @@ def _python_rows(draw):
 
 
 @settings(max_examples=examples(500), deadline=None)
-@given(_python_rows())
-@example([(("a", True), (0, 1))])
-@example([(("a", 1), (0, 1)), (("a", Fraction(1, 2)), (0, 1))])
-@example([(("a",), (0, Fraction(4, 2))), (("b",), (Fraction(1, 3), 2.5, True, False))])
-@example([(("a",), (0, 1)), (("a", "b"), (0, 1))])
-@example([(("a",), (1, 1, True, False))])
-def test_plain_python_rows_read_as_every_row_is_read(rows):
-    """Rows of strings and ints with int or Fraction ends are read by their
-    types alone (api._plain_rows); the same rows, and any list with one row
-    of another form, read as the checks of every row read them: the same
-    rows, or the same error."""
+@given(st.booleans().flatmap(lambda dated: st.tuples(st.just(dated), _python_rows(dated))))
+@example((False, [(("a", True), (0, 1))]))
+@example((False, [(("a", 1), (0, 1)), (("a", Fraction(1, 2)), (0, 1))]))
+@example((False, [(("a",), (0, Fraction(4, 2))), (("b",), (Fraction(1, 3), 2.5, True, False))]))
+@example((False, [(("a",), (0, 1)), (("a", "b"), (0, 1))]))
+@example((False, [(("a",), (1, 1, True, False))]))
+@example((True, [(("a",), (_DAY, _DAY + datetime.timedelta(seconds=20)))]))
+@example((True, [(("a",), (_DAY.date(), _DAY.replace(tzinfo=datetime.timezone.utc)))]))
+def test_plain_python_rows_read_as_every_row_is_read(dated_rows):
+    """Rows of strings and ints with int or Fraction ends (on a date
+    timeline, date and naive datetime ends) are read by their types alone
+    (api._plain_rows); the same rows, and any list with one row of another
+    form, read as the checks of every row read them: the same rows, or the
+    same error."""
     from chronolog import api
+    from chronolog.language.dates import Calendar
+
+    dated, rows = dated_rows
 
     def read(fast):
         saved = api._plain_rows
         if not fast:
-            api._plain_rows = lambda items: None
+            api._plain_rows = lambda items, calendar=None: None
         try:
-            got = api.load_facts({"p": rows})
+            got = api.load_facts({"p": rows}, calendar=Calendar("minutes") if dated else None)
             return "rows", dict(got), {k: str(v) for k, v in got.positions.items()}
         except chronolog.ChronologError as e:
             return "error", str(e)

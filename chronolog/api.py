@@ -184,22 +184,29 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
 
 
 def _plain_rows(items, calendar=None) -> list | None:
-    """Rows given as pairs of a tuple of strings and ints (not booleans)
-    and ``(start, end)`` or ``(start, end, start_closed, end_closed)``, all
-    of one width, as the engine's rows, checked by their types alone: ends
-    of ints and Fractions, or on a date timeline (``calendar``) of dates
-    and naive datetimes (the checks of any row, ``check_fact_row`` and
-    ``_interval``, cost 17 us a row, 37 us with datetimes: 0.34 s of
-    20,000 keys' facts); None where any row is of another form (or
-    empty), which the checks of any row then read and name."""
+    """Rows given as pairs of a tuple of strings, ints (not booleans) and
+    floats (not NaN), and ``(start, end)`` or ``(start, end, start_closed,
+    end_closed)`` of finite ints, Fractions and floats (on a date timeline,
+    ``calendar``, of dates and naive datetimes), all of one width, as the
+    engine's rows, checked by their types alone (the checks of any row,
+    ``check_fact_row`` and ``_interval``, cost 17 us a row, 37 us with
+    datetimes: 0.34 s of 20,000 keys' facts); None where any row is of
+    another form (or empty), which the checks of any row then read and
+    name."""
     import datetime as dt
     from fractions import Fraction
 
+    from chronolog.language.float_times import float_time
     from chronolog.language.timeline import as_point
 
     def end(x):  # (None: not of the plain forms)
         t = type(x)
         if calendar is None:
+            if t is float:  # (the number its text shows; NaN and the infinities, a float still: the checks of any row)
+                if x != x:
+                    return None
+                x = float_time(x)
+                t = type(x)
             return x if t is int else as_point(x) if t is Fraction else None
         if t is dt.date or (t is dt.datetime and x.tzinfo is None):
             x = calendar.point(x)
@@ -215,7 +222,8 @@ def _plain_rows(items, calendar=None) -> list | None:
         if type(terms) is not tuple or len(terms) != width or type(iv) is not tuple:
             return None
         for v in terms:
-            if type(v) is not str and type(v) is not int:
+            t = type(v)
+            if t is not str and t is not int and (t is not float or v != v):
                 return None
         n = len(iv)
         if n == 2:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import random
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -367,9 +368,9 @@ def test_small_files_read_together_as_the_line_reader_reads_each(tmp_path_factor
     monkeypatch.undo()
 
 
-_ODD_TERMS = st.sampled_from([True, 1.5, float("nan"), None, (1, "a"), Fraction(3, 2), Fraction(4, 2), "#T"])
-_ENDS = st.one_of(st.integers(-5, 5), st.fractions(-5, 5, max_denominator=4))
-_ODD_ENDS = st.sampled_from([float("inf"), 2.5, "3", None, True])
+_ODD_TERMS = st.sampled_from([True, Decimal("1.5"), float("nan"), None, (1, "a"), Fraction(3, 2), Fraction(4, 2), "#T"])
+_ENDS = st.one_of(st.integers(-5, 5), st.fractions(-5, 5, max_denominator=4), st.sampled_from([0.1, 2.5, -0.0, 1e-7, 3.0]))
+_ODD_ENDS = st.sampled_from([float("inf"), -float("inf"), float("nan"), Decimal("2.5"), "3", None, True])
 
 
 _DAY = datetime.datetime(2024, 3, 1)
@@ -387,7 +388,8 @@ def _python_rows(draw, dated=False):
     odd = draw(st.booleans())  # (else every row plain)
     rows = []
     for _ in range(draw(st.integers(1, 8))):
-        terms = tuple(draw(st.one_of(st.text("ab", min_size=0, max_size=2), st.integers(-3, 3))) for _ in range(width))
+        terms = tuple(draw(st.one_of(st.text("ab", min_size=0, max_size=2), st.integers(-3, 3), st.floats(-3, 3, width=16)))
+                      for _ in range(width))
         if odd and draw(st.integers(0, 9)) == 0:
             terms = terms + (draw(_ODD_TERMS),) if draw(st.booleans()) or not terms else terms[:-1] + (draw(_ODD_TERMS),)
         if dated:
@@ -417,6 +419,8 @@ def _python_rows(draw, dated=False):
 @example((False, [(("a",), (0, Fraction(4, 2))), (("b",), (Fraction(1, 3), 2.5, True, False))]))
 @example((False, [(("a",), (0, 1)), (("a", "b"), (0, 1))]))
 @example((False, [(("a",), (1, 1, True, False))]))
+@example((False, [(("a", 0.5), (0.1, float("inf"))), (("b", -0.0), (-float("inf"), 2, True, True))]))
+@example((False, [(("a",), (0.1, float("nan")))]))
 @example((True, [(("a",), (_DAY, _DAY + datetime.timedelta(seconds=20)))]))
 @example((True, [(("a",), (_DAY.date(), _DAY.replace(tzinfo=datetime.timezone.utc)))]))
 def test_plain_python_rows_read_as_every_row_is_read(dated_rows):

@@ -1674,6 +1674,10 @@ class Model:
     def facts(self, pred: str) -> list:
         """Sorted ``(terms, interval)`` pairs of ``pred``, one per maximal
         interval (of a LARS program in ticks: ``(5, 7, True, True)`` is ticks 5 to 7)."""
+        return self._facts(pred)
+
+    def _facts(self, pred, only=None) -> list:
+        """:meth:`facts`, of the atoms ``only`` (terms) where given."""
         rel = self._relation(pred) if isinstance(pred, str) else None  # (a list: refused below, by name)
         if rel is None:
             from chronolog.arguments import check_known_predicate
@@ -1683,7 +1687,7 @@ class Model:
         from chronolog.connectors.text_rows import sorted_atoms
 
         out = []
-        keys = sorted_atoms(rel.atoms)
+        keys = sorted_atoms(rel.atoms if only is None else {t: None for t in only if rel.atoms.get(t)})
         public = any_changed(keys)  # #T/#F as Python bools, -0.0 as 0.0 (language/booleans.py)
         for terms in keys:
             t = public_terms(terms) if public else terms
@@ -1933,16 +1937,24 @@ class Model:
         self._known([pred], "facts_within()")
         return self._clipped(pred, self._given_interval(_interval(window, self.calendar, "window")))
 
-    def _clipped(self, pred: str, w) -> list:
+    def _clipped(self, pred: str, w, only=None) -> list:
         """:meth:`facts_within` for a window already on the program's timeline
         (numbers, as :meth:`facts` gives them, also on a date timeline; real
         time for LARS): the command line, queries and plots convert their
-        window once.  The intervals are shown as :meth:`facts` shows them."""
+        window once.  The intervals are shown as :meth:`facts` shows them.
+        ``only``: of those atoms (terms) alone."""
         from chronolog.engine.periodic import unroll
 
         rel = self._relation(pred)
-        atoms = dict(rel.atoms) if rel is not None else {}
+        if rel is None:
+            atoms = {}
+        elif only is None:
+            atoms = dict(rel.atoms)
+        else:
+            atoms = {t: ivs for t in only for ivs in [rel.atoms.get(t)] if ivs}
         rep = self._repeating.get(pred, {})
+        if only is not None:
+            rep = {t: rs for t, rs in rep.items() if t in only}
         for r in (r for rs in rep.values() for r in rs):
             r.check_window(w[0], w[1], pred)
         out = []

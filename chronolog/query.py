@@ -133,15 +133,16 @@ def answer(model, q: Query) -> list:
     arity = model.plan.arities.get(q.pred, (None,))[0]
     if arity is not None and arity != len(q.terms):
         raise ProgramError(f"{q.pred} has {counted(arity, 'argument')}, the query gives {len(q.terms)}")
+    only = _atoms_named(model, q)
     if q.window is not None:
-        rows = model._clipped(q.pred, q.window)  # (clipped to it, as the model shows intervals)
+        rows = model._clipped(q.pred, q.window, only)  # (clipped to it, as the model shows intervals)
     else:
         if model.repeating(q.pred):
             raise ProgramError(
                 f"{q.pred} has facts that repeat forever: the answer over all time is infinite",
                 hint=f"give the query a window, e.g. {q.pred}(...)@[0,1000]",
             )
-        rows = model.facts(q.pred)
+        rows = model._facts(q.pred, only)
     by: dict = {}
     for terms, iv in rows:
         b = match(q, as_terms(terms))  # (#T/#F as terms again: never equal to 1/0)
@@ -156,6 +157,25 @@ def answer(model, q: Query) -> list:
         # (several atoms give one binding where a `_` stands for what tells them apart)
         out.append(Answer(dict(zip(q.variables, map(public, key))), coalesce(by[key])))
     return out
+
+
+def _atoms_named(model, q: Query):
+    """The atoms of ``q.pred`` with the query's string constants at their
+    places, from the relation's index at those places (kept for the next
+    query), or None (every atom) where the query names no string: a query
+    read every fact of the predicate (0.5-0.9 s of 200,000).  Strings only:
+    a string equals no term of another type, where a number equals numbers
+    of other types that the columns keep apart."""
+    at = tuple(i for i, t in enumerate(q.terms) if isinstance(t, ast.Const) and type(t.value) is str)
+    if not at:
+        return None
+    values = tuple(q.terms[i].value for i in at)
+    rel = model._relation(q.pred)
+    atoms = set(rel.index(at).get(values[0] if len(at) == 1 else values) or ()) if rel is not None else set()
+    for terms in model._repeating.get(q.pred, {}):
+        if len(terms) > at[-1] and all(terms[i] == v for i, v in zip(at, values)):
+            atoms.add(terms)
+    return atoms
 
 
 def run_query(model, text: str, dialect: Optional[str] = None):

@@ -49,15 +49,19 @@ def _window_text(w):
     return f"{'[' if lc else '('}{lo},{hi}{']' if hc else ')'}"
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
 @settings(**SETTINGS)
 @given(
     cases(ops=("<->", "<+>", "[-]", "S"), nest=1, max_arity=2),
     st.lists(st.sampled_from(["X", "Y", "a", "b", "_"]), min_size=0, max_size=2),
     st.one_of(st.none(), st.tuples(st.integers(-3, 6), st.integers(0, 5), st.booleans(), st.booleans())),
 )
-def test_queries_match_brute_force(case, pattern, win):
-    model = chronolog.reason(case.program, case.facts, horizon=case.horizon)
-    for pred in case.idb:
+def test_queries_match_brute_force(engine, case, pattern, win):
+    """Also where a string constant picks the atoms from the relation's
+    index (chronolog/query._atoms_named), on the rows' relations and the
+    columns', each query asked twice (the index kept from the first)."""
+    model = chronolog.reason(case.program, case.facts, horizon=case.horizon, engine=engine)
+    for pred in case.idb * 2:
         facts = model.facts(pred)
         arity = len(facts[0][0]) if facts else model.plan.arities.get(pred, (0,))[0]
         pat = (pattern + ["X", "Y"])[:arity]
@@ -207,3 +211,16 @@ def test_json_gives_a_float_as_a_json_float(tmp_path):
     assert sorted(map(repr, got)) == sorted(map(repr, want))
     answers = [json.loads(line)["binding"] for line in run("query", str(prog), "l(X, 1)", "--format", "json").stdout.splitlines()]
     assert [(a["X"], type(a["X"])) for a in answers] == [(1.0, float)]
+
+
+def test_a_query_naming_a_string_reads_the_repeating_facts_of_its_atoms():
+    """A string constant picks atoms from the relation's index and from the
+    facts that repeat forever (which no index holds); the rest of the answer
+    as a query without it gives, filtered."""
+    m = chronolog.reason("report(X, Y) :- <->[30,30] report(X, Y).  report(a, b)@0.  report(c, d)@1.  note(a, e)@[5,6].")
+    named = m.query("report(a, Y)@[0,100]")
+    every = [a for a in m.query("report(X, Y)@[0,100]") if a.binding["X"] == "a"]
+    assert [a.binding for a in named] == [{"Y": "b"}] and named[0].intervals == every[0].intervals
+    assert named[0].intervals == [(t, t, True, True) for t in (0, 30, 60, 90)]
+    assert m.query("report(c, d)@31") is True and m.query("report(c, b)@31") is False
+    assert m.query("report(zz, Y)@[0,100]") == [] and [tuple(a) for a in m.query("note(a, Y)")] == [({"Y": "e"}, [(5, 6, True, True)])]

@@ -1,0 +1,65 @@
+"""Queries naming a string against a large model, side by side with the
+same question asked of the model's pandas frame (issue 37: no form a user
+is likely to write should be slow).
+
+    python bench/queries.py [--facts 200000] [--queries 50] [--json FILE]
+
+A model of ``--facts`` facts ``q(k, v)`` (5,000 names ``k0 ..``), on each
+executor (``engine="rows"`` and ``"columns"``); then ``--queries`` queries
+``model.query("q(kN, V)@[0,1000000]")`` for random names, and the same
+answers by pandas on the frame a user would hold (``model.to_pandas("q")``
+made once, untimed; a boolean filter ``df[df.c0 == name]`` per query).
+Reported: the first query (which makes the index), then the median and the
+slowest of the others, CPU milliseconds (``time.process_time``); the
+answers' intervals are compared with the frame's rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+from statistics import median
+
+import chronolog
+
+PROGRAM = "q(X, V) :- <->[0,1] p(X, V)."
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--facts", type=int, default=200_000)
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--json")
+    a = ap.parse_args(argv)
+    print(f"load {os.getloadavg()[0]:.1f}")
+    rows = [((f"k{i % 5000}", i), (i, i + 2)) for i in range(a.facts)]
+    names = [f"k{k}" for k in random.Random(3).sample(range(5000), a.queries)]
+    for engine in ("rows", "columns"):
+        model = chronolog.reason(PROGRAM, {"p": rows}, horizon=(0, 10**6), engine=engine)
+        df = model.to_pandas("q")
+        ours, theirs, same = [], [], True
+        for name in names:
+            c = time.process_time()
+            got = model.query(f"q({name}, V)@[0,1000000]")
+            ours.append(time.process_time() - c)
+            c = time.process_time()
+            sel = df[df.c0 == name]
+            theirs.append(time.process_time() - c)
+            same = same and sorted(iv for ans in got for iv in ans.intervals) == sorted(
+                zip(sel.start.tolist(), sel.end.tolist(), sel.start_closed.tolist(), sel.end_closed.tolist()))
+        first, rest = ours[0] * 1000, [x * 1000 for x in ours[1:]]
+        print(f"{engine:7} {a.facts:,} facts: query first {first:.1f} ms, then median {median(rest):.2f} ms, slowest "
+              f"{max(rest):.2f} ms; pandas filter median {median(theirs) * 1000:.2f} ms; same answers {same}", flush=True)
+        if a.json:
+            with open(a.json, "a") as fh:
+                fh.write(json.dumps({"engine": engine, "facts": a.facts, "query_ms": [x * 1000 for x in ours],
+                                     "pandas_ms": [x * 1000 for x in theirs], "same": same,
+                                     "load": os.getloadavg()[0]}) + "\n")
+    print(f"load {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

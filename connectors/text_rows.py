@@ -9,15 +9,34 @@ helpers that module builds on.
 
 from __future__ import annotations
 
+from fractions import Fraction
+from operator import itemgetter
+
 from chronolog.language.text import format_term, term_sort_key
 from chronolog.language.timeline import format_number
 
 
+_NUMBERS = frozenset((int, Fraction, float))
+
+
 def _ranks(column: list):
-    """Per value of ``column``, the rank of its distinct value in term order."""
+    """Per value of ``column``, its place in term order: the value itself
+    where every one is a 64-bit int, else the rank of its distinct value (a
+    column of strings alone, or of numbers alone, sorted in Python's own
+    order, which is term order there: no key per value)."""
     import numpy as np
 
-    distinct = sorted(set(column), key=term_sort_key)
+    from chronolog.language.timeline import Point
+
+    kinds = set(map(type, column))
+    if kinds == {int} and -(1 << 63) <= min(column) and max(column) < (1 << 63):
+        return np.fromiter(column, dtype=np.int64, count=len(column))
+    distinct = set(column)
+    kinds.discard(Point)
+    if kinds == {str} or (kinds and kinds <= _NUMBERS) or not kinds:
+        distinct = sorted(distinct)
+    else:
+        distinct = sorted(distinct, key=term_sort_key)
     rank = {v: i for i, v in enumerate(distinct)}
     return np.fromiter(map(rank.__getitem__, column), dtype=np.int64, count=len(column))
 
@@ -31,10 +50,9 @@ def sorted_atoms(atoms) -> list:
         return sorted(keys, key=lambda t: tuple(term_sort_key(v) for v in t))
     import numpy as np
 
-    width = len(keys[0])
-    cols = list(zip(*keys))  # (#T/#F are terms of their own, never equal to 1/0: language/booleans.py)
-    order = np.lexsort([_ranks(list(cols[j])) for j in reversed(range(width))])
-    return [keys[i] for i in order.tolist()]
+    width = len(keys[0])  # (#T/#F are terms of their own, never equal to 1/0: language/booleans.py)
+    order = np.lexsort([_ranks(list(map(itemgetter(j), keys))) for j in reversed(range(width))])
+    return list(itemgetter(*order.tolist())(keys))
 
 
 def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> list:

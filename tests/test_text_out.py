@@ -328,3 +328,30 @@ def test_columns_time_columns_typed_by_numpy_as_the_rows_type_them(granularity, 
     cols = chronolog.reason(program, engine="columns").to_arrow("q")
     assert cols.equals(rows), (cols.schema, rows.schema)
     assert rows.num_rows == 200
+
+
+_SORTED_TERMS = st.one_of(
+    st.integers(-5, 5), st.integers(-(2**70), 2**70), st.fractions(-5, 5, max_denominator=6), st.floats(-5, 5, width=16),
+    st.text("ab", max_size=2), st.sampled_from([TRUE, FALSE, dt.datetime(2024, 1, 1), (1, "a"), ()]))
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(1, 3).flatmap(lambda w: st.lists(st.tuples(*[_SORTED_TERMS] * w), min_size=64, max_size=100)),
+       st.sampled_from(["mixed", "ints", "strings", "numbers"]))
+def test_atoms_sorted_as_the_term_order_says(keys, kind):
+    """connectors/text_rows.sorted_atoms (columns sorted by their values
+    where all are 64-bit ints, by Python's order where all are strings or
+    all numbers, else by term_sort_key's ranks) orders atoms as sorting by
+    term_sort_key does."""
+    from chronolog.connectors.text_rows import sorted_atoms
+    from chronolog.language.timeline import as_point
+
+    if kind == "ints":
+        keys = [tuple(hash(v) % 1000 - 500 for v in t) for t in keys]
+    elif kind == "strings":
+        keys = [tuple(str(v) for v in t) for t in keys]
+    elif kind == "numbers":
+        keys = [tuple((as_point(v) if type(v) is Fraction else v) if type(v) in (int, Fraction, float) else 0 for v in t) for t in keys]
+    atoms = dict.fromkeys(t + (i,) for i, t in enumerate(keys))  # (64 atoms or more: the columns' sort)
+    want = sorted(atoms, key=lambda t: tuple(term_sort_key(v) for v in t))
+    assert [tuple(map(term_sort_key, t)) for t in sorted_atoms(atoms)] == [tuple(map(term_sort_key, t)) for t in want]

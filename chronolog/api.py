@@ -537,8 +537,70 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
                 continue
             if not frames.has_exact_columns(table):  # (read as it is: converted once)
                 items = table
+        elif min_rows is not None and isinstance(items, list) and len(items) >= max(min_rows, 1):
+            arguments.check_predicate_name(pred, dialect=dialect)
+            table = _plain_table(items, calendar)
+            fc = _table_columns(table, pred, calendar, min_rows) if table is not None else None
+            if fc is not None:
+                columns.append(fc)
+                continue
         rest.merge(load_facts({pred: items}, dialect, calendar))
     return columns, rest
+
+
+def _plain_table(items, calendar=None):
+    """A list of rows of the plain forms (:func:`_plain_rows`) as an Arrow
+    table of given facts, read straight into columns as a table is (a
+    list of 20,000 such rows ran 3x, of 200,000 5x the time of the same
+    facts as a table, on rows): each term column of one kind (strings,
+    64-bit ints or floats); ends whole, or the floats that print as them,
+    or on a date timeline datetimes or dates; else None (read as rows)."""
+    import datetime as dt
+    from operator import attrgetter, itemgetter
+
+    rows = _plain_rows(items, calendar)
+    if rows is None:
+        return None
+    import pyarrow as pa
+
+    import numpy as np
+
+    from chronolog.language.float_times import float_time_pairs
+    from chronolog.language.timeline import Point
+
+    def column(values, end=False):
+        kinds = set(map(type, values))
+        if kinds == {str}:
+            return pa.array(values, pa.string())
+        if kinds == {int} and -(1 << 63) <= min(values) and max(values) < (1 << 63):
+            return pa.array(values, pa.int64())
+        if kinds == {float} and not end:
+            return pa.array(values, pa.float64())
+        if end and calendar is None and kinds <= {int, Point}:  # (times between whole numbers: the floats that print as them)
+            floats = np.array(list(map(float, values)))
+            num, den, ok = float_time_pairs(floats)
+            try:
+                same = (ok.all() and np.array_equal(num, np.fromiter(map(attrgetter("numerator"), values), np.int64, len(values)))
+                        and np.array_equal(den, np.fromiter(map(attrgetter("denominator"), values), np.int64, len(values))))
+            except OverflowError:  # (past 64 bits)
+                same = False
+            if same:
+                return pa.array(floats, pa.float64())
+        if end and kinds == {dt.datetime}:
+            return pa.array(values, pa.timestamp("us"))
+        if end and kinds == {dt.date}:
+            return pa.array(values, pa.date32())
+        return None
+
+    terms = [t for t, _ in rows]
+    ivs = [iv for _, iv in rows] if calendar is None else [row[1] for row in items]  # (a date timeline: the dates given)
+    arrays = [column(list(map(itemgetter(j), terms))) for j in range(len(terms[0]))]
+    arrays += [column(list(map(itemgetter(k), ivs)), end=True) for k in (0, 1)]
+    if any(a is None for a in arrays):
+        return None
+    arrays += [pa.array([iv[k] if len(iv) == 4 else True for iv in ivs], pa.bool_()) for k in (2, 3)]
+    names = [f"c{j}" for j in range(len(terms[0]))] + ["start", "end", "start_closed", "end_closed"]
+    return pa.Table.from_arrays(arrays, names=names)
 
 
 def _table_columns(table, pred: str, calendar, min_rows: int):

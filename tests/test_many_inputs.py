@@ -386,10 +386,12 @@ def _python_rows(draw, dated=False):
     list, an interval of 3 parts or with other ends, another width)."""
     width = draw(st.integers(0, 3))
     odd = draw(st.booleans())  # (else every row plain)
+    mixed = st.one_of(st.text("ab", min_size=0, max_size=2), st.integers(-3, 3), st.floats(-3, 3, width=16))
+    kinds = [draw(st.sampled_from([st.text("ab", min_size=0, max_size=2), st.integers(-3, 3), st.floats(-3, 3, width=16), mixed]))
+             for _ in range(width)]  # (a column of one kind, or of several)
     rows = []
     for _ in range(draw(st.integers(1, 8))):
-        terms = tuple(draw(st.one_of(st.text("ab", min_size=0, max_size=2), st.integers(-3, 3), st.floats(-3, 3, width=16)))
-                      for _ in range(width))
+        terms = tuple(draw(k) for k in kinds)
         if odd and draw(st.integers(0, 9)) == 0:
             terms = terms + (draw(_ODD_TERMS),) if draw(st.booleans()) or not terms else terms[:-1] + (draw(_ODD_TERMS),)
         if dated:
@@ -453,3 +455,30 @@ def test_plain_python_rows_read_as_every_row_is_read(dated_rows):
             return [(tuple(map(type, terms)), tuple(map(type, iv))) for terms, iv in got["p"]]
 
         assert types(fast[1]) == types(checked[1])
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.booleans().flatmap(lambda dated: st.tuples(st.just(dated), _python_rows(dated))))
+@example((False, [(("a", 1), (0, 1))] * 3 + [(("b", 1), (Fraction(1, 3), 1))]))
+@example((True, [(("a",), (_DAY, _DAY + datetime.timedelta(minutes=1))), (("b",), (_DAY, _DAY + datetime.timedelta(seconds=1)))]))
+@example((False, [(("a", 1.5), (Fraction(1, 2), 2.25))] * 3))
+@example((False, [(("a", 1), (0, 1)), ((2, 1), (0, 1))]))
+@example((True, [(("a",), (_DAY, _DAY + datetime.timedelta(minutes=1))), (("b",), (_DAY.date(), _DAY))]))
+def test_plain_python_rows_as_a_table_give_the_rows_model(dated_rows):
+    """Lists of plain rows go straight into columns as a table of them
+    (api._plain_table, on columns at any size) where each column holds
+    one kind: the model of the rows read row by row, or the same error."""
+    dated, rows = dated_rows
+    width = len(rows[0][0]) if isinstance(rows[0], tuple) and isinstance(rows[0][0], tuple) else 1
+    args = ", ".join(f"X{j}" for j in range(width))
+    head = f"q({args})" if width else "q"
+    program = ('@timeGranularity("minutes").\n' if dated else "") + f"{head} :- <->[0,1] {head.replace('q', 'p', 1)}."
+
+    def run(engine):
+        try:
+            m = chronolog.reason(program, {"p": rows}, engine=engine)
+            return "model", m.facts("q"), m.facts("p")
+        except chronolog.ChronologError as e:
+            return "error", str(e)
+
+    assert run("columns") == run("rows")

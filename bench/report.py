@@ -421,6 +421,37 @@ def _repeating_columns(out, rows):
                    ok=all(r["same"] for r in rows) and all(r["ran"] == ["columns"] for r in rows if r["program"] in ("forward", "backward")))
 
 
+@bench(name="python_facts", args="bench/python_facts.py --facts 20000 200000 --repeat 5", json=True,
+       peer="the same facts as an Arrow table (same run, alternating); the same tuples through the checks of any row",
+       target="no input form a user is likely to write slow (issue 37)",
+       what="facts given from Python as lists of tuples: whole, Fraction and datetime ends")
+def _python_facts(out, rows):
+    med = [(r["facts"], r["ends"], {f: median(v) for f, v in r["cpu"].items()}) for r in rows]
+
+    def each(form):
+        return "; ".join(f"{n // 1000}k {ends} {_s(m[form])}" for n, ends, m in med)
+
+    return Figures(f"tuples {each('tuples')} (CPU, median)", f"Arrow {each('arrow')}; tuples row by row {each('row by row')}",
+                   "; ".join(f"{n // 1000}k {ends} {_x(m['tuples'], m['arrow'])} Arrow's, {_x(m['tuples'], m['row by row'])} row by row's"
+                             for n, ends, m in med) + f" (load up to {max(r['load'] for r in rows):.1f})",
+                   ok=all(r["same"] for r in rows))
+
+
+@bench(name="queries", args="bench/queries.py --facts 200000 --queries 50", json=True,
+       peer="pandas: a boolean filter on the model's frame (to_pandas once, untimed)",
+       target="no form a user is likely to write slow (issue 37)",
+       what="queries naming a string against a model of 200,000 facts, on rows and columns")
+def _queries(out, rows):
+    def each(key, first=False):
+        return "; ".join(f"{r['engine']} {median(r[key][1:] if not first else r[key]):.2f} ms" for r in rows)
+
+    return Figures(f"median query {each('query_ms')} (first, making the index: "
+                   + ", ".join(f"{r['engine']} {r['query_ms'][0]:.0f} ms" for r in rows) + ")",
+                   f"median filter {each('pandas_ms', True)}",
+                   ", ".join(f"{r['engine']} {_x(median(r['query_ms'][1:]), median(r['pandas_ms']))}" for r in rows),
+                   ok=all(r["same"] for r in rows))
+
+
 @bench(name="periodic_scaling", args="bench/periodic_scaling.py",
        peer="none (growth with the period, the data, interacting periods)",
        what="the cost of reaching a model that repeats forever")

@@ -183,7 +183,7 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     return _fact_text([str(x) for x in items], "<facts>", dialect, calendar)
 
 
-def _plain_rows(items, calendar=None) -> list | None:
+def _plain_rows(items, calendar=None, points=True) -> list | None:
     """Rows given as pairs of a tuple of strings, ints (not booleans) and
     floats (not NaN), and ``(start, end)`` or ``(start, end, start_closed,
     end_closed)`` of finite ints, Fractions and floats (on a date timeline,
@@ -192,7 +192,8 @@ def _plain_rows(items, calendar=None) -> list | None:
     ``check_fact_row`` and ``_interval``, cost 17 us a row, 37 us with
     datetimes: 0.34 s of 20,000 keys' facts); None where any row is of
     another form (or empty), which the checks of any row then read and
-    name."""
+    name.  ``points=False``: dates and datetimes left as they are (both
+    ends of one type), for a table of them."""
     import datetime as dt
     from fractions import Fraction
 
@@ -209,6 +210,8 @@ def _plain_rows(items, calendar=None) -> list | None:
                 t = type(x)
             return x if t is int else as_point(x) if t is Fraction else None
         if t is dt.date or (t is dt.datetime and x.tzinfo is None):
+            if not points:
+                return x
             x = calendar.point(x)
             return as_point(x) if type(x) is Fraction else x
         return None
@@ -243,7 +246,7 @@ def _plain_rows(items, calendar=None) -> list | None:
             hi = end(hi)
             if hi is None:
                 return None
-        if not (lo < hi or (lo == hi and lc and hc)):
+        if (not points and type(lo) is not type(hi)) or not (lo < hi or (lo == hi and lc and hc)):
             return None
         out.append((terms, (lo, hi, lc, hc)))
     return out
@@ -558,7 +561,7 @@ def _plain_table(items, calendar=None):
     import datetime as dt
     from operator import attrgetter, itemgetter
 
-    rows = _plain_rows(items, calendar)
+    rows = _plain_rows(items, calendar, points=False)
     if rows is None:
         return None
     import pyarrow as pa
@@ -593,7 +596,7 @@ def _plain_table(items, calendar=None):
         return None
 
     terms = [t for t, _ in rows]
-    ivs = [iv for _, iv in rows] if calendar is None else [row[1] for row in items]  # (a date timeline: the dates given)
+    ivs = [iv for _, iv in rows]
     arrays = [column(list(map(itemgetter(j), terms))) for j in range(len(terms[0]))]
     arrays += [column(list(map(itemgetter(k), ivs)), end=True) for k in (0, 1)]
     if any(a is None for a in arrays):

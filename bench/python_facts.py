@@ -71,7 +71,7 @@ def forms(rows: list) -> dict:
 def call(form: str, given, kind: str) -> tuple:
     saved = api._plain_rows
     if form == "row by row":
-        api._plain_rows = lambda items, calendar=None: None
+        api._plain_rows = lambda *args, **kwargs: None
     try:
         c = time.process_time()
         if kind == "dated":

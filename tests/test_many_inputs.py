@@ -439,7 +439,7 @@ def test_plain_python_rows_read_as_every_row_is_read(dated_rows):
     def read(fast):
         saved = api._plain_rows
         if not fast:
-            api._plain_rows = lambda items, calendar=None: None
+            api._plain_rows = lambda *args, **kwargs: None
         try:
             got = api.load_facts({"p": rows}, calendar=Calendar("minutes") if dated else None)
             return "rows", dict(got), {k: str(v) for k, v in got.positions.items()}

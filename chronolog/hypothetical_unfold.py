@@ -56,6 +56,30 @@ class Query:
         self.first = min(a.offset for a in atoms)
         self.start = [i for i, a in enumerate(atoms) if a.offset == self.first]
         self.last = max(a.offset for a in atoms)
+        self.at_offset: dict = {}  # offset -> the atoms there (those due together)
+        for i, a in enumerate(atoms):
+            self.at_offset.setdefault(a.offset, []).append(i)
+        # each literal's terms as (a constant?, its value or the variable's name): an answer grounds every
+        # literal of every live candidate at every step, and this spares an isinstance per term
+        self.head_spec = term_spec(head_terms)
+        self.atom_specs = [(a.pred, a.offset, term_spec(a.terms)) for a in atoms]
+        self.neg_specs = [(n.pred, n.offset, term_spec(n.terms)) for n in negs]
+
+
+def term_spec(terms) -> tuple:
+    """``(True, value)`` per constant, ``(False, name)`` per variable."""
+    return tuple((True, t.value) if isinstance(t, ast.Const) else (False, t.name) for t in terms)
+
+
+def ground_terms(spec, binding) -> tuple:
+    """The terms of ``spec`` under ``binding``; an unbound variable stays its
+    name (a schematic hypothesis, as printed)."""
+    return tuple([v if const else binding.get(v, v) for const, v in spec])
+
+
+def pattern_terms(spec, binding) -> tuple:
+    """:func:`ground_terms` with None for an unbound variable (a pattern)."""
+    return tuple([v if const else binding.get(v) for const, v in spec])
 
 
 @dataclass

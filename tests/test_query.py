@@ -224,3 +224,37 @@ def test_a_query_naming_a_string_reads_the_repeating_facts_of_its_atoms():
     assert named[0].intervals == [(t, t, True, True) for t in (0, 30, 60, 90)]
     assert m.query("report(c, d)@31") is True and m.query("report(c, b)@31") is False
     assert m.query("report(zz, Y)@[0,100]") == [] and [tuple(a) for a in m.query("note(a, Y)")] == [({"Y": "e"}, [(5, 6, True, True)])]
+
+
+TERMS = [0, 1, 2, -1, 0.0, -0.0, 1.0, 2.0, 0.5, 2.5, Fraction(1, 2), Fraction(5, 2), True, False, "a", "1"]
+CONSTANTS = ["0", "1", "2", "-1", "0.0", "-0.0", "1.0", "0.5", "2.5", "#T", "#F", "a", '"1"', "3"]
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+@settings(**SETTINGS)
+@given(
+    st.lists(st.tuples(st.sampled_from(TERMS), st.sampled_from(TERMS), st.integers(0, 6), st.integers(0, 3)),
+             min_size=1, max_size=25),
+    st.lists(st.tuples(st.sampled_from(CONSTANTS + ["X", "Y", "_"]), st.sampled_from(CONSTANTS + ["X", "Y", "_"])),
+             min_size=1, max_size=6),
+)
+def test_a_query_naming_numbers_gives_what_reading_every_fact_gives(engine, rows, patterns):
+    """Number constants pick atoms from the relation's index (a dict: 1, 1.0
+    and 1/1 one key, as the query compares terms): the answers equal those
+    of reading every fact of the predicate (the path before), with ints,
+    floats, exact fractions, -0.0, booleans and strings side by side; each
+    query asked twice."""
+    from unittest.mock import patch
+
+    import chronolog.query as query
+
+    facts = {"p": [((x, y), (t, t + d)) for x, y, t, d in rows]}
+    model = chronolog.reason('r(X, Y) :- p(X, Y).\n@output("r").', facts, engine=engine)
+    for pat in patterns:
+        if not any(p in ("X", "Y", "_") for p in pat):
+            pat = (pat[0], "X")
+        text = f"r({', '.join(pat)})"
+        got = [model.query(text), model.query(text)]
+        with patch.object(query, "_atoms_named", lambda model, q: None):  # (no index: every fact read)
+            every = model.query(text)
+        assert got[0] == every and got[1] == every, text

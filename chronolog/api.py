@@ -2067,6 +2067,11 @@ class Model:
             table = columns_arrow_table(self._columns, pred, self.column_names(pred), self.calendar)
             if table is not None:
                 return table
+        rel = self._relation(pred)
+        if rel is not None and self.dialect != "lars":  # (LARS shows ticks: facts() converts each interval)
+            from chronolog.connectors.text_rows import atoms_arrow_table
+
+            return atoms_arrow_table(rel.atoms, self.column_names(pred), self.calendar)
         return facts_to_arrow(self.facts(pred), self.column_names(pred), self.calendar)
 
     def to_pandas(self, pred: str | None = None, window=None):

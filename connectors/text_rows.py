@@ -55,6 +55,34 @@ def sorted_atoms(atoms) -> list:
     return list(itemgetter(*order.tolist())(keys))
 
 
+def atoms_arrow_table(atoms, names, calendar=None):
+    """A relation held as rows (``terms -> sorted maximal intervals``) as
+    the Arrow table of engine/arrow.facts_to_arrow, in the model's order of
+    facts, gathered column by column by maps that run in C (a loop over the
+    facts appending to each column took 0.8 of 1.0 s for 200,000 facts)."""
+    import math
+    from itertools import chain, repeat
+
+    from chronolog.engine.arrow import columns_to_arrow, facts_to_arrow
+    from chronolog.language.booleans import any_changed, public_terms
+
+    keys = sorted_atoms(atoms)
+    ivs = list(map(atoms.__getitem__, keys))
+    flat = list(chain.from_iterable(ivs))
+    if any_changed(keys):  # #T/#F as Python bools, -0.0 as 0.0 (language/booleans.py), as facts() gives them
+        keys = list(map(public_terms, keys))
+    if len(flat) != len(keys):  # (an atom on several intervals: its terms once per interval)
+        keys = list(chain.from_iterable(map(repeat, keys, map(len, ivs))))
+    starts, ends = list(map(itemgetter(0), flat)), list(map(itemgetter(1), flat))
+    if float in set(map(type, starts)) or float in set(map(type, ends)):  # an unbounded end: None
+        if any(not math.isinf(v) for v in chain(starts, ends) if type(v) is float):  # (a model's are exact: given ones)
+            return facts_to_arrow(list(zip(keys, flat)), names, calendar)
+        starts = [None if type(v) is float else v for v in starts]
+        ends = [None if type(v) is float else v for v in ends]
+    cols = [list(map(itemgetter(j), keys)) for j in range(len(names))]
+    return columns_to_arrow(cols, names, starts, ends, list(map(itemgetter(2), flat)), list(map(itemgetter(3), flat)), calendar)
+
+
 def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> list:
     """The lines of one relation (``terms -> sorted maximal intervals``);
     ``term_text``: the dialect's printing of a constant."""

@@ -161,10 +161,13 @@ def decimal_parts(num, den):
 def _column(values):
     import pyarrow as pa
 
-    finite = [v for v in values if v is not None]
-    if all(type(v) is int and -(1 << 63) <= v < (1 << 63) for v in finite):
+    kinds = set(map(type, values))  # (one pass in C: most columns are of one kind)
+    unbounded = type(None) in kinds
+    kinds.discard(type(None))
+    finite = [v for v in values if v is not None] if unbounded else values
+    if kinds <= {int} and (not finite or (-(1 << 63) <= min(finite) and max(finite) < (1 << 63))):
         return pa.array(values, type=pa.int64())
-    if all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in finite):
+    if all(issubclass(k, (int, Fraction)) and k is not bool for k in kinds):  # (Point is a Fraction)
         fast = _decimal_column(values, finite)
         if fast is not None:
             return fast
@@ -179,15 +182,15 @@ def _column(values):
                 dec = {v: Decimal(t) for v, t in text.items()}
                 return pa.array([None if v is None else dec[v] for v in values], type=pa.decimal128(precision, scale))
         return pa.array([None if v is None else text[v] for v in values], type=pa.string())
-    if all(type(v) is Boolean or type(v) is bool for v in finite):  # #T/#F (language/booleans.py)
+    if kinds <= {Boolean, bool}:  # #T/#F (language/booleans.py)
         return pa.array([None if v is None else bool(v) for v in values], type=pa.bool_())
-    if finite and all(type(v) is float for v in finite):  # binary floats (measured values): float64
+    if kinds == {float}:  # binary floats (measured values): float64
         return pa.array(values, type=pa.float64())
-    if all(type(v) is str for v in finite):
+    if kinds == {str}:
         return pa.array(values, type=pa.string())
     import datetime as _dt
 
-    if finite and all(type(v) is _dt.datetime for v in finite):  # instants (engine/term_types.py)
+    if kinds == {_dt.datetime}:  # instants (engine/term_types.py)
         from chronolog.engine.term_types import arrow_type, typed_array, value_kind
 
         kind = value_kind(finite)
@@ -207,7 +210,7 @@ def holds_term_text(column, values) -> bool:
     strings, but not every value a string."""
     import pyarrow as pa
 
-    return column.type == pa.string() and not all(v is None or type(v) is str for v in values)
+    return column.type == pa.string() and not set(map(type, values)) <= {type(None), str}
 
 
 def with_term_text(table, names):
@@ -263,11 +266,8 @@ def _refuse_term_text(texts, at, calendar, pred, name):
 
 
 def facts_to_arrow(facts, names, calendar=None):
-    import pyarrow as pa
-
     from chronolog.language.float_times import float_time
 
-    arity = len(names)
     cols = {n: [] for n in names}
     starts, ends, sc, ec = [], [], [], []
     for terms, (lo, hi, lc, hc) in facts:
@@ -280,8 +280,17 @@ def facts_to_arrow(facts, names, calendar=None):
         ends.append(None if hi == POS_INF else hi)
         sc.append(lc)
         ec.append(hc)
-    arrays = [_column(cols[n]) for n in names[:arity]]
-    text = [n for n, a in zip(names, arrays) if holds_term_text(a, cols[n])]
+    return columns_to_arrow([cols[n] for n in names], names, starts, ends, sc, ec, calendar)
+
+
+def columns_to_arrow(cols, names, starts, ends, sc, ec, calendar=None):
+    """The table of :func:`facts_to_arrow` from its columns as lists: the
+    terms' (``cols``, one per name), the ends (None where unbounded) and
+    their closedness."""
+    import pyarrow as pa
+
+    arrays = [_column(c) for c in cols]
+    text = [n for n, a, c in zip(names, arrays, cols) if holds_term_text(a, c)]
     if calendar is not None:
         arrays += one_time_type(_time_column(starts, calendar), _time_column(ends, calendar))
     else:

@@ -254,7 +254,14 @@ def test_a_query_naming_numbers_gives_what_reading_every_fact_gives(engine, rows
         if not any(p in ("X", "Y", "_") for p in pat):
             pat = (pat[0], "X")
         text = f"r({', '.join(pat)})"
-        got = [model.query(text), model.query(text)]
+
+        def ask():  # (a number the float and the exact columns both print is refused alike: the same error)
+            try:
+                return model.query(text)
+            except chronolog.ChronologError as e:
+                return str(e)
+
+        got = [ask(), ask()]
         with patch.object(query, "_atoms_named", lambda model, q: None):  # (no index: every fact read)
-            every = model.query(text)
+            every = ask()
         assert got[0] == every and got[1] == every, text

@@ -355,3 +355,50 @@ def test_atoms_sorted_as_the_term_order_says(keys, kind):
     atoms = dict.fromkeys(t + (i,) for i, t in enumerate(keys))  # (64 atoms or more: the columns' sort)
     want = sorted(atoms, key=lambda t: tuple(term_sort_key(v) for v in t))
     assert [tuple(map(term_sort_key, t)) for t in sorted_atoms(atoms)] == [tuple(map(term_sort_key, t)) for t in want]
+
+
+_ENDS = st.one_of(st.integers(-20, 20), st.fractions(-20, 20, max_denominator=4))
+
+
+@st.composite
+def _atoms_with_intervals(draw):
+    """An atoms dict as a row relation holds it: terms -> sorted maximal
+    intervals, some unbounded, some atoms on several intervals."""
+    width = draw(st.integers(0, 3))
+    terms = draw(st.lists(st.tuples(*[st.one_of(_SORTED_TERMS, st.just(-0.0))] * width), min_size=1, max_size=80, unique=True))
+    atoms = {}
+    for t in terms:
+        ivs = []
+        for _ in range(draw(st.integers(1, 3))):
+            lo, hi = sorted((draw(_ENDS), draw(_ENDS)))
+            lo = NEG_INF if draw(st.integers(0, 9)) == 0 else lo
+            hi = POS_INF if draw(st.integers(0, 9)) == 0 else hi
+            iv = make(lo, hi, draw(st.booleans()) and lo != NEG_INF, draw(st.booleans()) and hi != POS_INF)
+            ivs.append(iv or make(0, 1, True, True))
+        atoms[t] = coalesce(ivs)
+    return width, atoms
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=list(HealthCheck))
+@given(_atoms_with_intervals(), st.booleans())
+def test_a_row_relations_table_equals_its_facts_table(case, dated):
+    """connectors/text_rows.atoms_arrow_table (a rows model's to_arrow,
+    column by column) gives the table facts_to_arrow gives of the facts in
+    the model's order, their terms public (#T as True, -0.0 as 0.0): terms
+    of every kind, ends whole or between, unbounded, several per atom; on a
+    numeric timeline and on days."""
+    from chronolog.connectors.text_rows import atoms_arrow_table, sorted_atoms
+    from chronolog.engine.arrow import facts_to_arrow
+    from chronolog.language.booleans import public_terms
+
+    width, atoms = case
+    cal = Calendar("days") if dated else None
+    if dated:  # (a date timeline's points are whole units here)
+        atoms = {t: [iv for iv in ivs if all(type(x) is int or x in (NEG_INF, POS_INF) for x in iv[:2])] or [make(0, 1, True, True)]
+                 for t, ivs in atoms.items()}
+    names = [f"c{j}" for j in range(width)]
+    facts = [(public_terms(t), iv) for t in sorted_atoms(atoms) for iv in atoms[t]]
+    want = facts_to_arrow(facts, names, cal)
+    got = atoms_arrow_table(atoms, names, cal)
+    assert got.equals(want, check_metadata=True), (got.to_pylist()[:3], want.to_pylist()[:3])
+    assert repr(got.to_pylist()) == repr(want.to_pylist())  # (-0.0 is 0.0 to equals())

@@ -4,6 +4,7 @@ incrementality, Laser/Ticker window cases, and the ``stream`` command."""
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 import subprocess
 import sys
 from pathlib import Path
@@ -649,3 +650,28 @@ def test_a_push_after_the_end_says_the_stream_has_ended(end):
     with pytest.raises(chronolog.ChronologError, match=r"cannot push a\(z\)@\[20,20\]: the stream has ended") as e:
         s.push("a(z)@20")
     assert "out-of-order" not in str(e.value) and "before close()" in e.value.hint
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_each_step_gives_its_answers_in_time_then_predicate_then_term_order(mixed):
+    """A step's answers (pieces of long answers and answers that start in
+    it) come in time order, then by predicate and terms as `chronolog run`
+    orders them, names beside numbers too (where the terms' kinds meet)."""
+    import random
+
+    from chronolog.language.text import term_sort_key
+
+    s = chronolog.Stream('b(X) :- a(X).\nc(X, Y) :- a(X), <->[0,2] d(Y).\n@output("b"). @output("c").')
+    rng = random.Random(5)
+    terms = [f"n{i}" for i in range(30)] + (list(range(-5, 25)) + [2.5, -0.5] if mixed else [])
+    steps = 0
+    for t in range(40):
+        facts = [f"a({rng.choice(terms)})@[{t},{t + rng.randrange(0, 12)}]" for _ in range(rng.randrange(0, 6))]
+        facts += [f"d({rng.choice(terms)})@({t},{t + Fraction(rng.randrange(1, 7), 2)}]" for _ in range(rng.randrange(0, 3))]
+        s.push("\n".join(facts))
+        s.advance(t)
+        out = list(s)
+        keys = [(f.interval[0], not f.interval[2], f.pred, tuple(map(term_sort_key, f.terms))) for f in out]
+        assert keys == sorted(keys), out
+        steps += len(out) > 20
+    assert steps > 10

@@ -99,6 +99,9 @@ def compare(case, emitted, closed=(POS_INF, False), recursive=False, mode="piece
         for f in emitted:
             if f.pred == pred:
                 got.setdefault(f.terms, []).append(f.interval)
+        for t, v in got.items():  # each point of an answer comes out once: its pieces never overlap
+            v = sorted(v)
+            assert all(intersect(x, y) is None for x, y in zip(v, v[1:])), f"{pred}{t}: pieces overlap: {v}\n{case}"
         got = {t: coalesce(v) for t, v in got.items()}
         want: dict = {}
         for terms, iv in model.facts(pred):

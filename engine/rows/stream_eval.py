@@ -239,7 +239,9 @@ class StreamEvaluator(Evaluator):
     # ---------------------------------------------------------- output
     def _emit(self, changes: dict, step_iv) -> list:
         lo, hi, lc, hc = step_iv
+        proper = lo < hi  # (not a step of one point or none)
         out = []
+        append = out.append
         store = self.store
         for pred in self.outputs:
             live = self._live[pred]
@@ -254,6 +256,14 @@ class StreamEvaluator(Evaluator):
                 ivs = atoms.get(terms)
                 if not ivs:
                     done.append(terms)
+                    continue
+                a, b, ac, bc = ivs[-1]
+                if proper and (a < lo or (a == lo and (ac or not lc))) and (hi < b or (b == hi and (bc or not hc))):
+                    # (most steps of a long answer: its last interval covers the step, so the piece is the step;
+                    # the interval before ends before a, outside the step)
+                    append((pred, terms, step_iv))
+                    if b == hi and (hc or not bc):
+                        done.append(terms)  # nothing of it lies beyond the frontier
                     continue
                 for i in range(len(ivs) - 1, -1, -1):
                     a, b, ac, bc = ivs[i]
@@ -274,7 +284,7 @@ class StreamEvaluator(Evaluator):
                         phi, phc = b, bc and hc
                     else:
                         phi, phc = hi, hc
-                    out.append((pred, terms, (plo, phi, plc, phc)))
+                    append((pred, terms, (plo, phi, plc, phc)))
                 b, bc = ivs[-1][1], ivs[-1][3]
                 if b < hi or (b == hi and (hc or not bc)):
                     done.append(terms)  # nothing of it lies beyond the frontier

@@ -454,6 +454,48 @@ def test_key_groups_give_the_same_model(executor, prog):
         assert grouped.holds(f"{pred}(k3)@[1000000,1000000]") == whole.holds(f"{pred}(k3)@[1000000,1000000]")
 
 
+@st.composite
+def keys_far_apart(draw):
+    """many_keys' facts, each key's moved by its own large amount (up to
+    10^9 units, and between units)."""
+    program, _ = draw(periodic_programs())
+    by_key = []
+    for i in range(draw(st.integers(18, 24))):
+        base = draw(st.sampled_from([10**6, 10**9, 7 * 10**8 + 3])) * (i + 1) + draw(st.sampled_from([0, Fraction(1, 2), 3]))
+        facts = []
+        for pred in ("p0", "e0", "e1"):
+            if draw(st.integers(0, 2)):
+                lo = base + draw(st.sampled_from([0, 1, Fraction(1, 2), 2, 7, 30]))
+                hi = lo + draw(st.sampled_from([0, 0, Fraction(1, 2), 1]))
+                facts.append(f"{pred}(k{i})@[{fmt_num(lo)},{fmt_num(hi)}].")
+        by_key.append((f"k{i}", facts))
+    return program, by_key
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(keys_far_apart())
+def test_keys_far_apart_batched_aligned_give_each_keys_own_model(prog):
+    """Keys whose facts lie far apart in time are batched with each key's
+    facts moved to start near 0 and its answer moved back
+    (engine/termination._aligned_groups; a search per key otherwise): every
+    key's facts, finite and repeating, are those of the key reasoned alone."""
+    from unittest.mock import patch
+
+    from chronolog.engine import termination
+
+    program, by_key = prog
+    with patch.dict(termination.KEY_BUCKETS, {"rows": 4, "columns": 4, "auto": 4}):  # (batches from 18 keys on)
+        m = chronolog.reason(program, "\n".join(f for _, fs in by_key for f in fs))
+    aligned = any(c.get("keys aligned") for c in m.stats.get("components", ()))
+    for key, facts in by_key:
+        alone = chronolog.reason(program, "\n".join(facts))
+        known = set(alone.plan.arities) | set(alone.predicates())  # (facts() refuses a name it never met)
+        for pred in sorted({"p0", "p1", "p2", "e0"} & set(m.plan.arities)):
+            facts, repeating = (alone.facts(pred), alone.repeating(pred)) if pred in known else ([], [])
+            assert [f for f in m.facts(pred) if f[0] == (key,)] == facts, (program, key, pred, aligned)
+            assert [f for f in m.repeating(pred) if f[0] == (key,)] == repeating, (program, key, pred, aligned)
+
+
 def test_a_key_group_whose_early_facts_repeat_ahead_keeps_them_in_the_steady_state():
     """Found by the key-group property above: in a batch of keys read by a
     recursion that also reads facts repeating into its past, the only early

@@ -161,10 +161,12 @@ def test_auto_runs_each_attempt_where_its_size_puts_it(program, monkeypatch):
     on columns where it is expected to derive ATTEMPT_MIN_DERIVATIONS facts
     (four a fact it reads, then twice the last attempt's), else on rows:
     keys seeded together in one batch on columns, keys seeded far apart
-    (a stretch of search each, a few facts) on rows; the models are the
-    rows'.  (Both thresholds lowered, as the run reads them.)"""
+    (a stretch of search each, a few facts) on rows, unless batched aligned
+    (each key's facts moved to start near 0: then on columns); the models
+    are the rows'.  (Both thresholds lowered, as the run reads them.)"""
     import random
 
+    from chronolog.engine import termination
     from chronolog.planner import input_size
 
     monkeypatch.setattr(input_size, "AUTO_MIN_RECURRENCE_FACTS", 100)
@@ -174,11 +176,16 @@ def test_auto_runs_each_attempt_where_its_size_puts_it(program, monkeypatch):
         seeds = [rng.randrange(spread) for _ in range(200)]
         facts = {"s": [((f"k{i}",), (a, a + Fraction(1, 2))) for i, a in enumerate(seeds)],
                  "q": [((f"k{i}",), (a, math.inf if i == 0 else a + 7)) for i, a in enumerate(seeds)]}
-        m = chronolog.reason(program, facts)
+        with monkeypatch.context() as mp:
+            mp.setattr(termination, "_aligned_groups", lambda *a: None)
+            m = chronolog.reason(program, facts)
         assert [c["executor"] for c in m.stats["components"]] == [ran], spread
         rows = chronolog.reason(program, facts, engine="rows")
         assert m.facts("p") == rows.facts("p") and m.repeating("p") == rows.repeating("p")
         assert m.repeating("p"), "each model repeats: the search ran"
+        aligned = chronolog.reason(program, facts)
+        assert [c["executor"] for c in aligned.stats["components"]] == ["columns"], spread
+        assert aligned.facts("p") == rows.facts("p") and aligned.repeating("p") == rows.repeating("p")
 
 
 @pytest.mark.parametrize("engine", ["rows", "columns"])
@@ -192,7 +199,9 @@ def test_key_batches_are_cut_where_their_keys_spread_in_time(engine):
 
     seeds = [Fraction(5 * i, 2) for i in range(400)]  # (in [0, 1000), 2.5 apart)
     facts = {"s": [((f"k{i}",), (a, a + Fraction(1, 2))) for i, a in enumerate(seeds)]}
-    m = chronolog.reason(CYCLE, facts, engine=engine)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(termination, "_aligned_groups", lambda *a: None)  # (the batches as cut, not aligned)
+        m = chronolog.reason(CYCLE, facts, engine=engine)
     (comp,) = m.stats["components"]
     span = termination._first_span(1, {})  # (8: four times the reach and one)
     assert comp["key groups"] >= 1000 // (span + 5 / 2) and comp["key groups"] > termination.KEY_BUCKETS["columns"]
@@ -202,6 +211,14 @@ def test_key_batches_are_cut_where_their_keys_spread_in_time(engine):
     assert "key groups" not in whole.stats["components"][0]
     assert m.facts("p") == whole.facts("p") and m.repeating("p") == whole.repeating("p")
     assert len(m.repeating("p")) == 400  # (one repeating fact a key)
+    # more batches than the executor's: each key's facts moved to start in [0, 1), batched by size, moved back
+    aligned = chronolog.reason(CYCLE, facts, engine=engine)
+    (comp,) = aligned.stats["components"]
+    if engine == "rows":  # (128 batches: more than these keys' spread makes)
+        assert "keys aligned" not in comp
+    else:
+        assert comp["keys aligned"] and comp["key groups"] <= termination.KEY_BUCKETS[engine]
+    assert aligned.facts("p") == whole.facts("p") and aligned.repeating("p") == whole.repeating("p")
 
 
 @pytest.mark.parametrize("engine", ["rows", "columns"])

@@ -193,7 +193,8 @@ def _plain_rows(items, calendar=None, points=True) -> list | None:
     datetimes: 0.34 s of 20,000 keys' facts); None where any row is of
     another form (or empty), which the checks of any row then read and
     name.  ``points=False``: dates and datetimes left as they are (both
-    ends of one type), for a table of them."""
+    ends of one type, which compare), and times between whole numbers as
+    Fractions, for a table of them."""
     import datetime as dt
     from fractions import Fraction
 
@@ -208,6 +209,8 @@ def _plain_rows(items, calendar=None, points=True) -> list | None:
                     return None
                 x = float_time(x)
                 t = type(x)
+            if t is Fraction and not points:  # (a table's column of them: their numerators and denominators)
+                return x
             return x if t is int else as_point(x) if t is Fraction else None
         if t is dt.date or (t is dt.datetime and x.tzinfo is None):
             if not points:
@@ -246,7 +249,7 @@ def _plain_rows(items, calendar=None, points=True) -> list | None:
             hi = end(hi)
             if hi is None:
                 return None
-        if (not points and type(lo) is not type(hi)) or not (lo < hi or (lo == hi and lc and hc)):
+        if (not points and calendar is not None and type(lo) is not type(hi)) or not (lo < hi or (lo == hi and lc and hc)):
             return None
         out.append((terms, (lo, hi, lc, hc)))
     return out
@@ -567,8 +570,9 @@ def _plain_table(items, calendar=None):
     import numpy as np
     import pyarrow as pa
 
+    from fractions import Fraction
+
     from chronolog.language.float_times import float_time_pairs
-    from chronolog.language.timeline import Point
 
     def column(values, end=False):
         kinds = set(map(type, values))
@@ -578,7 +582,7 @@ def _plain_table(items, calendar=None):
             return pa.array(values, pa.int64())
         if kinds == {float} and not end:
             return pa.array(values, pa.float64())
-        if end and calendar is None and kinds <= {int, Point}:  # (times between whole numbers: the floats that print as them)
+        if end and calendar is None and kinds <= {int, Fraction}:  # (times between whole numbers: the floats that print as them)
             floats = np.array(list(map(float, values)))
             num, den, ok = float_time_pairs(floats)
             try:
@@ -597,12 +601,54 @@ def _plain_table(items, calendar=None):
     terms = [t for t, _ in rows]
     ivs = [iv for _, iv in rows]
     arrays = [column(list(map(itemgetter(j), terms))) for j in range(len(terms[0]))]
-    arrays += [column(list(map(itemgetter(k), ivs)), end=True) for k in (0, 1)]
     if any(a is None for a in arrays):
         return None
+    ends = [list(map(itemgetter(k), ivs)) for k in (0, 1)]
+    scale = None
+    kinds = set(map(type, ends[0])) | set(map(type, ends[1]))
+    if calendar is None and Fraction in kinds and kinds <= {int, Fraction}:
+        # ends between whole numbers: whole multiples of 1/scale, the least common denominator (exact, 1/3 too)
+        times, scale = _scaled_times(*ends)
+        if times is None:  # (past 62 bits: as floats where they print as the ends)
+            times = [column(e, end=True) for e in ends]
+    else:
+        times = [column(e, end=True) for e in ends]
+    if any(t is None for t in times):
+        return None
+    arrays += times
     arrays += [pa.array([iv[k] if len(iv) == 4 else True for iv in ivs], pa.bool_()) for k in (2, 3)]
     names = [f"c{j}" for j in range(len(terms[0]))] + ["start", "end", "start_closed", "end_closed"]
-    return pa.Table.from_arrays(arrays, names=names)
+    table = pa.Table.from_arrays(arrays, names=names)
+    if scale is not None:
+        from chronolog.connectors.table_columns import with_time_scale
+
+        table = with_time_scale(table, scale)
+    return table
+
+
+def _scaled_times(starts: list, ends: list):
+    """Exact ends (ints and Fractions) as int64 columns of whole multiples of
+    ``1/scale``, the least common denominator, and ``scale``; ``(None, None)``
+    where they would leave 62 bits."""
+    import math
+    from operator import attrgetter
+
+    import numpy as np
+    import pyarrow as pa
+
+    values = starts + ends
+    try:
+        num = np.fromiter(map(attrgetter("numerator"), values), np.int64, len(values))
+        den = np.fromiter(map(attrgetter("denominator"), values), np.int64, len(values))
+    except OverflowError:
+        return None, None
+    scale = math.lcm(*np.unique(den).tolist())
+    widest = int(np.abs(num).max(initial=0)) * scale  # (|num/den| * scale <= |num| * scale)
+    if widest >= 1 << 62:
+        return None, None
+    units = num * (scale // den)
+    n = len(starts)
+    return [pa.array(units[:n], pa.int64()), pa.array(units[n:], pa.int64())], scale
 
 
 def _table_columns(table, pred: str, calendar, min_rows: int):

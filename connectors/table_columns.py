@@ -9,7 +9,8 @@ strings, integers and booleans as they are, float64 as float values (the
 engine's value columns), ``decimal128`` (precision up to 18) as exact
 numerator/denominator pairs by numpy (engine/columns/exact_columns.py),
 dates and timestamps as instants (engine/term_types.py),
-integer times and ``date32`` times on a timeline of whole days by numpy,
+integer times and ``date32`` times on a timeline of whole days by numpy
+(integer times counting 1/n units where the table says so, :data:`TIME_SCALE`),
 timestamp times on a date timeline as exact points (each distinct instant once),
 float64 times as exact numbers (each distinct float once: the number its
 shortest text shows, language/float_times.py).
@@ -25,6 +26,17 @@ value with its row.
 from __future__ import annotations
 
 _TIME = ("start", "end", "start_closed", "end_closed")
+
+# schema metadata: integer time columns that count 1/scale units (exact ends
+# between whole numbers given from Python as lists, chronolog/api.py), not units
+TIME_SCALE = b"chronolog.time_scale"
+
+
+def with_time_scale(table, scale: int):
+    """``table`` whose integer start and end count ``1/scale`` units."""
+    meta = dict(table.schema.metadata or {})
+    meta[TIME_SCALE] = str(scale).encode()
+    return table.replace_schema_metadata(meta)
 
 
 def read_table_columns(table, pred: str, where, calendar=None, min_rows: int = 0, in_memory: bool = False):
@@ -191,7 +203,13 @@ def _time_values(table, calendar):
     if units.size and np.abs(units).max() >= 1 << 60:
         return None
     values = np.empty(len(units), dtype=object)
-    values[:] = units.tolist()
+    scale = int((table.schema.metadata or {}).get(TIME_SCALE, b"1"))
+    if calendar is None and scale != 1:  # (each distinct time once: an exact point between whole numbers)
+        from chronolog.language.timeline import _ratio
+
+        values[:] = [_ratio(u, scale) for u in units.tolist()]
+    else:
+        values[:] = units.tolist()
     return enc.indices.to_numpy().astype(np.int64), values, units
 
 

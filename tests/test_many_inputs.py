@@ -482,3 +482,27 @@ def test_plain_python_rows_as_a_table_give_the_rows_model(dated_rows):
             return "error", str(e)
 
     assert run("columns") == run("rows")
+
+
+@pytest.mark.parametrize("ends", [(Fraction(1, 3), Fraction(5, 6)), (0, 2.5), (Fraction(-7, 12), 3)])
+def test_a_list_with_ends_between_whole_numbers_goes_to_the_columns_exactly(ends):
+    """Ends no float prints (1/3), and an int start beside a Fraction or
+    float end, still make a table (integer multiples of the least common
+    denominator, api._scaled_times): its facts read back exactly, and the
+    model on columns is the rows'."""
+    from chronolog import api
+    import pyarrow as pa
+
+    from chronolog.connectors.table_columns import TIME_SCALE
+
+    lo, hi = ends
+    rows = [((f"k{i % 7}", i), (lo + i, hi + i)) for i in range(3000)]
+    table = api._plain_table(rows, None)
+    assert table is not None and table.column("start").type == pa.int64()
+    fc = api._table_columns(table, "p", None, 0)
+    assert fc is not None
+    program = "q(X, Y) :- <->[0,1] p(X, Y)."
+    cols, by_rows = (chronolog.reason(program, {"p": rows}, engine=e) for e in ("columns", "rows"))
+    assert cols.facts("p") == by_rows.facts("p") and cols.facts("q") == by_rows.facts("q")
+    assert cols.facts("p")[0] == (("k0", 0), (lo if type(lo) is not float else Fraction(str(lo)), hi if type(hi) is not float else Fraction(str(hi)), True, True))
+    assert int((table.schema.metadata or {}).get(TIME_SCALE, b"1")) in (6, 2, 12)

@@ -442,15 +442,16 @@ def _python_facts(out, rows):
        target="no form a user is likely to write slow (issue 37)",
        what="queries naming a string or a number against a model of 200,000 facts, on rows and columns")
 def _queries(out, rows):
+    def label(r):
+        return f"{r['engine']} by {r.get('by', 'name')}"
+
     def each(key, first=False):
-        return "; ".join(f"{r['engine']} by {r.get('by', 'name')} {median(r[key][1:] if not first else r[key]):.2f} ms"
-                         for r in rows)
+        return "; ".join(f"{label(r)} {median(r[key][1:] if not first else r[key]):.2f} ms" for r in rows)
 
     return Figures(f"median query {each('query_ms')} (first, making the index: "
-                   + ", ".join(f"{r['engine']} by {r.get('by', 'name')} {r['query_ms'][0]:.0f} ms" for r in rows) + ")",
+                   + ", ".join(f"{label(r)} {r['query_ms'][0]:.0f} ms" for r in rows) + ")",
                    f"median filter {each('pandas_ms', True)}",
-                   ", ".join(f"{r['engine']} by {r.get('by', 'name')} {_x(median(r['query_ms'][1:]), median(r['pandas_ms']))}"
-                             for r in rows),
+                   ", ".join(f"{label(r)} {_x(median(r['query_ms'][1:]), median(r['pandas_ms']))}" for r in rows),
                    ok=all(r["same"] for r in rows))
 
 

@@ -203,8 +203,9 @@ def _time_values(table, calendar):
     if units.size and np.abs(units).max() >= 1 << 60:
         return None
     values = np.empty(len(units), dtype=object)
-    scale = int((table.schema.metadata or {}).get(TIME_SCALE, b"1"))
-    if calendar is None and scale != 1:  # (each distinct time once: an exact point between whole numbers)
+    scale = (table.schema.metadata or {}).get(TIME_SCALE, b"1")
+    scale = int(scale) if scale.isdigit() else 1  # (only api._plain_table writes it)
+    if calendar is None and scale > 1:  # (each distinct time once: an exact point between whole numbers)
         from chronolog.language.timeline import _ratio
 
         values[:] = [_ratio(u, scale) for u in units.tolist()]

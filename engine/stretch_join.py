@@ -89,9 +89,10 @@ def key_positions(plan, preds):
     return None if any(p not in keys for p in preds) else keys
 
 
-def last_ends(keys, core, reps=None) -> dict:
+def last_ends(keys, core, reps=None, pick=max) -> dict:
     """``{key: its inputs' last finite end}`` (None: only infinite ends) of
-    the facts ``core`` and the first instances of the repeating ``reps``."""
+    the facts ``core`` and the first instances of the repeating ``reps``;
+    with ``pick=min``, the first finite end."""
     last: dict = {}
     for p, atoms in core.items():
         for t, ivs in atoms.items():
@@ -99,14 +100,14 @@ def last_ends(keys, core, reps=None) -> dict:
             if xs:
                 k = t[keys[p]]
                 known = last.get(k)  # None: only infinite ends so far
-                last[k] = max(xs) if known is None else max(known, max(xs))
+                last[k] = pick(xs) if known is None else pick(known, pick(xs))
             else:
                 last.setdefault(t[keys[p]], None)
     for p, by in (reps or {}).items():
         for t, rs in by.items():
             xs = [x for r in rs for x in r.iv[:2] if x not in (INF, NEG_INF)]
             k = t[keys[p]]
-            last[k] = max([x for x in [last.get(k)] + xs if x is not None], default=None)
+            last[k] = pick([x for x in [last.get(k)] + xs if x is not None], default=None)
     return last
 
 

@@ -519,29 +519,12 @@ def _aligned_groups(plan, core, reps, own, buckets, width):
     same keys seeded within 1,000 units took 2.7 s in 8 batches).  A key's
     model is then its aligned model moved back (:func:`_shifts_alike`; keys
     are independent).  ``(groups, (key positions, offsets))``, or None."""
-    from .stretch_join import key_positions
+    from .stretch_join import key_positions, last_ends
 
     keys = key_positions(plan, set(core) | set(reps) | set(own))
     if keys is None:
         return None
-    first: dict = {}
-    for p, atoms in core.items():
-        at = keys[p]
-        for t, ivs in atoms.items():
-            xs = [x for iv in ivs for x in iv[:2] if x not in (INF, -INF)]
-            if xs:
-                k, m = t[at], min(xs)
-                if k not in first or m < first[k]:
-                    first[k] = m
-    for p, by in reps.items():
-        at = keys[p]
-        for t, rs in by.items():
-            xs = [x for r in rs for x in r.iv[:2] if x not in (INF, -INF)]
-            if xs:
-                k, m = t[at], min(xs)
-                if k not in first or m < first[k]:
-                    first[k] = m
-    offsets = {k: math.floor(m) for k, m in first.items()}
+    offsets = {k: math.floor(m) for k, m in last_ends(keys, core, reps, pick=min).items() if m is not None}
     moved_core = {p: {t: [_moved(iv, -offsets.get(t[keys[p]], 0)) for iv in ivs] for t, ivs in atoms.items()}
                   for p, atoms in core.items()}
     moved_reps = {p: {t: [Repeating(_moved(r.iv, -offsets.get(t[keys[p]], 0)), r.period) for r in rs] for t, rs in by.items()}

@@ -506,3 +506,16 @@ def test_a_list_with_ends_between_whole_numbers_goes_to_the_columns_exactly(ends
     assert cols.facts("p") == by_rows.facts("p") and cols.facts("q") == by_rows.facts("q")
     assert cols.facts("p")[0] == (("k0", 0), (lo if type(lo) is not float else Fraction(str(lo)), hi if type(hi) is not float else Fraction(str(hi)), True, True))
     assert int((table.schema.metadata or {}).get(TIME_SCALE, b"1")) in (6, 2, 12)
+
+
+def test_a_table_whose_time_scale_metadata_is_not_a_number_reads_its_times_as_units():
+    """The time-scale metadata is api._plain_table's own; a table given
+    with another value under that name reads as any table does."""
+    import pyarrow as pa
+
+    from chronolog.connectors.table_columns import TIME_SCALE
+
+    table = pa.table({"c0": [f"k{i}" for i in range(3000)], "start": list(range(3000)), "end": list(range(1, 3001))})
+    table = table.replace_schema_metadata({TIME_SCALE: b"not a number"})
+    m = chronolog.reason("q(X) :- p(X).", {"p": table}, engine="columns")
+    assert m.facts("q")[:2] == [(("k0",), (0, 1, True, True)), (("k1",), (1, 2, True, True))]

@@ -49,6 +49,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Optional
 
 from chronolog.language import ast
@@ -242,20 +243,26 @@ class Hypothetical:
                     new.append((q, T, b2, matched | frozenset(due), done))
         new, fresh = self._resolve_negations(t, new)
         self._grounded_now = {}  # the groundings the candidates still use: kept for the next step
-        self._texts = {}  # a fact's _fact_key and text, made once a step (a fact recurs in many groundings)
-        keys = {}
+        self._texts = {}  # a fact's text, made once a step (a fact recurs in many groundings)
+        keyed = []  # (its place in the step's order, answer), each answer once
+        heads: dict = {}  # (pred, time, terms) -> its answers (two candidates may give one answer: compared only
+        # where the heads meet, hashing 20 facts an answer cost more than making it)
         for c in new:
             if c[0].pred in self.outputs:
                 answer, key = self._answer(*c, t)
-                keys.setdefault(answer, key)
-        self._groundings, answers = self._grounded_now, keys
+                same = heads.setdefault((answer.pred, answer.time, answer.terms), [])
+                if answer not in same:
+                    same.append(answer)
+                    keyed.append((key, answer))
+        self._groundings = self._grounded_now
         best: dict = {}  # a fact that becomes definite is reported once, with its smallest evidence
-        for a in sorted((a for a in answers if a.definite), key=lambda a: (len(a.evidence), str(a))):
+        for key, a in sorted((ka for ka in keyed if ka[1].definite), key=lambda ka: (len(ka[1].evidence), str(ka[1]))):
             if (a.pred, a.terms, a.time) in fresh:
-                best.setdefault((a.pred, a.terms, a.time), a)
-        answers = [a for a in answers if not a.definite] + list(best.values())
+                best.setdefault((a.pred, a.terms, a.time), (key, a))
+        keyed = [ka for ka in keyed if not ka[1].definite] + list(best.values())
+        keyed.sort(key=itemgetter(0))
+        answers = [a for _, a in keyed]
         self.state = [c for c in new if not _complete(c)]
-        answers = sorted(answers, key=keys.__getitem__)
         if not self._public_needed:
             self._public_needed = any_changed([terms for ts in delta.values() for terms in ts])
         return [_public_answer(a) for a in answers] if self._public_needed else answers
@@ -344,10 +351,10 @@ class Hypothetical:
         answer = HypotheticalAnswer(q.pred, head, T, ev, hy)
         return answer, (T, q.pred, head_texts, len(hy), hy_texts, ev_texts)
 
-    def _fact_texts(self, f) -> tuple:
+    def _fact_text(self, f) -> str:
         got = self._texts.get(f)
         if got is None:
-            got = self._texts[f] = (_fact_key(f), str(f))
+            got = self._texts[f] = str(f)
         return got
 
     def _grounded(self, q, T, b):
@@ -359,14 +366,18 @@ class Hypothetical:
         key = (id(q), T, id(b))
         g = self._groundings.get(key)
         if g is None or g[0] is not b:  # (the binding is kept with it: an id is not reused while it lives)
-            literals = [((pred, ground_terms(spec, b), T + off), False, i) for i, (pred, off, spec) in enumerate(q.atom_specs)]
-            literals += [(Absent(pred, ground_terms(spec, b), T + off), True, i) for i, (pred, off, spec) in enumerate(q.neg_specs)]
-            literals.sort(key=lambda x: self._fact_texts(x[0])[0])
+            if q.fact_order is not None:
+                literals = [(Absent(pred, ground_terms(spec, b), T + off) if neg else (pred, ground_terms(spec, b), T + off),
+                             neg, i) for off, neg, pred, spec, i in q.fact_order]
+            else:
+                literals = [((pred, ground_terms(spec, b), T + off), False, i) for i, (pred, off, spec) in enumerate(q.atom_specs)]
+                literals += [(Absent(pred, ground_terms(spec, b), T + off), True, i) for i, (pred, off, spec) in enumerate(q.neg_specs)]
+                literals.sort(key=lambda x: _fact_key(x[0]))
             facts = tuple(f for f, _, _ in literals)
             distinct = len(set(facts)) == len(facts)
             times = [f[2] for f in facts] if distinct and not q.negs else None
             head = ground_terms(q.head_spec, b)
-            g = (b, (head, tuple(map(str, head)), facts, tuple(self._fact_texts(f)[1] for f in facts), literals, times))
+            g = (b, (head, tuple(map(str, head)), facts, tuple(map(self._fact_text, facts)), literals, times))
         self._grounded_now[key] = g
         return g[1]
 

@@ -64,6 +64,13 @@ class Query:
         self.head_spec = term_spec(head_terms)
         self.atom_specs = [(a.pred, a.offset, term_spec(a.terms)) for a in atoms]
         self.neg_specs = [(n.pred, n.offset, term_spec(n.terms)) for n in negs]
+        # the literals in the order of an answer's facts (time, then atoms before absences, predicate, terms): fixed
+        # here where no two share the first three (the terms then never decide), else sorted per grounding
+        literals = [(off, False, pred, spec, i) for i, (pred, off, spec) in enumerate(self.atom_specs)]
+        literals += [(off, True, pred, spec, i) for i, (pred, off, spec) in enumerate(self.neg_specs)]
+        literals.sort(key=lambda x: x[:3])
+        firsts = [x[:3] for x in literals]
+        self.fact_order = literals if len(set(firsts)) == len(firsts) else None
 
 
 def term_spec(terms) -> tuple:

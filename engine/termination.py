@@ -46,6 +46,7 @@ from chronolog.planner.physical import CaptureTime, WrapInterval, is_since_until
 from chronolog.planner.mirror import mirror_interval, mirror_rule
 from chronolog.planner.stratify import stratify
 
+from . import gap_cuts
 from .rows.evaluator import Evaluator
 from .periodic import Repeating, Repetition, find_repetition, fold_sorted, smallest_period, unroll
 from .store import Store
@@ -1213,7 +1214,22 @@ def _add_unrolled(store, reps, window) -> None:
 def _two_sided(plan, core, reps, own, strategy, out, quiet=None):
     """A stratum whose recursion stays in time, reading facts that repeat:
     what it derives at ``x`` depends on its inputs near ``x`` only, so it
-    repeats where they all do, on each side."""
+    repeats where they all do, on each side, and between clusters of its
+    inputs far apart (whose gaps are cut out of its timeline, gap_cuts.py)."""
+    cuts = gap_cuts.cut(plan, core, reps, program_reach(plan.rules))
+    if cuts is not None:
+        ran = len(out._bounded)
+        back = gap_cuts.put_back(cuts, *_two_sided_on(plan, cuts.core, cuts.reps, own, strategy, out))
+        gaps = len(cuts.cuts)
+        for r in out._bounded[ran:]:
+            r.what += (f" with {gaps} long gap{'s' if gaps > 1 else ''} ({_fmt(cuts.total)} units) cut out of its"
+                       " timeline (the window is on the cut timeline)")
+        if back is not None:
+            return back
+    return _two_sided_on(plan, core, reps, own, strategy, out)
+
+
+def _two_sided_on(plan, core, reps, own, strategy, out):
     reach = program_reach(plan.rules)
     ends = _ends(core, reps)
     (p_r, _), (p_l, _) = _periods(plan, reps, 1), _periods(plan, reps, -1)

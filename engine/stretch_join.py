@@ -140,9 +140,11 @@ def joined(pieces: list, own) -> tuple:
                 chunks.append(_cut(ivs, window))
                 state[1] = list(rs) or None
                 continue
-            if pattern and rs and _continues(chunks, pattern, rs, window):
-                state[0] = [_cut(ivs, window)]
-                state[1] = list(rs)
+            cont = _continues(chunks, pattern, rs, window) if pattern and rs else None
+            if cont is not None:
+                extra, later = cont
+                state[0] = [extra, _cut(ivs, window)] if extra else [_cut(ivs, window)]
+                state[1] = list(rs) + later
                 continue
             chunks.append(_cut(_listed(ivs, rs, window), window))
     out, reps = Store(), {}
@@ -158,29 +160,64 @@ def joined(pieces: list, own) -> tuple:
     return out, reps
 
 
-def _continues(chunks, pattern, rs, window) -> bool:
+def _continues(chunks, pattern, rs, window):
     """Whether the atom's model after ``window`` (``chunks`` listed before
-    ``pattern``) is the continuation of ``rs``, the repetition of its
-    model inside the window: after folding what is listed into the
-    pattern, nothing is listed, the patterns are equal up to shifts by
-    their period, the window's starts no later, and each of the pattern's
-    instances one period back ends inside the window (else the model
-    after it has a hole the repetition would fill).  Then ``chunks`` is folded (emptied) in place."""
+    ``pattern``) continues ``rs``, the repetition of its model inside the
+    window: ``(extra, later)`` where it does, else None.  The pattern's
+    pieces in the phases of ``rs`` (equal up to shifts by the period) must
+    start no earlier than the window's, each of their instances after the
+    window be listed as it is, and the instance one period before the first
+    one not listed end inside the window (else the model after it has a
+    hole the repetition would fill).  ``extra``: what is listed besides
+    those instances (a fact of a later cluster off the pattern); ``later``:
+    the pattern's pieces in other phases (a cluster that adds one), which
+    start where they do.  The common case (nothing else listed, the same
+    phases) folds the listed suffix at once."""
     q = pattern[0].period
-    if any(r.period != q for r in (*pattern, *rs)) or _phases(pattern) != _phases(rs):
-        return False
-    listed, folded = _fold(coalesce([iv for chunk in reversed(chunks) for iv in chunk]), pattern)
-    if listed:
-        return False
-    if min(r.iv[0] for r in rs) > min(r.iv[0] for r in folded):
-        return False  # (the window's repetition starts after the model beyond it does)
+    if any(r.period != q for r in (*pattern, *rs)):
+        return None
+    mine = _phases(rs)
+    common = [r for r in pattern if _phase(r) in mine]
+    later = [r for r in pattern if _phase(r) not in mine]
+    if {_phase(r) for r in common} != mine:
+        return None
+    listed, folded = _fold(coalesce([iv for chunk in reversed(chunks) for iv in chunk]), common)
     end = window[1]
+    if listed:
+        listed, folded = _fold_through(listed, folded, end, q)
+        if folded is None:
+            return None
+    if min(r.iv[0] for r in rs) > min(r.iv[0] for r in folded):
+        return None  # (the window's repetition starts after the model beyond it does)
+    for r in folded:
+        if not _ends_before(r.iv[1] - q, r.iv[3], end):
+            return None
+    return listed, later
+
+
+def _ends_before(hi, hc, end) -> bool:
+    return hi < end or (hi == end and not hc)
+
+
+def _fold_through(listed, folded, end, q) -> tuple:
+    """``(listed, folded)`` with the pattern ``folded`` moved back over
+    each of its instances that ends after ``end`` (all of which must be
+    listed, as they are, among other intervals), those instances no longer
+    listed; ``(listed, None)`` where one is missing."""
+    expected, moved = set(), []
     for r in folded:
         lo, hi, lc, hc = r.iv
-        if not (hi - q < end or (hi - q == end and not hc)):
-            return False
-    chunks.clear()
-    return True
+        k = 0
+        while not _ends_before(hi - (k + 1) * q, hc, end):
+            k += 1
+            expected.add((lo - k * q, hi - k * q, lc, hc))
+            if len(expected) > len(listed):
+                return listed, None
+        moved.append(Repeating((lo - k * q, hi - k * q, lc, hc), q))
+    have = set(listed)
+    if not expected <= have:
+        return listed, None
+    return [iv for iv in listed if iv not in expected], moved
 
 
 def _from_window(ivs, rs, window) -> tuple:
@@ -211,8 +248,12 @@ def _fold(explicit, pattern) -> tuple:
 
 def _phases(rs) -> set:
     """A repetition's instances up to a shift by its period."""
-    q = rs[0].period
-    return {(r.iv[0] % q, r.iv[1] - r.iv[0], r.iv[2], r.iv[3]) for r in rs}
+    return {_phase(r) for r in rs}
+
+
+def _phase(r):
+    q = r.period
+    return (r.iv[0] % q, r.iv[1] - r.iv[0], r.iv[2], r.iv[3])
 
 
 def _listed(ivs, rs, window) -> list:

@@ -484,3 +484,40 @@ def test_a_lower_model_computed_by_key_groups_repeats_over_the_gap_for_the_reade
         assert _norm(near.facts_within(pred, (-50, 1050))) == _norm(_clip(bounded.facts(pred), (-50, 1050))), pred
     d = 99_996 - 996
     assert _window_facts(near, ("p", "q"), (956, 1036)) == _window_facts(far, ("p", "q"), (956, 1036), d)
+
+
+def test_a_later_cluster_off_the_pattern_keeps_the_repetition_from_the_first():
+    """An atom repeating from the first cluster that the second, 10^8 units
+    later, adds a fact to off its pattern (or a second pattern): one
+    repeating fact from the first cluster, the addition beside it; the gap's
+    instances were listed (refused: 2.5 * 10^7 of them)."""
+    m = chronolog.reason("clock@0.\nclock :- <->[2,2] clock.\np(x)@0. p(x)@100000001.\n"
+                         "q(X) :- p(X).\nq(X) :- <->[4,4] q(X), clock.\n")
+    assert m.to_text().splitlines() == ["clock@[0,0] every 2", "q(x)@[0,0] every 4", "q(x)@[100000001,100000001]"]
+    m = chronolog.reason("r(X) :- s(X).\nr(X) :- <->[7,7] r(X).\ns(x)@0. s(x)@100000003. s(y)@5.\n")
+    assert m.to_text().splitlines() == ["r(x)@[0,0] every 7", "r(x)@[100000003,100000003] every 7", "r(y)@[5,5] every 7"]
+    assert m.stats["rounds"] < 100
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(periodic_programs(), st.sampled_from([0, Fraction(1, 2), 1, 3]), st.booleans())
+def test_a_later_cluster_off_the_first_ones_period_jumps_to_the_stepped_model(prog, off, fewer):
+    """The second cluster moved off the first's period, or holding fewer
+    facts: the model jumping the gap (its stretches joined, a repetition
+    from the first cluster kept where the later ones only add to it) equals
+    the one stepping through the gap (no gap jumped)."""
+    from chronolog.engine import termination
+
+    program, facts = prog
+    assume(facts.strip())
+    gap = 600 + off
+    lines = facts.splitlines()
+    both = facts + "\n" + _shift_facts("\n".join(lines[: max(1, len(lines) // 2)] if fewer else lines), gap)
+    jumped = chronolog.reason(program, both)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(termination, "_quiet_gaps", lambda *a: None)
+        stepped = chronolog.reason(program, both)
+    window = (-50, gap + 100)
+    for pred in [p for p in ("p0", "p1", "p2") if p in jumped.plan.arities]:
+        want, got = _norm(stepped.facts_within(pred, window)), _norm(jumped.facts_within(pred, window))
+        assert got == want, f"{program}\n{both}\n{pred}: expected {_render(want)}\n got {_render(got)}"

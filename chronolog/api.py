@@ -1908,7 +1908,7 @@ class Model:
         from chronolog.explain_tree import recorded
 
         f = self._holding_fact(query, "explain()", "so nothing derived it", "query() shows")
-        recorded(self)  # re-runs the program with recording once if needed
+        recorded(self, f.pred)  # re-runs the strata it depends on with recording once if needed
         from chronolog.language.timeline import intersect
 
         format_interval = self._format_interval

@@ -18,6 +18,7 @@ that did not record for a tree re-runs the same plan with recording once.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from html import escape
@@ -372,10 +373,14 @@ def _binding_text(binding) -> str:
 
 
 # ------------------------------------------------------------ entry points
-def recorded(model):
+def recorded(model, pred: str | None = None):
     """The model's recorded derivations, re-running its plan with recording
-    once if it has none (cached on the model)."""
-    if model._provenance is not None:
+    if it has none (cached on the model): of every predicate, or with
+    ``pred`` of the strata ``pred`` depends on (and of those recorded
+    before), which a proof walks alone: a proof of a light rule's fact
+    beside a heavy recursion does not re-run the recursion."""
+    covered = getattr(model, "_recorded_cone", None)  # None: every predicate
+    if model._provenance is not None and (covered is None or (pred is not None and pred in covered)):
         return model._provenance
     if not model.is_finite:
         raise ProgramError(
@@ -398,20 +403,28 @@ def recorded(model):
     from chronolog.engine.rows.evaluator import Evaluator
     from chronolog.engine.store import Store
 
+    plan, cone = model.plan, None
+    if pred is not None:
+        cone = _cone(plan, pred) | (covered if model._provenance is not None else set())
+        plan = dataclasses.replace(plan, rules=[r for r in plan.rules if r.head_pred in cone],
+                                   strata=[s for s in plan.strata if s.preds & cone], constraints=[])
+        # (the strata keep their indexes: the physical plan keys them by index, not position)
     store = Store()
     derived = model.plan.derived_predicates()
     base = {}
-    for pred, rows in given.items():
-        store.relation(pred).bulk_add(rows)
-        if pred in derived:
-            base[pred] = list(rows)
+    for p, rows in given.items():
+        if cone is not None and p not in cone:
+            continue
+        store.relation(p).bulk_add(rows)
+        if p in derived:
+            base[p] = list(rows)
     horizon = model.horizon
     searched = horizon is None and bool(model.plan.infinite_strata())
     if searched:
         # a recursion through time found to stop repeating (no fact repeats):
         # the whole line confines nothing, and rounds reach the model
         horizon = (NEG_INF, POS_INF, False, False)
-    ev = Evaluator(model.plan, store, horizon, getattr(model, "_strategy", "blocking"), explain=True, base=base)
+    ev = Evaluator(plan, store, horizon, getattr(model, "_strategy", "blocking"), explain=True, base=base)
     if searched:
         # unless a fact holds for good from some time on, grown a little in
         # every round (b :- <->[0,1] b. over b@0): the search saw where it
@@ -433,7 +446,17 @@ def recorded(model):
             e.pos, hint="give a horizon (--horizon FROM,TO or horizon=(FROM, TO)) to explain a fact within it",
         ) from None
     model._provenance = ev.provenance
+    model._recorded_cone = cone
     return model._provenance
+
+
+def _cone(plan, pred) -> set:
+    """``pred`` and every predicate its strata read, transitively."""
+    cone = {pred}
+    for s in reversed(plan.strata):
+        if s.preds & cone:
+            cone |= s.preds | s.reads
+    return cone
 
 
 # rounds a proof's re-run of a model found without a horizon may take at least
@@ -443,9 +466,12 @@ SEARCHED_ROUNDS = 2_000
 def explain_tree(model, query: str) -> Node:
     """The proof tree of ``query`` (``"p(a)@[1,2]"``, which must hold)."""
     f = model._holding_fact(query, "proof()", "so it has no proof", "chronolog query shows")
-    prov = recorded(model)
+    prov = recorded(model, f.pred)
+    cone = getattr(model, "_recorded_cone", None)  # (the proof reads no given fact outside it)
     given: dict = {}
     for pred, rows in (getattr(model, "_given", None) or {}).items():
+        if cone is not None and pred not in cone:
+            continue
         for terms, iv in rows:
             given.setdefault((pred, tuple(terms)), []).append(iv)
     b = _Builder(model, prov, given)

@@ -459,3 +459,20 @@ def test_a_proof_prints_its_fact_as_the_model_holds_it(engine):
                        ("q(0,2.5)@[0,1]", "q(0.0,2.5)@[0,1]"), ("q(3.0,4)@[0,1]", "q(3,4.0)@[0,1]")]:
         assert str(m.proof(text)).splitlines()[0] == root
         assert json.loads(m.proof(text).to_json())["fact"] == root
+
+
+def test_a_proof_re_runs_only_the_strata_its_fact_depends_on():
+    """A proof of a light rule's fact beside a heavy recursion records the
+    light rule's strata alone; a later proof of the recursion's fact
+    records it too; both read as the proofs of a run that recorded
+    everything (explain=True)."""
+    program = ("reach(X,Y) :- edge(X,Y).\nreach(X,Z) :- reach(X,Y), edge(Y,Z).\n"
+               "alert(X) :- sensor(X,V), V > 5.\nlate(X) :- <->[1,1] alert(X).\n")
+    facts = "\n".join(f"edge(n{i},n{i + 1})@[{i},{i + 50}]" for i in range(40)) + "\nsensor(s1,7)@[2,4]\nsensor(s2,3)@[0,9]\n"
+    m = chronolog.reason(program, facts)
+    everything = chronolog.reason(program, facts, explain=True)
+    assert str(m.proof("late(s1)@[3,5]")) == str(everything.proof("late(s1)@[3,5]"))
+    assert {p for p, _ in m._provenance} == {"alert", "late"}
+    assert m.explain("alert(s1)@[2,4]") == everything.explain("alert(s1)@[2,4]")
+    assert str(m.proof("reach(n0,n3)@[2,50]")) == str(everything.proof("reach(n0,n3)@[2,50]"))
+    assert {p for p, _ in m._provenance} == {"alert", "late", "reach"}

@@ -1889,8 +1889,8 @@ class Model:
         """The proof tree of a fact that holds (``"p(a)@[1,2]"``): at each step
         the rule, the variable values, the body facts' intervals and the
         interval arithmetic, down to given facts.  Prints as a text tree,
-        shows as HTML in a notebook, ``.to_json()``.  Re-runs the program
-        with recording once when ``explain=True`` was not given
+        shows as HTML in a notebook, ``.to_json()``.  Re-runs the strata the
+        fact depends on with recording once when ``explain=True`` was not given
         (chronolog/explain_tree.py)."""
         from chronolog.explain_tree import Proof, explain_tree
 
@@ -1899,7 +1899,7 @@ class Model:
     def explain(self, query) -> list:
         """How a fact was derived: one recorded derivation per derived piece
         that overlaps the queried interval (without ``reason(..., explain=True)``
-        the program runs once more, recording; :meth:`proof` gives the whole tree).
+        the strata the fact depends on run once more, recording; :meth:`proof` gives the whole tree).
 
         Each item is a dict: ``rule`` (text), ``at`` (file:line:col),
         ``binding`` (variable values), ``piece`` (the interval it derived),

@@ -26,7 +26,8 @@ of what holds on ``[c, c + P)``; a fact that repeats across a cut stays
 as it is where its period divides ``P`` (it then repeats with ``P`` there
 too, as the model does).  Where it does not, or the filling would list
 more than :data:`~.periodic.MAX_INSTANCES` pieces, :func:`put_back` gives
-up and the stratum is evaluated uncut.
+up and the stratum is evaluated uncut (one atom's that many is refused:
+its inputs' instances over the span are as many).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import group_period, lcm_of
 from chronolog.planner.physical import CaptureTime, ChaseStep, PlaceInterval, WrapInterval, is_since_until, rule_operator
 
-from .periodic import MAX_INSTANCES, Repeating
+from .periodic import MAX_INSTANCES, Repeating, listing_refused
 from .store import Store
 
 INF = math.inf
@@ -203,7 +204,13 @@ def put_back(cuts: Cuts, answer: Store, repeating: dict, info: dict):
                 if pattern == [window]:
                     pieces.append(make(c + shifts[k], c + shifts[k] + s, True, False))
                     continue
-                listed += len(pattern) * (s // P)
+                n = len(pattern) * (s // P)
+                if n > MAX_INSTANCES:  # (uncut, its inputs' instances over the span are as many: refused there too)
+                    from chronolog.language.text import format_atom
+
+                    raise listing_refused(f"{format_atom(p, t)}, which holds between clusters of data far apart,",
+                                          Repeating(_moved(pattern[0], shifts[k]), P), c + shifts[k], c + shifts[k] + s)
+                listed += n
                 if listed > MAX_INSTANCES:
                     return None
                 for j in range(s // P):

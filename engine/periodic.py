@@ -32,6 +32,7 @@ from fractions import Fraction
 from dataclasses import dataclass
 from typing import Optional
 
+from chronolog.language.errors import ProgramError
 from chronolog.language.timeline import coalesce, contains, format_interval, instances_meet, intersect, make
 
 INF = math.inf
@@ -180,6 +181,36 @@ def repetition_in(ends, tokens, t_data, hi, reach, multiple_of=None, constant_ok
 MAX_INSTANCES = 10_000_000  # a window spanning more repetitions than this is refused, not listed
 
 
+class TooManyInstances(ProgramError):
+    """:meth:`Repeating.instances` over a window of more than
+    :data:`MAX_INSTANCES` repetitions; a caller that knows why it lists
+    them (the span of a stratum's data, an answer between clusters) says so
+    instead (:func:`listing_refused`)."""
+
+
+def listing_refused(what: str, r, lo, hi) -> ProgramError:
+    """The error for listing ``r``'s instances between ``lo`` and ``hi``
+    for ``what`` (a phrase: "q(x), which holds between clusters of data
+    far apart,")."""
+    return ProgramError(
+        f"{what} repeats every {_short(abs(r.period))} from {format_interval(r.iv)}, and would be listed "
+        f"instance by instance between {_short(lo)} and {_short(hi)}: more than {MAX_INSTANCES:,} instances, too many",
+        hint="narrow a wide operator window, reason over the data near the time you need on its own, or within a "
+             "horizon (--horizon FROM,TO or horizon=(FROM, TO)) that starts before that data's first fact: what is "
+             "derived is confined to a horizon",
+    )
+
+
+def _short(x) -> str:
+    """A time for a message: exact, or about it where that takes more than 24 digits."""
+    from decimal import Decimal
+
+    from chronolog.language.timeline import format_number
+
+    text = format_number(x)
+    return text if len(text) <= 24 else f"about {Decimal(int(x)):.3E}"
+
+
 def _floor_ratio(x, y) -> int:
     """floor(x / y), y > 0, exactly: integers and fractions by floor
     division (a float quotient overflows for numbers beyond 1e308; a
@@ -221,9 +252,7 @@ class Repeating:
             k0 = max(0, _floor_ratio(b - hi, -p)) if b != INF and hi != INF else 0
             k1 = _ceil_ratio(a - lo, -p)
         if k1 - k0 > MAX_INSTANCES:
-            from chronolog.language.errors import ProgramError
-
-            raise ProgramError(
+            raise TooManyInstances(
                 f"an operator's window reaches over more than {MAX_INSTANCES:,} repetitions of "
                 f"{format_interval(self.iv)} every {self.period}, too many to list",
                 hint="narrow the operator's window, or evaluate within a horizon (--horizon FROM,TO)",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from chronolog.language.timeline import NEG_INF, POS_INF as INF, coalesce, intersect
 
-from .periodic import Repeating, fold_sorted
+from .periodic import Repeating, TooManyInstances, fold_sorted, listing_refused
 from .store import Store
 
 
@@ -146,7 +146,13 @@ def joined(pieces: list, own) -> tuple:
                 state[0] = [extra, _cut(ivs, window)] if extra else [_cut(ivs, window)]
                 state[1] = list(rs) + later
                 continue
-            chunks.append(_cut(_listed(ivs, rs, window), window))
+            try:
+                chunks.append(_cut(_listed(ivs, rs, window), window))
+            except TooManyInstances:
+                from chronolog.language.text import format_atom
+
+                raise listing_refused(f"{format_atom(p, t)}, which holds between clusters of data far apart,",
+                                      rs[0], window[0], window[1]) from None
     out, reps = Store(), {}
     for (p, t), (chunks, pattern) in atoms.items():
         explicit = coalesce([iv for chunk in reversed(chunks) for iv in chunk])

@@ -48,7 +48,8 @@ from chronolog.planner.stratify import stratify
 
 from . import gap_cuts
 from .rows.evaluator import Evaluator
-from .periodic import Repeating, Repetition, find_repetition, fold_sorted, smallest_period, unroll
+from .periodic import (Repeating, Repetition, TooManyInstances, find_repetition, fold_sorted, listing_refused,
+                       smallest_period, unroll)
 from .store import Store
 
 INF = math.inf
@@ -1201,12 +1202,19 @@ def _add_unrolled(store, reps, window) -> None:
     """Add the instances of repeating facts that meet ``window``.  Nothing is
     clipped: a fact that holds up to ``-inf`` (or ``+inf``) must stay so,
     or a box with an unbounded window over it would be false everywhere."""
+    from chronolog.language.text import format_atom
+
     for p, by in reps.items():
         rel = store.relation(p)
         for t, rs in by.items():
             pieces = list(rel.atoms.get(t, []))
             for r in rs:
-                pieces.extend(r.instances(window[0], window[1]))
+                try:
+                    pieces.extend(r.instances(window[0], window[1]))
+                except TooManyInstances:
+                    raise listing_refused(f"{format_atom(p, t)}, read over the span of the data of the rules that read it and as "
+                                          "far as their operators reach,",
+                                          r, window[0], window[1]) from None
             rel.atoms[t] = coalesce(pieces)
         rel.clear_indexes()
 

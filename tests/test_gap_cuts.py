@@ -53,7 +53,7 @@ def test_a_reader_whose_model_repeats_in_the_gap_lists_it_or_is_refused():
     MAX_INSTANCES pieces it is refused as it was."""
     listed = chronolog.reason(CLOCK + "p(x)@0. p(x)@100000.\ng :- clock, not p(x).\n")
     assert len(listed.facts("g")) == 49_999 and listed.repeating("g") == [((), (100002, 100002, True, True), 2)]
-    with pytest.raises(chronolog.ProgramError, match="too many to list"):
+    with pytest.raises(chronolog.ProgramError, match="instances, too many"):
         chronolog.reason(CLOCK + FAR + "g :- clock, not p(x).\n")
 
 
@@ -113,3 +113,17 @@ def _answers_or_error(program, facts):
     except chronolog.ProgramError as e:  # (the cut must not change that either)
         return str(e)
     return {p: _norm(m.facts_within(p, (-100, GAP + 200))) for p in ("r", "s") if p in m.plan.arities}
+
+
+def test_a_listing_too_long_names_what_and_why():
+    """Where the answer would list a fact's instances between clusters far
+    apart, or a stratum read a repeating fact's instances over its data's
+    span, the error names that fact, its period and the span."""
+    with pytest.raises(chronolog.ProgramError) as e:
+        chronolog.reason(CLOCK + FAR + "g :- clock, not p(x).\n")
+    assert "g, which holds between clusters of data far apart, repeats every 2" in str(e.value)
+    assert "more than 10,000,000 instances" in str(e.value) and "on its own" in str(e.value)
+    with pytest.raises(chronolog.ProgramError) as e:  # (a recursion reading both ways: computed over the whole span)
+        chronolog.reason(CLOCK + FAR + "q(X) :- p(X).\nq(X) :- <->[4,4] q(X), clock.\nq(X) :- <+>[4,4] q(X), clock.\n")
+    assert "clock, read over the span of the data of the rules that read it and as far as their operators reach, " \
+           "repeats every 2 from [0,0]" in str(e.value)

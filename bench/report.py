@@ -469,6 +469,21 @@ def _periodic_scaling(out, rows):
                    ok=same == "True" and len(period) == 4)
 
 
+@bench(name="gap_cuts", args="bench/gap_cuts.py",
+       peer="the same command uncut (its gaps' threshold raised)",
+       what="readers of a fact repeating every 2 over data 10^6 and 10^7 units apart; whole command each side")
+def _gap_cuts(out, rows):
+    t = {(int(m.group(1)), m.group(2)): (float(m.group(3)), float(m.group(4)), int(m.group(5)))
+         for m in _lines(out, r"^ +(\d+) +(cut|uncut) +([\d.]+) +([\d.]+) +(\d+)$")}
+    spans = sorted({span for span, _ in t})
+    def one(span, side):
+        wall, _, mb = t[(span, side)]
+        return f"{span:.0e} {_s(wall)}, {mb} MB".replace("e+0", "e")
+    return Figures("; ".join(one(n, "cut") for n in spans), "; ".join(one(n, "uncut") for n in spans),
+                   "; ".join(f"{n:.0e} {_x(t[(n, 'cut')][0], t[(n, 'uncut')][0])} wall".replace("e+0", "e") for n in spans),
+                   ok="same answers: False" not in out and len(t) == 2 * len(spans))
+
+
 @bench(name="merge_strategies", args="bench/merge_strategies.py",
        peer="chronolog's other merge strategies and placements",
        what="coalescing eagerly, lazily and at the end over daily pieces")

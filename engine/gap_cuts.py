@@ -40,7 +40,7 @@ from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import group_period, lcm_of
 from chronolog.planner.physical import CaptureTime, ChaseStep, PlaceInterval, WrapInterval, is_since_until, rule_operator
 
-from .periodic import MAX_INSTANCES, Repeating, listing_refused
+from .periodic import MAX_INSTANCES, Repeating, listing_refused, moved
 from .store import Store
 
 INF = math.inf
@@ -149,16 +149,9 @@ def _split(iv, segments, sign) -> list:
         seg, d = parts[i]
         x = intersect(iv, seg)
         if x is not None:
-            out.append(_moved(x, sign * d))
+            out.append(moved(x, sign * d))
         i += 1
     return out
-
-
-def _moved(iv, d):
-    if not d:
-        return iv
-    a, b = iv[0], iv[1]
-    return make(a if a in (INF, -INF) else a + d, b if b in (INF, -INF) else b + d, iv[2], iv[3])
 
 
 def put_back(cuts: Cuts, answer: Store, repeating: dict, info: dict):
@@ -182,7 +175,7 @@ def put_back(cuts: Cuts, answer: Store, repeating: dict, info: dict):
                     return None
                 for k in crossed:
                     across.setdefault((p, t, k), []).append(r)
-                moved_reps.setdefault(p, {}).setdefault(t, []).append(Repeating(_moved(r.iv, shifts[i]), r.period))
+                moved_reps.setdefault(p, {}).setdefault(t, []).append(Repeating(moved(r.iv, shifts[i]), r.period))
     segments = _segments([(c, c) for c in marks], [s for _, s, _ in cuts.cuts])
     out, listed = Store(), 0
     for p in set(answer.relations) | set(repeating):
@@ -209,12 +202,12 @@ def put_back(cuts: Cuts, answer: Store, repeating: dict, info: dict):
                     from chronolog.language.text import format_atom
 
                     raise listing_refused(f"{format_atom(p, t)}, which holds between clusters of data far apart,",
-                                          Repeating(_moved(pattern[0], shifts[k]), P), c + shifts[k], c + shifts[k] + s)
+                                          Repeating(moved(pattern[0], shifts[k]), P), c + shifts[k], c + shifts[k] + s)
                 listed += n
                 if listed > MAX_INSTANCES:
                     return None
                 for j in range(s // P):
-                    pieces.extend(_moved(x, shifts[k] + j * P) for x in pattern)
+                    pieces.extend(moved(x, shifts[k] + j * P) for x in pattern)
             if pieces:
                 target.atoms[t] = coalesce(pieces)
     info = dict(info)

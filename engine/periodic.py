@@ -181,6 +181,14 @@ def repetition_in(ends, tokens, t_data, hi, reach, multiple_of=None, constant_ok
 MAX_INSTANCES = 10_000_000  # a window spanning more repetitions than this is refused, not listed
 
 
+def moved(iv, d):
+    """``iv`` moved by ``d`` (an infinite end stays)."""
+    if not d:
+        return iv
+    a, b = iv[0], iv[1]
+    return make(a if a in (INF, -INF) else a + d, b if b in (INF, -INF) else b + d, iv[2], iv[3])
+
+
 class TooManyInstances(ProgramError):
     """:meth:`Repeating.instances` over a window of more than
     :data:`MAX_INSTANCES` repetitions; a caller that knows why it lists

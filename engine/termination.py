@@ -49,7 +49,7 @@ from chronolog.planner.stratify import stratify
 from . import gap_cuts
 from .rows.evaluator import Evaluator
 from .periodic import (Repeating, Repetition, TooManyInstances, find_repetition, fold_sorted, listing_refused,
-                       smallest_period, unroll)
+                       moved, smallest_period, unroll)
 from .store import Store
 
 INF = math.inf
@@ -527,20 +527,12 @@ def _aligned_groups(plan, core, reps, own, buckets, width):
     if keys is None:
         return None
     offsets = {k: math.floor(m) for k, m in last_ends(keys, core, reps, pick=min).items() if m is not None}
-    moved_core = {p: {t: [_moved(iv, -offsets.get(t[keys[p]], 0)) for iv in ivs] for t, ivs in atoms.items()}
+    moved_core = {p: {t: [moved(iv, -offsets.get(t[keys[p]], 0)) for iv in ivs] for t, ivs in atoms.items()}
                   for p, atoms in core.items()}
-    moved_reps = {p: {t: [Repeating(_moved(r.iv, -offsets.get(t[keys[p]], 0)), r.period) for r in rs] for t, rs in by.items()}
+    moved_reps = {p: {t: [Repeating(moved(r.iv, -offsets.get(t[keys[p]], 0)), r.period) for r in rs] for t, rs in by.items()}
                   for p, by in reps.items()}
     groups = _key_groups(plan, moved_core, moved_reps, buckets, width)
     return None if groups is None else (groups, (keys, offsets))
-
-
-def _moved(iv, d):
-    """``iv`` moved by ``d`` (an infinite end stays)."""
-    if not d:
-        return iv
-    a, b = iv[0], iv[1]
-    return make(a if a in (INF, -INF) else a + d, b if b in (INF, -INF) else b + d, iv[2], iv[3])
 
 
 def _shifted_back(store, rep, info, keys, offsets):
@@ -555,20 +547,20 @@ def _shifted_back(store, rep, info, keys, offsets):
         for t, ivs in rel.atoms.items():
             d = offsets.get(t[at], 0)
             most = max(most, d)
-            atoms[t] = [_moved(iv, d) for iv in ivs]
-    moved = {}
+            atoms[t] = [moved(iv, d) for iv in ivs]
+    back_rep = {}
     for p, by in rep.items():
         at = keys[p]
-        moved[p] = {}
+        back_rep[p] = {}
         for t, rs in by.items():
             d = offsets.get(t[at], 0)
             most = max(most, d)
-            moved[p][t] = [Repeating(_moved(r.iv, d), r.period) for r in rs]
+            back_rep[p][t] = [Repeating(moved(r.iv, d), r.period) for r in rs]
     info = dict(info, aligned=True)
     for k in ("bound", "repeats_from"):
         if info.get(k) is not None:
             info[k] = info[k] + most
-    return back, moved, info
+    return back, back_rep, info
 
 
 def _key_groups(plan, core, reps, buckets, width):

@@ -177,6 +177,7 @@ def put_back(cuts: Cuts, answer: Store, repeating: dict, info: dict):
                     across.setdefault((p, t, k), []).append(r)
                 moved_reps.setdefault(p, {}).setdefault(t, []).append(Repeating(moved(r.iv, shifts[i]), r.period))
     segments = _segments([(c, c) for c in marks], [s for _, s, _ in cuts.cuts])
+    widest = max(P for _, _, P in cuts.cuts)
     out, listed = Store(), 0
     for p in set(answer.relations) | set(repeating):
         rel = answer.get(p)
@@ -184,12 +185,18 @@ def put_back(cuts: Cuts, answer: Store, repeating: dict, info: dict):
         by = repeating.get(p, {})
         target = out.relation(p)
         for t in set(atoms) | set(by):
-            ivs = atoms.get(t, [])
+            ivs = atoms.get(t, [])  # (sorted and disjoint: their ends increase too)
+            starts, ends = [iv[0] for iv in ivs], [iv[1] for iv in ivs]
             pieces = [x for iv in ivs for x in _split(iv, segments, 1)]
-            for k, (c, s, P) in enumerate(cuts.cuts):
+            near = set()  # the cuts whose window [c, c + P) an interval or a repetition's instance may meet
+            for iv in (*ivs, *(r.iv for r in by.get(t, ()))):
+                near.update(range(bisect.bisect_right(marks, iv[0] - widest), bisect.bisect_right(marks, iv[1])))
+            for k in sorted(near):  # (one pass over every cut per atom was quadratic: 1,000 keys far apart 6 s)
+                c, s, P = cuts.cuts[k]
                 window = make(c, c + P, True, False)
                 mine = [r for r in by.get(t, ()) if r not in across.get((p, t, k), ())]  # (the others repeat with P there)
-                pattern = [x for iv in ivs if (x := intersect(iv, window)) is not None]
+                i, j = bisect.bisect_left(ends, c), bisect.bisect_left(starts, c + P)
+                pattern = [x for iv in ivs[i:j] if (x := intersect(iv, window)) is not None]
                 pattern += [x for r in mine for y in r.instances(c, c + P) if (x := intersect(y, window)) is not None]
                 pattern = coalesce(pattern)
                 if not pattern:

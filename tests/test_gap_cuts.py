@@ -92,7 +92,7 @@ GAP = 3000
 def test_cutting_the_gap_gives_the_uncut_answers(prog, reader, second):
     program, facts = prog
     program += "\n" + reader
-    facts += f"\nc(a)@[0,1/2]\nc(b)@2\nd(a)@[0,1]\nd(b)@[1,2]\nd(a)@[{second},{second + 1}]\nd(b)@({second},{second + 3})"
+    facts += f"\nc(a)@[0,1/2]\nc(b)@2\nd(a)@[0,1]\nd(b)@[1,2]\nd(a)@[{second},{second + 1}]\nd(b)@({second},{second + 3})\nd(b)@[{2 * second + 7},{2 * second + 8}]"
     cut = []
     real = gap_cuts.put_back
     with pytest.MonkeyPatch.context() as mp:  # (a spy: the real put_back runs)
@@ -112,7 +112,7 @@ def _answers_or_error(program, facts):
         m = chronolog.reason(program, facts)
     except chronolog.ProgramError as e:  # (the cut must not change that either)
         return str(e)
-    return {p: _norm(m.facts_within(p, (-100, GAP + 200))) for p in ("r", "s") if p in m.plan.arities}
+    return {p: _norm(m.facts_within(p, (-100, 2 * GAP + 300))) for p in ("r", "s") if p in m.plan.arities}
 
 
 def test_a_listing_too_long_names_what_and_why():
@@ -127,3 +127,17 @@ def test_a_listing_too_long_names_what_and_why():
         chronolog.reason(CLOCK + FAR + "q(X) :- p(X).\nq(X) :- <->[4,4] q(X), clock.\nq(X) :- <+>[4,4] q(X), clock.\n")
     assert "clock, read over the span of the data of the rules that read it and as far as their operators reach, " \
            "repeats every 2 from [0,0]" in str(e.value)
+
+
+def test_many_keys_far_apart_each_meet_the_clock_at_their_own_facts():
+    """1,000 keys each given once somewhere in 10^9 units (a cut between
+    each two, ~1,000 cuts): each answer is the closed form at its fact."""
+    import random
+
+    rng = random.Random(1)
+    at = {f"k{i}": rng.randrange(10**9) for i in range(1000)}
+    m = chronolog.reason(CLOCK + "d(X) :- p(X), clock.\ne(X) :- clock, <+>[0,5] p(X).\n"
+                         + "\n".join(f"p({k})@{x}." for k, x in at.items()))
+    assert m.facts("d") == sorted(((k,), (x, x, True, True)) for k, x in at.items() if x % 2 == 0)
+    assert m.facts("e") == sorted(((k,), (y, y, True, True)) for k, x in at.items() for y in range(x - 5, x + 1)
+                                  if y % 2 == 0 and y >= 0)

@@ -395,8 +395,13 @@ def _describe_component(c) -> str:
     from chronolog.language.timeline import format_number
 
     preds = ", ".join(c.get("predicates", []))
+    cut = ""
+    if c.get("gaps cut"):
+        n, units = c["gaps cut"]
+        cut = (f", a gap of {format_number(units)} units cut out of its timeline" if n == 1 else
+               f", {n} gaps of {format_number(units)} units in all cut out of its timeline")
     return (f"{preds}: {c['direction']}, {describe_repetition(c)} "
-            f"(computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s))")
+            f"(computed up to {format_number(c['bound'])} in {c['attempts']} attempt(s){cut})")
 
 
 def spark_settings(program, conf) -> dict:

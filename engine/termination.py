@@ -473,6 +473,9 @@ def _forward(plan, core, reps, own, strategy, out, one=None, quiet=None, on="row
     }
     if any(i.get("aligned") for i in infos):
         info["keys aligned"] = True
+    cut = [i["gaps cut"] for i in infos if i.get("gaps cut")]
+    if cut:
+        info["gaps cut"] = (sum(n for n, _ in cut), sum(u for _, u in cut))
     before = [i["repeats_before"] for i in infos if i.get("repeats_before") is not None]
     if before:
         info["repeats_before"] = min(before)
@@ -1225,6 +1228,7 @@ def _two_sided(plan, core, reps, own, strategy, out, quiet=None):
             r.what += (f" with {gaps} long gap{'s' if gaps > 1 else ''} ({_fmt(cuts.total)} units) cut out of its"
                        " timeline (the window is on the cut timeline)")
         if back is not None:
+            back[2]["gaps cut"] = (gaps, cuts.total)  # (run --stats)
             return back
     return _two_sided_on(plan, core, reps, own, strategy, out)
 

@@ -57,9 +57,18 @@ def test_a_reader_whose_model_repeats_in_the_gap_lists_it_or_is_refused():
         chronolog.reason(CLOCK + FAR + "g :- clock, not p(x).\n")
 
 
-def test_explain_analyze_says_the_gap_was_cut():
+def test_explain_analyze_and_run_stats_say_the_gap_was_cut(tmp_path):
     text = str(chronolog.explain_plan(CLOCK + FAR + "d(X) :- p(X), clock.\n", analyze=True))
     assert "attempt with 1 long gap (99999968 units) cut out of its timeline" in text
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    (tmp_path / "p.vada").write_text(CLOCK + FAR + "d(X) :- p(X), clock.\n")
+    got = CliRunner().invoke(cli, ["run", str(tmp_path / "p.vada"), "--stats"])
+    assert got.exit_code == 0, got.output
+    assert ("d: none, constant from 100000001 (computed up to 100000010 in 1 attempt(s), a gap of 99999968 units "
+            "cut out of its timeline)") in got.output
 
 
 @st.composite

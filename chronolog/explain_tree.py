@@ -376,9 +376,10 @@ def _binding_text(binding) -> str:
 def recorded(model, pred: str | None = None):
     """The model's recorded derivations, re-running its plan with recording
     if it has none (cached on the model): of every predicate, or with
-    ``pred`` of the strata ``pred`` depends on (and of those recorded
-    before), which a proof walks alone: a proof of a light rule's fact
-    beside a heavy recursion does not re-run the recursion."""
+    ``pred`` of the strata ``pred`` depends on, which a proof walks alone
+    (a proof of a light rule's fact beside a heavy recursion does not re-run
+    the recursion), those recorded before reading the model's facts of
+    their predicates instead of running again."""
     covered = getattr(model, "_recorded_cone", None)  # None: every predicate
     if model._provenance is not None and (covered is None or (pred is not None and pred in covered)):
         return model._provenance
@@ -403,18 +404,26 @@ def recorded(model, pred: str | None = None):
     from chronolog.engine.rows.evaluator import Evaluator
     from chronolog.engine.store import Store
 
-    plan, cone = model.plan, None
-    if pred is not None:
-        cone = _cone(plan, pred) | (covered if model._provenance is not None else set())
-        plan = dataclasses.replace(plan, rules=[r for r in plan.rules if r.head_pred in cone],
-                                   strata=[s for s in plan.strata if s.preds & cone], constraints=[])
-        # (the strata keep their indexes: the physical plan keys them by index, not position)
+    plan, cone, run, before = model.plan, None, None, None
     store = Store()
+    if pred is not None:
+        cone = _cone(plan, pred)
+        run = cone
+        if model._provenance is not None:  # (some cone recorded before: its strata not again)
+            before, run = model._provenance, cone - covered
+            for p in cone & covered & plan.derived_predicates():  # (the model's facts: what those strata derived)
+                rel = model.store.get(p)
+                if rel is not None:
+                    store.relation(p).bulk_add([(t, iv) for t, ivs in rel.atoms.items() for iv in ivs])
+            cone |= covered
+        plan = dataclasses.replace(plan, rules=[r for r in plan.rules if r.head_pred in run],
+                                   strata=[s for s in plan.strata if s.preds & run], constraints=[])
+        # (the strata keep their indexes: the physical plan keys them by index, not position)
     derived = model.plan.derived_predicates()
     base = {}
     for p, rows in given.items():
-        if cone is not None and p not in cone:
-            continue
+        if run is not None and p not in run and (p in derived or p not in cone):
+            continue  # (a recorded predicate's given facts are among its facts loaded above)
         store.relation(p).bulk_add(rows)
         if p in derived:
             base[p] = list(rows)
@@ -445,7 +454,9 @@ def recorded(model, pred: str | None = None):
             f"some time on, which rounds reach only in the limit (none after {ev.max_rounds:,} rounds)",
             e.pos, hint="give a horizon (--horizon FROM,TO or horizon=(FROM, TO)) to explain a fact within it",
         ) from None
-    model._provenance = ev.provenance
+    # (a derivation's number comes from one counter of the process: those
+    # recorded now follow the earlier ones they read, as a proof needs)
+    model._provenance = ev.provenance if before is None else {**before, **ev.provenance}
     model._recorded_cone = cone
     return model._provenance
 

@@ -476,3 +476,19 @@ def test_a_proof_re_runs_only_the_strata_its_fact_depends_on():
     assert m.explain("alert(s1)@[2,4]") == everything.explain("alert(s1)@[2,4]")
     assert str(m.proof("reach(n0,n3)@[2,50]")) == str(everything.proof("reach(n0,n3)@[2,50]"))
     assert {p for p, _ in m._provenance} == {"alert", "late", "reach"}
+
+
+def test_a_proof_beyond_the_recorded_strata_records_only_the_new_ones():
+    """alert recorded first; late's proof then runs late's stratum alone,
+    reading alert's facts from the model, and reads as explain=True's (a
+    derivation's number comes from one counter, so the new ones follow
+    the recorded ones they read)."""
+    program = "alert(X) :- sensor(X,V), V > 5.\nlate(X) :- <->[1,1] alert(X), on(X).\n"
+    facts = "sensor(s1,7)@[2,4]\nsensor(s2,3)@[0,9]\non(s1)@[0,10]\nalert(s1)@[6,7]\n"
+    m = chronolog.reason(program, facts)
+    everything = chronolog.reason(program, facts, explain=True)
+    assert str(m.proof("alert(s1)@[2,4]")) == str(everything.proof("alert(s1)@[2,4]"))
+    recorded_alert = m._provenance[("alert", ("s1",))]
+    for fact in ("late(s1)@[3,5]", "late(s1)@[7,8]"):
+        assert str(m.proof(fact)) == str(everything.proof(fact))
+    assert m._provenance[("alert", ("s1",))] is recorded_alert  # (not recorded again)

@@ -64,27 +64,30 @@ class Cuts:
         return sum(s for _, s, _ in self.cuts)
 
 
-def cut(plan, core, reps, reach) -> Cuts | None:
+def cut(plan, core, reps, reach, ends) -> Cuts | None:
     """The inputs with their long gaps cut, or None where no gap is worth
-    cutting or the stratum's model need not move with its inputs."""
-    if not reps or reach in (INF, -INF) or not _moves_with_inputs(plan):
+    cutting or the stratum's model need not move with its inputs.
+    ``ends``: the inputs' finite ends, the first instances' of ``reps``
+    (termination._ends)."""
+    if not reps or not ends or reach in (INF, -INF) or isinstance(reach, float):
         return None
     spans = [(r.iv, r.period) for by in reps.values() for rs in by.values() for r in rs]
     if any(q == 0 or iv[0] in (INF, -INF) or iv[1] in (INF, -INF) for iv, q in spans):
         return None
-    events = {x for atoms in core.values() for ivs in atoms.values() for iv in ivs for x in iv[:2]}
-    events.update(x for iv, _ in spans for x in iv[:2])
-    events.discard(INF)
-    events.discard(-INF)
-    if any(isinstance(x, float) for x in events) or isinstance(reach, float):  # (x - s would round)
+    least = 2 * (4 * reach + 4) + MIN_CUT_PERIODS * min(abs(q) for _, q in spans)  # (the narrowest gap worth a cut)
+    if max(ends) - min(ends) < least or not _moves_with_inputs(plan):
+        return None  # (most strata: their data spans less, decided without sorting their events)
+    if any(isinstance(x, float) for x in ends):  # (x - s would round)
         return None
     try:
         g = group_period(plan.rules)
     except ValueError:
         return None
-    events = sorted(events)
+    events = sorted(set(ends))
     removed = []  # (c, s, P) on the whole timeline
     for e, n in zip(events, events[1:]):
+        if n - e < least:
+            continue  # (only wide gaps read the repeating facts: one pass over them a gap was quadratic)
         periods = set()
         for iv, q in spans:
             if iv[0] <= e and iv[1] >= n:  # its first instance spans the gap: later ones fall anywhere

@@ -1219,7 +1219,8 @@ def _two_sided(plan, core, reps, own, strategy, out, quiet=None):
     what it derives at ``x`` depends on its inputs near ``x`` only, so it
     repeats where they all do, on each side, and between clusters of its
     inputs far apart (whose gaps are cut out of its timeline, gap_cuts.py)."""
-    cuts = gap_cuts.cut(plan, core, reps, program_reach(plan.rules))
+    ends = _ends(core, reps)
+    cuts = gap_cuts.cut(plan, core, reps, program_reach(plan.rules), ends)
     if cuts is not None:
         ran = len(out._bounded)
         back = gap_cuts.put_back(cuts, *_two_sided_on(plan, cuts.core, cuts.reps, own, strategy, out))
@@ -1230,12 +1231,12 @@ def _two_sided(plan, core, reps, own, strategy, out, quiet=None):
         if back is not None:
             back[2]["gaps cut"] = (gaps, cuts.total)  # (run --stats)
             return back
-    return _two_sided_on(plan, core, reps, own, strategy, out)
+    return _two_sided_on(plan, core, reps, own, strategy, out, ends)
 
 
-def _two_sided_on(plan, core, reps, own, strategy, out):
+def _two_sided_on(plan, core, reps, own, strategy, out, ends=None):
     reach = program_reach(plan.rules)
-    ends = _ends(core, reps)
+    ends = _ends(core, reps) if ends is None else ends
     (p_r, _), (p_l, _) = _periods(plan, reps, 1), _periods(plan, reps, -1)
     s_r, s_l = max(ends, default=0), min(ends, default=0)
     # exact up to hi - reach, which must hold the pattern window

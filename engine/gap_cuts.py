@@ -37,6 +37,7 @@ import bisect
 import math
 from dataclasses import dataclass
 
+from chronolog.language.text import format_atom
 from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import group_period, lcm_of
 from chronolog.planner.physical import CaptureTime, ChaseStep, PlaceInterval, WrapInterval, is_since_until, rule_operator
@@ -167,18 +168,18 @@ def put_back(cuts: Cuts, answer: Store, repeating: dict, info: dict):
     shifts = [0]
     for _, s, _ in cuts.cuts:
         shifts.append(shifts[-1] + s)
-    moved_reps, across = {}, {}
+    def crossed(r, i):  # the cuts a repetition runs across, ``i`` the number of cuts before its instance
+        return range(i, len(marks)) if r.period > 0 else range(i)
+
+    moved_reps, before = {}, {}
     for p, by in repeating.items():
         for t, rs in by.items():
             for r in rs:
-                i = bisect.bisect_right(marks, r.iv[0])  # the cuts before its instance
+                i = before[r] = bisect.bisect_right(marks, r.iv[0])
                 if i < len(marks) and r.iv[1] >= marks[i]:
                     return None  # (an instance across a cut)
-                crossed = range(i, len(marks)) if r.period > 0 else range(i)
-                if any(cuts.cuts[k][2] % r.period for k in crossed):
+                if any(cuts.cuts[k][2] % r.period for k in crossed(r, i)):
                     return None
-                for k in crossed:
-                    across.setdefault((p, t, k), []).append(r)
                 moved_reps.setdefault(p, {}).setdefault(t, []).append(Repeating(moved(r.iv, shifts[i]), r.period))
     segments = _segments([(c, c) for c in marks], [s for _, s, _ in cuts.cuts])
     widest = max(P for _, _, P in cuts.cuts)
@@ -198,7 +199,7 @@ def put_back(cuts: Cuts, answer: Store, repeating: dict, info: dict):
             for k in sorted(near):  # (one pass over every cut per atom was quadratic: 1,000 keys far apart 6 s)
                 c, s, P = cuts.cuts[k]
                 window = make(c, c + P, True, False)
-                mine = [r for r in by.get(t, ()) if r not in across.get((p, t, k), ())]  # (the others repeat with P there)
+                mine = [r for r in by.get(t, ()) if k not in crossed(r, before[r])]  # (the others repeat with P there)
                 i, j = bisect.bisect_left(ends, c), bisect.bisect_left(starts, c + P)
                 pattern = [x for iv in ivs[i:j] if (x := intersect(iv, window)) is not None]
                 pattern += [x for r in mine for y in r.instances(c, c + P) if (x := intersect(y, window)) is not None]
@@ -210,8 +211,6 @@ def put_back(cuts: Cuts, answer: Store, repeating: dict, info: dict):
                     continue
                 n = len(pattern) * (s // P)
                 if n > MAX_INSTANCES:  # (uncut, its inputs' instances over the span are as many: refused there too)
-                    from chronolog.language.text import format_atom
-
                     raise listing_refused(f"{format_atom(p, t)}, which holds between clusters of data far apart,",
                                           Repeating(moved(pattern[0], shifts[k]), P), c + shifts[k], c + shifts[k] + s)
                 listed += n

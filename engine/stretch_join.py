@@ -18,6 +18,7 @@ are listed, as before.
 
 from __future__ import annotations
 
+from chronolog.language.text import format_atom
 from chronolog.language.timeline import NEG_INF, POS_INF as INF, coalesce, intersect
 
 from .periodic import Repeating, TooManyInstances, fold_sorted, listing_refused
@@ -149,8 +150,6 @@ def joined(pieces: list, own) -> tuple:
             try:
                 chunks.append(_cut(_listed(ivs, rs, window), window))
             except TooManyInstances:
-                from chronolog.language.text import format_atom
-
                 raise listing_refused(f"{format_atom(p, t)}, which holds between clusters of data far apart,",
                                       rs[0], window[0], window[1]) from None
     out, reps = Store(), {}

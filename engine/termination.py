@@ -39,6 +39,7 @@ from fractions import Fraction
 from dataclasses import dataclass, field
 
 from chronolog.language.errors import HORIZON_HINT, HorizonNeeded
+from chronolog.language.text import format_atom
 from chronolog.language.timeline import coalesce, intersect, make
 from chronolog.planner.fragment import direction, group_period, lcm_of, program_reach
 from chronolog.planner.ir import PlanRule, Scan
@@ -1197,8 +1198,6 @@ def _add_unrolled(store, reps, window) -> None:
     """Add the instances of repeating facts that meet ``window``.  Nothing is
     clipped: a fact that holds up to ``-inf`` (or ``+inf``) must stay so,
     or a box with an unbounded window over it would be false everywhere."""
-    from chronolog.language.text import format_atom
-
     for p, by in reps.items():
         rel = store.relation(p)
         for t, rs in by.items():

@@ -160,6 +160,36 @@ def test_stable_argsort_is_numpys_stable_argsort(seed, n, distinct):
     assert coalesce.stable_argsort(key).tolist() == np.argsort(key, kind="stable").tolist()
 
 
+
+@settings(deadline=None, max_examples=examples(10))
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["random", "runs", "sorted", "few values"]))
+def test_large_keys_sort_alike_whichever_way_this_machine_prefers(seed, shape):
+    """Past coalesce._TIMED_FROM rows the first key of each kind (short or
+    long runs) is sorted both ways and timed: the order is numpy's stable
+    argsort whether the choice is being made or was made either way."""
+    rng = np.random.default_rng(seed)
+    n = coalesce._TIMED_FROM + int(rng.integers(0, 20000))
+    if shape == "random":
+        key = rng.integers(-1000, 1000, size=n, dtype=np.int64)
+    elif shape == "runs":  # a rolling mean's: long rising and falling runs, ties between them
+        key = np.cumsum(rng.integers(-3, 4, size=n)).astype(np.int64) // 4
+    elif shape == "sorted":
+        key = np.sort(rng.integers(-2**62, 2**62, size=n, dtype=np.int64))
+    else:
+        key = rng.integers(0, 3, size=n, dtype=np.int64)
+    want = np.argsort(key, kind="stable").tolist()
+    saved = dict(coalesce._FASTER)
+    try:
+        coalesce._FASTER.clear()
+        assert coalesce.stable_argsort(key).tolist() == want  # (timed: both ways run)
+        assert len(coalesce._FASTER) == 1
+        for way in (coalesce._default_then_ties, coalesce._timsort):
+            coalesce._FASTER.update({False: way, True: way})
+            assert coalesce.stable_argsort(key).tolist() == want
+    finally:
+        coalesce._FASTER.clear()
+        coalesce._FASTER.update(saved)
+
 def test_a_nan_key_keeps_lexsort():
     x = np.array([1.0, np.nan, 0.5])
     assert coalesce.int_key(x) is None

@@ -566,6 +566,19 @@ class ReadBack:
         if type(got) is not t or got != v and not (t is tuple and any(type(x).__name__ == "Null" for x in v)):
             self.changed = (k, v, got)  # (a set's nulls read back as the file's own: new ones)
 
+    def check_all(self, k: int, vals) -> None:
+        """:meth:`check` of each of ``vals``, the strings and integers of an
+        unmapped column that read back as themselves left out in one pass
+        first (a column of 194,000 node names: 0.33 s of calls, a third of
+        the output's time, against 0.03 s)."""
+        if self.changed is not None:
+            return
+        if (self.kinds[k] if k < len(self.kinds) else "auto") == "auto":
+            vals = [v for v in vals if type(v) is not int and (type(v) is not str or (c := v[:1]) in _SPELLS
+                                                               or c.isspace() or c.isdigit())]
+        for v in vals:
+            self.check(k, v)
+
     def note(self, path, pred: str, names) -> None:
         if self.changed is None:
             return

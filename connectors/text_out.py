@@ -647,8 +647,7 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
 
     def seen(k, vals):
         if read_back is not None:
-            for v in vals:
-                read_back.check(k, v)
+            read_back.check_all(k, vals)
 
     order, cols = frame_columns(df, arity, terms, scale, cells, ends, ends)
     flags = pa.array(["false", "true"])

@@ -165,8 +165,9 @@ def test_stable_argsort_is_numpys_stable_argsort(seed, n, distinct):
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["random", "runs", "sorted", "few values"]))
 def test_large_keys_sort_alike_whichever_way_this_machine_prefers(seed, shape):
     """Past coalesce._TIMED_FROM rows the first key of each kind (short or
-    long runs) is sorted both ways and timed: the order is numpy's stable
-    argsort whether the choice is being made or was made either way."""
+    long runs; not a few sorted runs, which timsort takes) is sorted both
+    ways and timed: the order is numpy's stable argsort whether the choice
+    is being made or was made either way."""
     rng = np.random.default_rng(seed)
     n = coalesce._TIMED_FROM + int(rng.integers(0, 20000))
     if shape == "random":
@@ -182,7 +183,7 @@ def test_large_keys_sort_alike_whichever_way_this_machine_prefers(seed, shape):
     try:
         coalesce._FASTER.clear()
         assert coalesce.stable_argsort(key).tolist() == want  # (timed: both ways run)
-        assert len(coalesce._FASTER) == 1
+        assert len(coalesce._FASTER) == (0 if coalesce.few_runs(key) else 1)  # (a few sorted runs: timsort, untimed)
         for way in (coalesce._default_then_ties, coalesce._timsort):
             coalesce._FASTER.update({False: way, True: way})
             assert coalesce.stable_argsort(key).tolist() == want
@@ -381,3 +382,23 @@ def test_range_extremes_are_each_segments_min_and_max(case, rnd):
             over = [x for x, a, b in zip(v.tolist(), i_s.tolist(), i_e.tolist()) if a <= j < b]
             if over:
                 assert got[j] == (min(over) if least else max(over))
+
+
+@settings(deadline=None, max_examples=examples(20))
+@given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.integers(0, 8), st.booleans())
+def test_a_key_of_a_few_sorted_runs_sorts_as_numpy_does(seed, runs, shuffled, stable):
+    """coalesce.argsort takes timsort for a key of a few sorted runs (a
+    relation and its new rows), which a pass of comparisons tells: the order
+    is numpy's stable one, or with stable=False any order of the ties."""
+    rng = np.random.default_rng(seed)
+    key = np.concatenate([np.sort(rng.integers(0, 500, size=int(rng.integers(1000, 6000)))) for _ in range(runs)])
+    for _ in range(shuffled):  # a few rows out of place
+        i, j = rng.integers(0, len(key), size=2)
+        key[i], key[j] = key[j], key[i]
+    descents = int(np.count_nonzero(key[1:] < key[:-1]))
+    assert coalesce.few_runs(key) == (len(key) >= 4096 and descents * 1024 <= len(key))
+    order = coalesce.argsort(key, stable)
+    if stable:
+        assert order.tolist() == np.argsort(key, kind="stable").tolist()
+    else:
+        assert sorted(order.tolist()) == list(range(len(key))) and bool(np.all(np.diff(key[order]) >= 0))

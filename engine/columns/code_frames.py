@@ -21,6 +21,7 @@ from __future__ import annotations
 from ..exprs import call, col, partition_starts, to_numpy, to_polars
 from ..interval_codes import POS
 from .base import frame_of
+from .coalesce import argsort
 from .encoding import LIMIT, Fallback
 from .native import array, int64_series, int64_without_nulls
 
@@ -119,7 +120,7 @@ def row_ids(cols: list):
     n = len(cols[0])
     key = packed(cols)
     if key is not None:
-        order, step = np.argsort(key), None
+        order, step = argsort(key, stable=False), None
     else:
         order, step = _hashed_order(cols)
     if step is None:
@@ -243,7 +244,7 @@ def _pairs(left: list, right: list):
 
     n = len(left[0])
     mine, theirs = _key_codes(left, right, n, len(right[0]))
-    order = np.argsort(theirs)  # (not stable: a third of the time; the pairs of a row come in any order)
+    order = argsort(theirs, stable=False)  # (not stable: a third of the time; the pairs of a row come in any order)
     ranked = theirs[order]
     lo = np.searchsorted(ranked, mine, "left")
     counts = np.searchsorted(ranked, mine, "right") - lo

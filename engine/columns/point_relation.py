@@ -29,6 +29,7 @@ from collections.abc import MutableMapping
 from ..rows.maintenance import GivenAtoms
 from ..exprs import partition_starts
 from ..store import Relation
+from .coalesce import argsort
 from .native import array
 
 _GONE = object()  # ``known``'s mark of a base atom deleted (until every atom is known)
@@ -67,7 +68,7 @@ class SortedKeys:
             both = np.sort(key << 32 | np.arange(height, dtype=np.int64))
             self.order, self.sorted = both & 0xFFFFFFFF, both >> 32
         else:  # (quicksort: rows of one key in another order, still decoded in order: decode_intervals)
-            self.order = np.argsort(key)
+            self.order = argsort(key, stable=False)
             self.sorted = key[self.order]
         self._distinct = None
 

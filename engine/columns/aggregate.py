@@ -17,8 +17,9 @@ common denominator (bounds checked), float sums correctly rounded (each
 float is an integer times a common power of two, summed exactly, rounded
 once at the end -- what the rows' Fraction sum then ``float()`` gives).  The folds
 (language/builtins.py's FOLDS) computed here are planner/backend_choice.py's
-``COLUMN_FOLDS``: contributors, prod and munion run on rows (the plan places
-them there; one that reached a fold here would be a Fallback).  A min or
+``COLUMN_FOLDS``: prod and munion run on rows (the plan places them there;
+one that reached a fold here would be a Fallback); contributors fold twice
+(:meth:`AggregateNode._by_contributors`).  A min or
 max of strings, booleans or instants folds their ranks in term order
 (:func:`_term_ranks`); terms of two kinds meeting: Fallback to rows, which
 raise their error.
@@ -60,18 +61,45 @@ class AggregateNode(ColumnMapNode):
     def next(self) -> bool:
         if self._batch is not None:
             return False
+        if any(a.contributors for _, a in self.aggregates):
+            if len(self.aggregates) > 1:  # pragma: no cover - the plan places such rules on rows
+                raise Fallback("contributors beside another aggregate")
+            return self._by_contributors(*self.aggregates[0])
         segments = self.shared.get(self.key, self.tables) if self.shared is not None else None
         if segments is None:
             body = drain(self.child)
             if body is None:
                 return False
-            from .value_columns import codes
-
-            body = codes(body, [c for c in (var_column(g) for g in self.group) if ex.is_exact(body[c])], self.values)  # groups are codes
-            segments = Segments(body, self.group)
+            segments = Segments(self._coded(body, self.group), self.group)
             if self.shared is not None:
                 self.shared.put(self.key, self.tables, segments)
         self._batch = segments.fold(self.aggregates, self.values, self.conditions, self.assignments)
+        return self._batch.height > 0
+
+    def _coded(self, body, group):
+        from .value_columns import codes
+
+        return codes(body, [c for c in (var_column(g) for g in group) if ex.is_exact(body[c])], self.values)  # groups are codes
+
+    def _by_contributors(self, var, agg) -> bool:
+        """``msum(S, <Y>)``: each contributor tuple counts once at a time
+        point, with the greatest of its bindings' values there (the least
+        for min and mmin; docs/language.md, "Aggregation"): the body folded
+        per group and contributor first, by max (min), into one binding per
+        contributor and segment, which the aggregate then folds per group.
+        ``count(<V>)`` counts those bindings.  One aggregate per rule
+        (backend_choice.columns_refusal: the plan places others on rows)."""
+        body = drain(self.child)
+        if body is None:
+            return False
+        by = [*self.group, *(c.name for c in agg.contributors if c.name not in self.group)]
+        one = var + "\0contributor"
+        first = ast.Aggregate("count" if agg.expr is None else "min" if FOLDS[agg.func] == "min" else "max", agg.expr)
+        each = Segments(self._coded(body, by), by).fold([(one, first)], self.values, (), self.assignments)
+        if not each.height:
+            return False
+        rest = ast.Aggregate(agg.func, None if agg.expr is None else ast.Var(one))
+        self._batch = Segments(each, self.group).fold([(var, rest)], self.values, self.conditions)
         return self._batch.height > 0
 
 

@@ -824,7 +824,9 @@ class HybridEvaluator(Evaluator):
 class ColumnRounds(seminaive.Backend):
     """The columns as a backend of the seminaive loop (engine/seminaive.py)."""
 
-    recomputed = (ph.SinceUntil,)  # its join wants the left operand's maximal intervals whole
+    # Since/Until: its join wants the left operand's maximal intervals whole; an
+    # aggregate: over the full relations, once per round (as the rows do)
+    recomputed = (ph.SinceUntil, ph.Aggregate)
 
     def __init__(self, ev: HybridEvaluator, stratum):
         self.ev, self.stratum = ev, stratum

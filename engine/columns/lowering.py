@@ -122,8 +122,6 @@ def _assign(ev, node, step, view, bound, rule):
 def _aggregate(ev, op, rule, variant):
     from .aggregate import AggregateNode
 
-    if variant is not None:  # pragma: no cover - aggregates run in non-recursive strata only
-        raise Fallback("aggregation in a recursion")
     from chronolog.planner.aggregates import valued
 
     from ..rows.pipeline import assignment_origin
@@ -134,7 +132,11 @@ def _aggregate(ev, op, rule, variant):
         hash(key)
     except TypeError:
         key = None
-    tables = tuple(ev.table(pred) for pred in _reads(op.input))
+    # in a recursion (``variant``: the loop recomputes an aggregate over the
+    # full relations, ColumnRounds.recomputed) its body changes each round: not shared
+    tables = tuple(ev.table(pred) for pred in _reads(op.input)) if variant is None else ()
+    if variant is not None:
+        key = None
     if getattr(ev, "_shared_body", None) is None:
         from .aggregate import SharedBody
 

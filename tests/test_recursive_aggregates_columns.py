@@ -117,6 +117,12 @@ def programs(draw):
         else f"{head} :- controls(X, Z), {atom}, S = {func}({arg}).",
         "controls(X, Y) :- cs(X, Y)." if not keep else f"controls(X, Y) :- cs(X, Y, S), S > {threshold}.",
     ]
+    if draw(st.booleans()):  # a recursion through an aggregate grouped by a share (ints, rationals, floats)
+        rules.append(f"byshare(X, V, S) :- controls(X, Z), owns(Z, Y, V), S = {draw(st.sampled_from(['msum(V, <Z>)', 'mcount(<Y>)', 'mmax(V)']))}.")
+        rules.append("controls(X, Y) :- byshare(X, V, S), owns(X, Y, V), S > 1.")
+    if draw(st.booleans()):  # two atoms of the recursion in the aggregate's body: a group reached through either
+        rules.append(f"two(X, Y, N) :- controls(X, Z), controls(Z, Y), N = {draw(st.sampled_from(['mcount(<Z>)', 'mcount()']))}.")
+        rules.append(f"controls(X, Y) :- two(X, Y, N), N > {draw(st.sampled_from(['1', '2']))}.")
     if draw(st.booleans()):  # a stratified aggregate with contributors over the result
         g = draw(st.sampled_from(["sum(V, <Z>)", "count(<Z>)", "avg(V, <Z>)", "min(V, <Z>)", "max(V, <Z>)", "sum(V, <Y>)"]))
         rules.append(f"held(Y, T) :- controls(X, Z), owns(Z, Y, V), T = {g}.")

@@ -49,8 +49,10 @@ from .value_columns import float_rows, float_series, is_values, mixed
 class AggregateNode(ColumnMapNode):
     """Drains the body; one batch of group columns, aggregate columns, s, e."""
 
-    def __init__(self, child, group, aggregates, values, shared=None, key=None, tables=(), conditions=(), assignments=()):
+    def __init__(self, child, group, aggregates, values, shared=None, key=None, tables=(), conditions=(), assignments=(),
+                 touched=None):
         super().__init__(child)
+        self.touched = touched  # in a recursion's later round: frames of the groups its deltas reach (lowering._touched)
         self.conditions = list(conditions)  # comparisons of group and aggregate variables: kept rows only (see Segments.fold)
         self.group = list(group)  # variable names
         self.aggregates = aggregates  # [(var, ast.Aggregate)], each aggregating a variable
@@ -67,14 +69,33 @@ class AggregateNode(ColumnMapNode):
             return self._by_contributors(*self.aggregates[0])
         segments = self.shared.get(self.key, self.tables) if self.shared is not None else None
         if segments is None:
-            body = drain(self.child)
+            body = self._body()
             if body is None:
                 return False
-            segments = Segments(self._coded(body, self.group), self.group)
+            segments = Segments(body, self.group)
             if self.shared is not None:
                 self.shared.put(self.key, self.tables, segments)
         self._batch = segments.fold(self.aggregates, self.values, self.conditions, self.assignments)
         return self._batch.height > 0
+
+    def _body(self):
+        """The body's bindings, groups coded; in a recursion's later round
+        only those of the groups its deltas reach (:attr:`touched`), where
+        their columns are of one kind with the body's (else all of them)."""
+        if self.touched is not None and not self.touched:
+            return None  # (no group reached: nothing changes)
+        body = drain(self.child)
+        if body is None:
+            return None
+        body = self._coded(body, self.group)
+        if self.touched:
+            import polars as pl
+
+            cols = [var_column(g) for g in self.group]
+            reached = [self._coded(df, self.group) for df in self.touched]
+            if all(df.schema == body.select(cols).schema for df in reached):
+                body = body.join(pl.concat(reached).unique(), on=cols, how="semi")
+        return body
 
     def _coded(self, body, group):
         from .value_columns import codes
@@ -89,7 +110,7 @@ class AggregateNode(ColumnMapNode):
         contributor and segment, which the aggregate then folds per group.
         ``count(<V>)`` counts those bindings.  One aggregate per rule
         (backend_choice.columns_refusal: the plan places others on rows)."""
-        body = drain(self.child)
+        body = self._body()
         if body is None:
             return False
         by = [*self.group, *(c.name for c in agg.contributors if c.name not in self.group)]

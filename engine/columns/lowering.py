@@ -150,11 +150,34 @@ def _aggregate(ev, op, rule, variant):
     # conditions on the group and the aggregates filter the segments inside the node (aggregate.py)
     early = [s for s in op.after if isinstance(s, ph.Filter) and ast.variables_of(s.comparison) <= bound]
     node = AggregateNode(body_pipeline(ev, op.input, rule), op.group, aggregates, ev.values, ev._shared_body, key, tables,
-                         [s.comparison for s in early], assigned)
+                         [s.comparison for s in early], assigned, _touched(ev, op, rule) if variant is not None else None)
     for step in op.after:
         if not any(step is x for x in early):
             node = _STEPS[type(step)](ev, node, step, None, bound, rule)
     return node
+
+
+def _touched(ev, op, rule):
+    """In a recursion's later round, the groups the round's deltas reach:
+    the group columns of the body's seminaive variants over the changed
+    atoms (frames, possibly empty), or None where every group may change
+    (no group).  A group no new binding reaches keeps its bindings (they
+    only grow), hence its values, which the relation holds already: only
+    the reached ones are folded again (company control over 300,000 edges:
+    the aggregate folded 4.3M bindings over 17 rounds, most of them
+    folded the round before)."""
+    if not op.group:
+        return None
+    from .base import drain
+    from .scan import var_column
+
+    cols = [var_column(g) for g in op.group]
+    frames = []
+    for v in ph.delta_variants(op, frozenset(ev._delta)):
+        df = drain(body_pipeline(ev, op.input, rule, v))
+        if df is not None and df.height:
+            frames.append(df.select(cols))
+    return frames
 
 
 def _since(ev, op, rule, variant):

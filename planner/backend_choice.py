@@ -303,8 +303,10 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
             for _, a in op.aggregates:
                 if a.func not in COLUMN_AGGREGATES:
                     return f"the aggregate {a.func}"
-                if a.contributors and (len(op.aggregates) > 1 or not all(isinstance(c, ast.Var) for c in a.contributors)):
-                    return f"the aggregate {a} beside another aggregate" if len(op.aggregates) > 1 else f"the aggregate {a}"
+                if a.contributors and not all(isinstance(c, ast.Var) for c in a.contributors):
+                    return f"the aggregate {a}"
+            if len({a.contributors for _, a in op.aggregates}) > 1:
+                return "aggregates of other contributors in one rule"
         if isinstance(op, ph.CaptureTime):
             return "time capture (lit@T)"
     return None

@@ -64,9 +64,7 @@ class AggregateNode(ColumnMapNode):
         if self._batch is not None:
             return False
         if any(a.contributors for _, a in self.aggregates):
-            if len(self.aggregates) > 1:  # pragma: no cover - the plan places such rules on rows
-                raise Fallback("contributors beside another aggregate")
-            return self._by_contributors(*self.aggregates[0])
+            return self._by_contributors()
         segments = self.shared.get(self.key, self.tables) if self.shared is not None else None
         if segments is None:
             body = self._body()
@@ -102,25 +100,32 @@ class AggregateNode(ColumnMapNode):
 
         return codes(body, [c for c in (var_column(g) for g in group) if ex.is_exact(body[c])], self.values)  # groups are codes
 
-    def _by_contributors(self, var, agg) -> bool:
+    def _by_contributors(self) -> bool:
         """``msum(S, <Y>)``: each contributor tuple counts once at a time
         point, with the greatest of its bindings' values there (the least
         for min and mmin; docs/language.md, "Aggregation"): the body folded
         per group and contributor first, by max (min), into one binding per
-        contributor and segment, which the aggregate then folds per group.
-        ``count(<V>)`` counts those bindings.  One aggregate per rule
-        (backend_choice.columns_refusal: the plan places others on rows)."""
+        contributor and segment, which each aggregate then folds per group.
+        ``count(<V>)`` counts those bindings.  The aggregates of a rule
+        share their contributors (backend_choice.columns_refusal: the plan
+        places others on rows)."""
         body = self._body()
         if body is None:
             return False
-        by = [*self.group, *(c.name for c in agg.contributors if c.name not in self.group)]
-        one = var + "\0contributor"
-        first = ast.Aggregate("count" if agg.expr is None else "min" if FOLDS[agg.func] == "min" else "max", agg.expr)
-        each = Segments(self._coded(body, by), by).fold([(one, first)], self.values, (), self.assignments)
+        contributors = self.aggregates[0][1].contributors
+        by = [*self.group, *(c.name for c in contributors if c.name not in self.group)]
+        first, rest = [], []
+        for k, (var, agg) in enumerate(self.aggregates):
+            if agg.contributors != contributors:  # pragma: no cover - the plan places such rules on rows
+                raise Fallback("aggregates of other contributors in one rule")
+            one = f"{var}\0contributor{k}"
+            fold = "count" if agg.expr is None else "min" if FOLDS[agg.func] == "min" else "max"
+            first.append((one, ast.Aggregate(fold, agg.expr)))
+            rest.append((var, ast.Aggregate(agg.func, None if agg.expr is None else ast.Var(one))))
+        each = Segments(self._coded(body, by), by).fold(first, self.values, (), self.assignments)
         if not each.height:
             return False
-        rest = ast.Aggregate(agg.func, None if agg.expr is None else ast.Var(one))
-        self._batch = Segments(each, self.group).fold([(var, rest)], self.values, self.conditions)
+        self._batch = Segments(each, self.group).fold(rest, self.values, self.conditions)
         return self._batch.height > 0
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import warnings
 from fractions import Fraction
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -354,6 +354,8 @@ def _exact_terms(col):
         decs = [None if v is None else Decimal(v) for v in vals]
     except InvalidOperation:
         return col
+    if not all(d is None or d.is_finite() for d in decs):  # (a float's +inf, -inf, nan: no decimal holds them)
+        return col
     scale = max((-d.as_tuple().exponent for d in decs if d is not None), default=0)
     scale = max(scale, 0)
     digits = max((len(d.as_tuple().digits) for d in decs if d is not None), default=1)

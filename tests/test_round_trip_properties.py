@@ -472,3 +472,18 @@ def test_a_column_checked_at_once_finds_what_each_check_finds(values, kind):
         each.check(0, v)
     whole.check_all(0, values)
     assert repr(whole.changed) == repr(each.changed)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("value", [math.inf, -math.inf])
+def test_an_infinite_float_beside_a_null_reads_back_from_the_frame_of_every_predicate(engine, value):
+    """A float infinity in a column that also holds a labelled null (to_pandas
+    and to_polars of every predicate: the column is text, its exact text
+    beside it) reads back as the float, where the exact column's reader
+    raised a TypeError (Decimal('Infinity') has no exponent); found by the
+    hunt profile of test_tables_read_back_as_the_same_model."""
+    m = _model(engine, [((value, 0), (0, 0, True, True))], nulls=True)
+    preds = _preds(m)
+    want = canon(m, preds)
+    for how in ("pandas", "polars", "arrow"):
+        assert canon(_back(engine, getattr(m, f"to_{how}")(), preds), preds) == want, how

@@ -129,7 +129,9 @@ def _split_exact(table):
         if pa.types.is_decimal(typ):
             text = _decimal_text(col)
             out.append((name, pc.cast(col, pa.float64()), text))
-        elif pa.types.is_string(typ) and (name in ("start", "end") or _rational_text(col)):
+        elif pa.types.is_string(typ) and (name in ("start", "end") or name in marked and _rational_text(col)):
+            # (a term column of rationals is marked as term text, with_term_text; an
+            # unmarked string column holds strings, "1/3" among them)
             from fractions import Fraction
 
             vals = col.to_pylist()

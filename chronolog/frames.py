@@ -137,7 +137,9 @@ def _split_exact(table):
             vals = col.to_pylist()
             try:
                 floats = [None if v is None else float(Fraction(v)) for v in vals]
-            except (ValueError, ZeroDivisionError):
+            except (ValueError, ZeroDivisionError):  # (+inf beside 1/3: term text, as below)
+                if name in marked:
+                    out.append((name, col, col))
                 continue
             out.append((name, pa.array(floats, pa.float64()), col))
         elif name in marked:  # constants of several kinds: the text, and again as the exact text read back

@@ -524,6 +524,13 @@ def _time_columns(header, ncols, time_mapping, where):
 _SPELLS = frozenset("+-.#_{")  # with digits (any script's) and blanks: the first letters of cells an untyped column reads as other than a string
 
 
+def _plain(text: str) -> bool:
+    """Whether an unmapped column reads the string ``text`` back as itself:
+    its first letter is no other kind's."""
+    c = text[:1]
+    return c not in _SPELLS and not c.isspace() and not c.isdigit()
+
+
 class ReadBack:
     """Whether the cells a CSV file is written with read back as the values
     written, by the reader of a column of the ``kinds`` its ``@mapping``
@@ -552,7 +559,7 @@ class ReadBack:
             v = bool_terms(v)
         kind = self.kinds[k] if k < len(self.kinds) else "auto"
         if kind == "auto" and (t is int or issubclass(t, Fraction) or t is Boolean or t.__name__ == "Null"
-                               or t is str and v[:1] not in _SPELLS and not v[:1].isspace() and not v[:1].isdigit()):
+                               or t is str and _plain(v)):
             return  # (a number, #T/#F, _:n1 and a string of no other kind's first letter read back as themselves, unmapped)
         if (k, t, v) in self.seen:
             return
@@ -574,8 +581,7 @@ class ReadBack:
         if self.changed is not None:
             return
         if (self.kinds[k] if k < len(self.kinds) else "auto") == "auto":
-            vals = [v for v in vals if type(v) is not int and (type(v) is not str or (c := v[:1]) in _SPELLS
-                                                               or c.isspace() or c.isdigit())]
+            vals = [v for v in vals if type(v) is not int and not (type(v) is str and _plain(v))]
         for v in vals:
             self.check(k, v)
 

@@ -378,8 +378,7 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences="", r
     if engine in (ROWS, COLUMNS):
         return engine, "forced"
     if recurrences:
-        why = recurrences if isinstance(recurrences, str) else "recurrence"
-        return BY_SIZE, f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given (as the plan's {why}), else rows"
+        return BY_SIZE, f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given (as the plan's {recurrences}), else rows"
     if rows_only:
         return BY_SIZE, f"columns when {size.AUTO_MIN_FACTS:,}+ facts are given, else rows"
     return BY_SIZE, (f"columns when {size.AUTO_MIN_FACTS:,}+ facts are given ({size.AUTO_MIN_FILE_FACTS:,}+ from fact files, "

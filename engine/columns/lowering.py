@@ -127,16 +127,17 @@ def _aggregate(ev, op, rule, variant):
     from ..rows.pipeline import assignment_origin
     from .linear import AssignNode
 
-    try:  # rules with the same body and group share its segments (aggregate.py)
-        key = (tuple(rule.body), tuple(rule.group))
-        hash(key)
-    except TypeError:
-        key = None
-    # in a recursion (``variant``: the loop recomputes an aggregate over the
-    # full relations, ColumnRounds.recomputed) its body changes each round: not shared
-    tables = tuple(ev.table(pred) for pred in _reads(op.input)) if variant is None else ()
-    if variant is not None:
-        key = None
+    # rules with the same body and group share its segments (aggregate.py); not
+    # in a recursion (``variant``: the loop recomputes an aggregate over the full
+    # relations, ColumnRounds.recomputed), whose body changes each round
+    key, tables = None, ()
+    if variant is None:
+        try:
+            key = (tuple(rule.body), tuple(rule.group))
+            hash(key)
+        except TypeError:
+            key = None
+        tables = tuple(ev.table(pred) for pred in _reads(op.input))
     if getattr(ev, "_shared_body", None) is None:
         from .aggregate import SharedBody
 

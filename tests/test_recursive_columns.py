@@ -46,7 +46,21 @@ def test_growing_relation_merges_as_the_whole_relation_does(arity, start, rounds
     its frame (looked at after some rounds only: a look merges its runs)
     the merged relation, row for row; a code beyond its key's radix (codes
     6 and 7 here, where the Dictionary knows 3) makes it give up without
-    changing anything, as the evaluator then merges on frames."""
+    changing anything, as the evaluator then merges on frames.  Each round
+    twice: the rows of the atoms it touches taken whole, and only those
+    that meet its derivations (growing._FEW_ROWS: the atoms here hold few)."""
+    from chronolog.engine.columns import growing
+
+    kept = growing._FEW_ROWS
+    for few in (kept, 0):
+        growing._FEW_ROWS = few
+        try:
+            _grow_as_merge_new(arity, start, rounds, last)
+        finally:
+            growing._FEW_ROWS = kept
+
+
+def _grow_as_merge_new(arity, start, rounds, last):
     from chronolog.engine.columns.coalesce import coalesce, merge_new
     from chronolog.engine.columns.growing import GrowingRelation
 

@@ -8,7 +8,8 @@ them (4.7 of 5.8 s).  Here the relation is a few sorted *runs* (a
 log-structured merge): arrays of an atom key (the term codes in mixed radix,
 one int64 whose order is the atoms' order), ``s`` and ``e``, sorted by key and
 start.  A round merges its derivations with the rows of the atoms they touch
-only (a binary search of those keys in each run), appends the new maximal
+only (a binary search of those keys in each run; of an atom holding many
+rows, those that meet the span of its derivations), appends the new maximal
 intervals as a run, and merges the last runs while the younger is at least
 half the older (each row is re-sorted O(log N) times in all).  Derivations
 are sorted by quicksort first: numpy's stable sort, which the merge uses,
@@ -31,6 +32,7 @@ from ..exprs import ranged_key, unranged
 from .coalesce import coalesce_owned, merge_owned, sort_order
 from .code_frames import codes_only, ranges
 
+_FEW_ROWS = 4  # rows per touched atom in a run, on average, up to which _rows_of takes them all
 _KEY_BITS = 62  # (with room for the start in coalesce.sort_order's combined key where the ranges allow, else it lexsorts)
 
 
@@ -118,14 +120,16 @@ class GrowingRelation:
     def _touched(self, key, s, e):
         """The derivations ``key``, ``s``, ``e`` sorted (quicksort: the
         merge's stable sort then merges sorted runs), and the rows of the
-        runs whose atoms they touch (empty: none)."""
+        runs that may join them: of the atoms they touch, those that meet
+        the span of the atom's derivations (empty: none)."""
         import numpy as np
 
         order = sort_order([key], s, stable=False)
         key, s, e = key[order], s[order], e[order]
         del order
-        touched = key[np.concatenate(([True], key[1:] != key[:-1]))]  # (sorted: its distinct keys)
-        olds = [_rows_of(run, touched) for run in self.runs]
+        first = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))  # (sorted: each atom's first row)
+        span = (key[first], s[first], np.maximum.reduceat(e, first))
+        olds = [_rows_of(run, *span) for run in self.runs]
         if not sum(len(o[0]) for o in olds):
             return key, s, e, []
         return key, s, e, [np.concatenate([o[i] for o in olds]) for i in range(3)]
@@ -173,17 +177,47 @@ class GrowingRelation:
         return frame_of_arrays(self.keys, unranged(key, self.ranges), s, e)
 
 
-def _rows_of(run, touched):
-    """``(key, s, e)`` of ``run``'s rows whose key is in ``touched`` (sorted, unique)."""
+def _rows_of(run, touched, start, end):
+    """``(key, s, e)`` of ``run``'s rows whose key is in ``touched``
+    (sorted, unique); where the atoms hold more than :data:`_FEW_ROWS` rows
+    each, only those that meet ``[start, end]`` of their atom, as
+    coalescing joins rows (an end at or past the start, a start at or
+    before the end): a row apart from every derivation of its atom neither
+    joins one nor, being in a run, can be a merged interval.  (A recursion
+    through time adds a point a round to atoms of a thousand: merged whole,
+    300 such atoms over 2,000 rounds took 10.4 s, 2.0 s with only the rows
+    that meet.)"""
     import numpy as np
 
     key, s, e = run
     lo = np.searchsorted(key, touched, "left")
     has = key[np.minimum(lo, len(key) - 1)] == touched  # (most touched atoms are new: no second search)
-    lo = lo[has]
-    n = np.searchsorted(key, touched[has], "right") - lo
-    at = ranges(lo, n)  # (the rows of every touched atom, in order)
+    lo, touched = lo[has], touched[has]
+    hi = np.searchsorted(key, touched, "right")
+    if hi.sum() - lo.sum() > _FEW_ROWS * len(lo):  # (else all of each atom's rows: fewer steps than the searches)
+        # (a run's rows of one atom are apart and sorted by start, so by end too)
+        lo = _first_at_least(e, lo, hi, start[has])
+        hi = _first_at_least(s, lo, hi, end[has] + 1)
+    at = ranges(lo, hi - lo)
     return key[at], s[at], e[at]
+
+
+def _first_at_least(values, lo, hi, target):
+    """Per i, the first row in ``lo[i] .. hi[i]-1`` of ``values`` (sorted
+    there) at least ``target[i]``, else ``hi[i]``: numpy's searchsorted
+    takes one sorted array, these are many ranges of one, so a bisection
+    of all of them at once (a step per halving of the longest range)."""
+    import numpy as np
+
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) >> 1
+        below = open_ & (values[np.minimum(mid, len(values) - 1)] < target)
+        lo = np.where(below, mid + 1, lo)
+        hi = np.where(open_ & ~below, mid, hi)
 
 
 def _sorted_run(key, s, e):

@@ -94,8 +94,8 @@ def placement(src: str, engine: str = "auto"):
 
 
 def test_strata_columns_cannot_run_go_to_rows_at_plan_time():
-    p = placement("s(X) :- a(X) <S>[1,2] s(X).\ns(X) :- b(X).\n")  # (the planner counts it as moving time)
-    assert p.strata[-1].backend == bc.ROWS and p.strata[-1].why == "recursive through time"
+    p = placement("n(Y) :- n(X), Y = X + 1, X < 10.\nn(0)@0.\n")
+    assert p.strata[-1].backend == bc.ROWS and p.strata[-1].why == "creates values in a recursion"
     p = placement("c(X, T) :- on(X)@T.")
     assert any(s.why == "time capture (lit@T)" for s in p.strata)
     p = placement("j(X) :- p(X), q(X), Y = X * 2.", engine="columns")

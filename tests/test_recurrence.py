@@ -227,10 +227,12 @@ def test_plan_names_the_kernel():
     auto = describe_plan(plan, "auto")
     assert auto.count("when 10,000+ facts are given") == 3 and "300,000" not in auto
     backward = "risk(X) :- default(X). risk(X) :- <+>[1,1] risk(X), exposed(X)."
-    assert ("columns (recurrence kernel: one sweep through time, from the last time back (the recursion looks into "
-            "the future), in waves of arrays over many keys)") in describe_plan(plan_of(backward), "columns")
+    assert ("runs on columns (recurrence kernel: one sweep through time, from the last time back (the recursion looks into "
+            "the future), in waves of arrays over many keys;") in describe_plan(plan_of(backward), "columns")
     boxed = "p(X) :- q(X). p(X) :- [-][1,2] p(X), q(X). q(a)@[0,5]."
-    assert "rows (recursive through time)" in describe_plan(plan_of(boxed), "columns")
+    # another recursion through time: rounds on columns where the run has a horizon
+    assert "runs on columns (forced; where a given fact has no end" in describe_plan(plan_of(boxed), "columns")
+    assert "columns when 10,000+ facts are given (as the plan's recursion through time)" in describe_plan(plan_of(boxed))
 
 
 @pytest.mark.parametrize(

@@ -207,12 +207,13 @@ class HybridEvaluator(Evaluator):
             if (p in self._column_preds or p in self.given_tables) and p not in kept:
                 self._tables.pop(p, None)
 
-    def _report_columns(self, stratum, rounds) -> None:
-        """A stratum run on columns reports once, when it is done."""
+    def _report_columns(self, stratum, rounds, done=True) -> None:
+        """A stratum run on columns reports when it is done (a recursion
+        through time each round too: ColumnRounds.before_round)."""
         from chronolog.engine.progress import Progress
 
         preds = tuple(sorted(p for p in stratum.preds if not p.startswith("$")))
-        self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, True))
+        self.progress(Progress(stratum.index + 1, len(self.plan.strata), rounds, self.stats["derivations"], preds, done))
 
     def plan_update(self, retracted: dict, added: dict) -> None:
         """Choose how the update about to run keeps the columns (before its
@@ -621,13 +622,15 @@ class HybridEvaluator(Evaluator):
         """The stratum on columns: a recurrence in one sweep, else its rounds
         in the seminaive loop on column deltas; its relations then given to
         the store, as rows made when read."""
+        from chronolog.planner.recurrence import swept
+
         from .relation import to_atoms
 
         self._time_scale()
         self._delta = {}
         conflations = self.terms.conflations
         try:
-            if stratum.shifting_rules:
+            if stratum.shifting_rules and swept(stratum) is not None:
                 rounds = self._run_recurrence(stratum)
             else:
                 backend = ColumnRounds(self, stratum)
@@ -834,6 +837,18 @@ class ColumnRounds(seminaive.Backend):
     def round(self, variants, deltas: dict) -> dict:
         self.ev._delta = deltas
         return self.ev._merge_round(self.stratum, variants, self.produced)
+
+    def before_round(self, number: int, deltas: dict) -> None:
+        """A recursion through time reports each round, as the rows do; where
+        the rows would stop it after ``max_rounds`` (a window chronolog chose,
+        or values invented), the stratum falls back, for them to report it."""
+        ev, stratum = self.ev, self.stratum
+        if not stratum.shifting_rules:
+            return
+        if ev.progress is not None:
+            ev._report_columns(stratum, number - 1, done=False)
+        if number > ev.max_rounds and ev.rounds_bounded:
+            raise Fallback(f"no fixpoint after {ev.max_rounds:,} rounds")
 
 
 def _last_reads(plan) -> dict:

@@ -307,8 +307,6 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
                     return f"the aggregate {a}"
             if len({a.contributors for _, a in op.aggregates}) > 1:
                 return "aggregates of other contributors in one rule"
-        if isinstance(op, ph.CaptureTime):
-            return "time capture (lit@T)"
     return None
 
 

@@ -176,6 +176,28 @@ def test_interval_terms_match_the_rows(a, ends, lb, rb):
     both(program, data, must_run_on_columns=bounded and whole)
 
 
+@settings(deadline=None, max_examples=examples(150))
+@given(facts_of(st.just(())), facts_of(st.just(())))
+def test_time_capture_matches_the_rows(a, b):
+    """lit@T: each integer time point an interval meets (on a grid of
+    quarters, negative times, open and closed ends), the piece inside
+    [T, T + 1); an unbounded interval is the rows' error on both."""
+    from chronolog.language.errors import ChronologError
+
+    program = "c(K, T) :- a(K)@T.  d(K, T) :- a(K)@T, b(K), T > 0.  e(T) :- b(K)@T, not a(K)."
+    data = {"a": [((k,), iv) for (k, _), iv in a], "b": [((k,), iv) for (k, _), iv in b]}
+    if all(iv[0] != tl.NEG_INF and iv[1] != tl.POS_INF for rel in data.values() for _, iv in rel):
+        both(program, data)
+        return
+    errors = []
+    for engine in ("rows", "columns"):
+        try:
+            chronolog.reason(program, data, engine=engine)
+        except ChronologError as e:
+            errors.append(str(e))
+    assert len(errors) == 2 and errors[0] == errors[1] and "infinitely many" in errors[0]
+
+
 def test_weekly_resampling_recipe_runs_on_columns():
     """examples/timeseries/resample.vada's week buckets: floor(D / 7) and an
     interval from terms."""

@@ -96,8 +96,8 @@ def placement(src: str, engine: str = "auto"):
 def test_strata_columns_cannot_run_go_to_rows_at_plan_time():
     p = placement("n(Y) :- n(X), Y = X + 1, X < 10.\nn(0)@0.\n")
     assert p.strata[-1].backend == bc.ROWS and p.strata[-1].why == "creates values in a recursion"
-    p = placement("c(X, T) :- on(X)@T.")
-    assert any(s.why == "time capture (lit@T)" for s in p.strata)
+    p = placement("o(X, Y) :- p(X).")
+    assert p.strata[0].why == "existential variables: restricted chase"
     p = placement("j(X) :- p(X), q(X), Y = X * 2.", engine="columns")
     assert p.strata[0].backend == bc.COLUMNS and "an expression fails on a value" in p.strata[0].fallbacks[0]
     p = placement("m(K, S) :- p(K, V), S = sum(strlen(K)).", engine="columns")
@@ -168,16 +168,28 @@ def test_the_plan_of_a_program_without_rules_says_so(src):
 
 
 def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
+    src = "m(K, P) :- v(K, X), P = prod(X).\nd(K) :- m(K, P), P > 2.\n"
+    lines = printed(src, engine="columns")
+    i = lines.index("stratum 0 (non-recursive): m")
+    assert lines[i + 1] == "  runs on rows (the aggregate prod)"
+    assert "  runs on columns (forced)" in lines  # the stratum after it
+    facts = "v(a, 2)@[0,2]. v(a, 3)@[1,3]."
+    m = chronolog.reason(src + facts, engine="columns")
+    assert m.to_text() == chronolog.reason(src + facts, engine="rows").to_text()
+    assert "d(a)@[1,3]" in m.to_text().splitlines()
+    assert m.stats["executors"] == {0: "rows", 1: "columns"}
+
+
+def test_a_time_capture_runs_on_columns():
     src = "c(X, T) :- on(X)@T.\nd(X) :- c(X, T), T > 2.\n"
     lines = printed(src, engine="columns")
     i = lines.index("stratum 0 (non-recursive): $i1")
-    assert lines[i + 1] == "  runs on rows (time capture (lit@T))"
+    assert lines[i + 1] == "  runs on columns (forced)"
     assert "       └─ CaptureTime: each integer time point as $time  → X, $time:time" in lines
-    assert "  runs on columns (forced)" in lines  # the strata after it
     m = chronolog.reason(src + "on(a)@[1,4).", engine="columns")
     assert m.to_text() == chronolog.reason(src + "on(a)@[1,4).", engine="rows").to_text()
     assert "d(a)@[3,4)" in m.to_text().splitlines()
-    assert m.stats["executors"] == {0: "rows", 1: "columns", 2: "columns"}
+    assert m.stats["executors"] == {0: "columns", 1: "columns", 2: "columns"}
 
 
 def test_the_plan_of_a_program_the_rounds_cannot_run_says_one_task_and_why():

@@ -12,7 +12,10 @@ rounds), in numpy over the distinct values.
   as on rows.  A value that is not a number on the run's time grid (NaN,
   a string, a new denominator) raises Fallback: rows decide, with their
   error.
-Time capture (``lit@T``) stays on rows."""
+* :class:`CaptureNode` (``lit@T`` in a body) repeats each row once per
+  integer time point its interval meets, on the part inside
+  ``[point, point + 1)``, the point appended as a term: in numpy, the
+  pieces' codes the interval's met with each point's range."""
 
 from __future__ import annotations
 
@@ -55,6 +58,37 @@ class WrapNode(ColumnMapNode):
             pl.Series(var_column(self.start_var), self._terms(df["s"].to_numpy(), NEG, NEG_INF)),
             pl.Series(var_column(self.end_var), self._terms(df["e"].to_numpy(), POS, POS_INF)),
         )
+
+
+class CaptureNode(ColumnMapNode):
+    def __init__(self, child, var, terms, scale):
+        super().__init__(child)
+        self.var, self.terms, self.scale = var, terms, scale
+
+    def process(self, df):
+        import numpy as np
+        import polars as pl
+
+        from .code_frames import ranges
+
+        s, e = df["s"].to_numpy(), df["e"].to_numpy()
+        if len(s) and ((s == NEG) | (e == POS)).any():
+            raise Fallback("a time capture over an unbounded interval")  # (the rows' error, at the rule)
+        grid = self.scale.L
+        # (a code's time in grid units is code >> 1, whatever the end's closedness)
+        first = (s >> 1) // grid
+        count = (e >> 1) // grid - first + 1
+        row = np.repeat(np.arange(len(s)), count)
+        point = ranges(first, count)
+        del first, count
+        s = np.maximum(s[row], 2 * grid * point)  # (a point's range [k, k + 1): codes 2kL to 2(k + 1)L)
+        e = np.minimum(e[row], 2 * grid * (point + 1))
+        keep = np.flatnonzero(s < e)
+        point = point[keep]
+        uniq, inv = np.unique(point, return_inverse=True)
+        codes = np.asarray(self.terms.code_all(uniq.tolist()), dtype=np.int64)[inv.reshape(-1)]
+        return df[row[keep]].with_columns(pl.Series("s", s[keep]), pl.Series("e", e[keep]),
+                                          pl.Series(var_column(self.var), codes))
 
 
 class PlaceNode(ColumnMapNode):

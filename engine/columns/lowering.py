@@ -197,6 +197,13 @@ def _wrap(ev, op, rule, variant):
     return WrapNode(body_pipeline(ev, op.input, rule, variant), op.start, op.end, ev.terms, ev._scale)
 
 
+def _capture(ev, op, rule, variant):
+    """lit@T: each row once per integer time point, the point as a term."""
+    from .interval_terms import CaptureNode
+
+    return CaptureNode(body_pipeline(ev, op.input, rule, variant), op.var, ev.terms, ev._scale)
+
+
 def _place(ev, op, rule, variant):
     """p(X)@[S,E] :- body: the head's interval from terms."""
     from .interval_terms import PlaceNode
@@ -232,6 +239,7 @@ _LOWERINGS = {
     ph.SinceUntil: _since,
     ph.Aggregate: _aggregate,
     ph.WrapInterval: _wrap,
+    ph.CaptureTime: _capture,
     ph.PlaceInterval: _place,
 }
 _ATOMS = {ph.TemporalShift: _temporal, ph.TimeGroup: _group}

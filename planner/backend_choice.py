@@ -169,6 +169,12 @@ class Placement:
             self._batched = batched_however_small(self.plan, self._by_size) if self.engine == "auto" else {}
         return self._batched
 
+    def in_rounds_through_time(self, index: int) -> bool:
+        """Whether stratum ``index`` is a recursion through time that is not
+        a recurrence: on columns, one seminaive round per delay (auto counts
+        its given facts alone: :func:`.input_size.by_size`)."""
+        return _in_rounds_through_time(self.plan.physical.stratum(index).stratum)
+
     def _by_size(self, index: int) -> bool:
         return self._embedded_of(index)[0] == BY_SIZE
 
@@ -335,6 +341,10 @@ def repeating_recurrence(ir) -> bool:
     return swept(ir) is not None
 
 
+def _in_rounds_through_time(ir) -> bool:
+    return ir is not None and ir.recursive and bool(ir.shifting_rules) and not _ir_recurrence(ir)
+
+
 def _is_recurrence(st: ph.StratumPlan) -> bool:
     return _ir_recurrence(st.stratum)
 
@@ -375,6 +385,9 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences="", r
         return BY_SIZE, f"columns ({_kernel(st.stratum)}) when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, else rows"
     if engine in (ROWS, COLUMNS):
         return engine, "forced"
+    if _in_rounds_through_time(st.stratum):
+        return BY_SIZE, (f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given, tables included, else rows "
+                         "(one round per delay)")
     if recurrences:
         return BY_SIZE, f"columns when {size.AUTO_MIN_RECURRENCE_FACTS:,}+ facts are given (as the plan's {recurrences}), else rows"
     if rows_only:

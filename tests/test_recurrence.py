@@ -232,7 +232,7 @@ def test_plan_names_the_kernel():
     boxed = "p(X) :- q(X). p(X) :- [-][1,2] p(X), q(X). q(a)@[0,5]."
     # another recursion through time: rounds on columns where the run has a horizon
     assert "runs on columns (forced; where a given fact has no end" in describe_plan(plan_of(boxed), "columns")
-    assert "columns when 10,000+ facts are given (as the plan's recursion through time)" in describe_plan(plan_of(boxed))
+    assert "columns when 10,000+ facts are given, tables included, else rows (one round per delay)" in describe_plan(plan_of(boxed))
 
 
 @pytest.mark.parametrize(

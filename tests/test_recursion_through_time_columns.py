@@ -102,13 +102,27 @@ def test_auto_takes_columns_from_the_recurrences_threshold():
             assert m.to_text() == rows.to_text()
 
 
+def test_tables_count_as_facts_for_such_a_recursion():
+    """Tables of 2,000 rows take the other strata to columns; a recursion
+    through time in rounds (a millisecond each on columns) waits for
+    10,000 given facts."""
+    program = SHAPES["box over the recursive atom"].format(lo=1, hi=2) + "\nn(X) :- q(X), not r(X)."
+    n = 3_000
+    given = {"q": [((f"n{i}",), (i % 7, i % 7 + 2)) for i in range(n)],
+             "r": [((f"n{i}",), (0, 10 + i % 13)) for i in range(n)]}
+    m = chronolog.reason(program, given, horizon=(0, 30))
+    strata = {s.index: s.preds for s in m.plan.strata}
+    assert {tuple(strata[i]): e for i, e in m.stats["executors"].items()} == {("p",): "rows", ("n",): "columns"}
+    assert m.to_text() == chronolog.reason(program, given, horizon=(0, 30), engine="rows").to_text()
+
+
 def test_the_plan_says_where_such_a_recursion_runs():
     from chronolog.plan_text import describe_plan
     from chronolog.planner import plan
 
     program = chronolog.load_program(SHAPES["two predicates in a cycle"].format(lo=1, hi=1))
     text = describe_plan(plan(program), "auto", horizon=(0, 30))
-    assert "runs on columns when 10,000+ facts are given (as the plan's recursion through time), else rows" in text
+    assert "runs on columns when 10,000+ facts are given, tables included, else rows (one round per delay)" in text
     # no horizon: the model is found where it repeats, on rows
     text = describe_plan(plan(program), "columns")
     assert "the model is found where it repeats, on rows; with a closed horizon (--horizon, horizon=): columns (forced)" in text

@@ -88,7 +88,8 @@ class HybridEvaluator(Evaluator):
 
         backend = self.placement.backend(stratum.index)
         if backend == BY_SIZE:
-            return input_size.by_size(self._given_size, self._file_size, self._table_size, self.placement.recurrences)
+            return input_size.by_size(self._given_size, self._file_size, self._table_size, self.placement.recurrences,
+                                      self.placement.in_rounds_through_time(stratum.index))
         return backend == COLUMNS
 
     @property

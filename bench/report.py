@@ -421,6 +421,21 @@ def _repeating_columns(out, rows):
                    ok=all(r["same"] for r in rows) and all(r["ran"] == ["columns"] for r in rows if r["program"] in ("forward", "backward")))
 
 
+@bench(name="through_time", args="bench/through_time.py --keys 10000 --horizon 300 --repeat 3", json=True,
+       peer="the same program on rows (engine=\"rows\"), same run, alternating",
+       what="recursions through time that are not recurrences (box, two-predicate cycle, Since) and a time capture, auto against rows")
+def _through_time(out, rows):
+    cpu = {r["program"]: (median(r["columns_cpu"]), median(r["rows_cpu"])) for r in rows}
+
+    def each(side):
+        return ", ".join(f"{p} {_s(v[side])}" for p, v in cpu.items())
+
+    load = max(r["load"] for r in rows)
+    return Figures(f"median CPU {each(0)} (10,000 keys, 20,000-300,000 facts; load up to {load:.0f})", f"median CPU {each(1)}",
+                   ", ".join(f"{p} {_x(r, c)}" for p, (c, r) in cpu.items()) + " faster (CPU)",
+                   ok=all(r["same"] for r in rows) and all(r["ran"] == ["columns"] for r in rows))
+
+
 @bench(name="python_facts", args="bench/python_facts.py --facts 20000 200000 --repeat 5", json=True,
        peer="the same facts as an Arrow table (same run, alternating); the same tuples through the checks of any row",
        target="no input form a user is likely to write slow (issue 37)",

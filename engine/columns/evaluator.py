@@ -623,15 +623,13 @@ class HybridEvaluator(Evaluator):
         """The stratum on columns: a recurrence in one sweep, else its rounds
         in the seminaive loop on column deltas; its relations then given to
         the store, as rows made when read."""
-        from chronolog.planner.recurrence import swept
-
         from .relation import to_atoms
 
         self._time_scale()
         self._delta = {}
         conflations = self.terms.conflations
         try:
-            if stratum.shifting_rules and swept(stratum) is not None:
+            if stratum.shifting_rules and not self.placement.in_rounds_through_time(stratum.index):
                 rounds = self._run_recurrence(stratum)
             else:
                 backend = ColumnRounds(self, stratum)

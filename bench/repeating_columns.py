@@ -65,6 +65,19 @@ def timed(program, given, engine):
     return c, m, ran
 
 
+def alternating(repeat: int, run) -> tuple:
+    """``run(engine)`` (``(cpu, model, ran)``) on rows and auto, alternating
+    ``repeat`` times: each side's CPU seconds, last model and executors."""
+    cpu = {"rows": [], "auto": []}
+    models, ran = {}, {}
+    for _ in range(repeat):
+        for engine in ("rows", "auto"):
+            c, m, r = run(engine)
+            cpu[engine].append(c)
+            models[engine], ran[engine] = m, r
+    return cpu, models, ran
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--keys", type=int, default=20000)
@@ -76,13 +89,7 @@ def main() -> None:
     for name, program in PROGRAMS.items():
         given = facts(name, args.keys)
         n = sum(len(v) for v in given.values())
-        cpu = {"rows": [], "auto": []}
-        models, ran = {}, {}
-        for _ in range(args.repeat):
-            for engine in ("rows", "auto"):
-                c, m, r = timed(program, given, engine)
-                cpu[engine].append(c)
-                models[engine], ran[engine] = m, r
+        cpu, models, ran = alternating(args.repeat, lambda engine: timed(program, given, engine))
         same = (models["rows"].facts("p") == models["auto"].facts("p")
                 and models["rows"].repeating("p") == models["auto"].repeating("p"))
         r, c = median(cpu["rows"]), median(cpu["auto"])

@@ -410,30 +410,29 @@ def _periodic(out, rows):
        peer="the same program on rows (engine=\"rows\"), same run, alternating",
        what="models that repeat forever on 20k keys: a recurrence under auto (its attempts by their size) against rows")
 def _repeating_columns(out, rows):
+    return _auto_against_rows(rows, "", False, ("forward", "backward"))
+
+
+def _auto_against_rows(rows, note: str, named: bool, on_columns) -> Figures:
+    """Per program, the median CPU of auto and of the rows (``note`` before
+    the load; ``named``: each ratio named); ok where every model is the
+    same and the programs ``on_columns`` ran there."""
     cpu = {r["program"]: (median(r["columns_cpu"]), median(r["rows_cpu"])) for r in rows}
 
     def each(side):
         return ", ".join(f"{p} {_s(v[side])}" for p, v in cpu.items())
 
     load = max(r["load"] for r in rows)
-    return Figures(f"median CPU {each(0)} (load up to {load:.0f})", f"median CPU {each(1)}",
-                   ", ".join(_x(r, c) for c, r in cpu.values()) + " faster (CPU)",
-                   ok=all(r["same"] for r in rows) and all(r["ran"] == ["columns"] for r in rows if r["program"] in ("forward", "backward")))
+    return Figures(f"median CPU {each(0)} ({note}load up to {load:.0f})", f"median CPU {each(1)}",
+                   ", ".join((f"{p} " if named else "") + _x(r, c) for p, (c, r) in cpu.items()) + " faster (CPU)",
+                   ok=all(r["same"] for r in rows) and all(r["ran"] == ["columns"] for r in rows if r["program"] in on_columns))
 
 
 @bench(name="through_time", args="bench/through_time.py --keys 10000 --horizon 300 --repeat 3", json=True,
        peer="the same program on rows (engine=\"rows\"), same run, alternating",
        what="recursions through time that are not recurrences (box, two-predicate cycle, Since) and a time capture, auto against rows")
 def _through_time(out, rows):
-    cpu = {r["program"]: (median(r["columns_cpu"]), median(r["rows_cpu"])) for r in rows}
-
-    def each(side):
-        return ", ".join(f"{p} {_s(v[side])}" for p, v in cpu.items())
-
-    load = max(r["load"] for r in rows)
-    return Figures(f"median CPU {each(0)} (10,000 keys, 20,000-300,000 facts; load up to {load:.0f})", f"median CPU {each(1)}",
-                   ", ".join(f"{p} {_x(r, c)}" for p, (c, r) in cpu.items()) + " faster (CPU)",
-                   ok=all(r["same"] for r in rows) and all(r["ran"] == ["columns"] for r in rows))
+    return _auto_against_rows(rows, "10,000 keys, 20,000-300,000 facts; ", True, [r["program"] for r in rows])
 
 
 @bench(name="python_facts", args="bench/python_facts.py --facts 20000 200000 --repeat 5", json=True,

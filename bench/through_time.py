@@ -35,6 +35,7 @@ import time
 from statistics import median
 
 import chronolog
+from repeating_columns import alternating
 
 PROGRAMS = {
     "box": "p(X) :- q(X).\np(X) :- [-][1,2] p(X), r(X).",
@@ -78,13 +79,7 @@ def main() -> None:
     for name, program in PROGRAMS.items():
         given = facts(name, args.keys, args.horizon)
         n = sum(len(v) for v in given.values())
-        cpu = {"rows": [], "auto": []}
-        models, ran = {}, {}
-        for _ in range(args.repeat):
-            for engine in ("rows", "auto"):
-                c, m, r = timed(program, given, engine, args.horizon)
-                cpu[engine].append(c)
-                models[engine], ran[engine] = m, r
+        cpu, models, ran = alternating(args.repeat, lambda engine: timed(program, given, engine, args.horizon))
         rows, auto = models["rows"], models["auto"]
         same = all(rows.facts(p) == auto.facts(p) for p in set(rows.predicates()) | set(auto.predicates()))
         answers = sum(len(auto.facts(p)) for p in auto.predicates() if p not in given)

@@ -149,7 +149,7 @@ class Placement:
 
             strata = self.plan.strata
             self._recurrences = "recurrence" if has_recurrence(self.plan) else "recursion through time" if any(
-                ir.recursive and ir.shifting_rules for ir in strata) else "recursion through an aggregate" if any(
+                _in_rounds_through_time(ir) for ir in strata) else "recursion through an aggregate" if any(
                 ir.recursive and any(isinstance(r, AggregateRule) for r in ir.rules) for ir in strata) else ""
         return self._recurrences
 

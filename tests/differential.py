@@ -33,12 +33,12 @@ def run(program, facts, engine, horizon=None, **kw):
     if engine == "auto-small":
         from chronolog.planner import input_size
 
-        saved = input_size.AUTO_MIN_FACTS, input_size.AUTO_MIN_FILE_FACTS
-        input_size.AUTO_MIN_FACTS = input_size.AUTO_MIN_FILE_FACTS = 0
+        saved = input_size.AUTO_MIN_FACTS, input_size.AUTO_MIN_FILE_FACTS, input_size.AUTO_MIN_RECURRENCE_FACTS
+        input_size.AUTO_MIN_FACTS = input_size.AUTO_MIN_FILE_FACTS = input_size.AUTO_MIN_RECURRENCE_FACTS = 0
         try:
             return run(program, facts, "auto", horizon, **kw)
         finally:
-            input_size.AUTO_MIN_FACTS, input_size.AUTO_MIN_FILE_FACTS = saved
+            input_size.AUTO_MIN_FACTS, input_size.AUTO_MIN_FILE_FACTS, input_size.AUTO_MIN_RECURRENCE_FACTS = saved
     try:
         return chronolog.reason(program, facts, engine=engine, horizon=horizon, **kw)
     except ChronologError as e:

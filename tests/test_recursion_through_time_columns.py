@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import chronolog
 from budget import examples
+from differential import agree, outcomes
 
 from chronolog.language.errors import ChronologError
 
@@ -62,30 +63,17 @@ def windows(draw, since: bool):
     return lo, lo + draw(st.sampled_from([0, 1, 2, Fraction(3, 2)]))
 
 
-def _models(program: str, data: str, horizon):
-    out = []
-    for engine in ("columns", "rows"):
-        try:
-            out.append(chronolog.reason(program + "\n" + data, engine=engine, horizon=horizon))
-        except ChronologError as e:
-            out.append(type(e).__name__)
-    return out
-
-
 @settings(max_examples=examples(150), deadline=None)
 @given(name=st.sampled_from(sorted(SHAPES)), data=st.data(), given_facts=facts(),
        horizon=st.sampled_from([(0, 12), (0, 20), (2, 9), (Fraction(1, 2), 15)]))
 def test_columns_run_the_rounds_of_a_recursion_through_time_as_the_rows(name, data, given_facts, horizon):
     lo, hi = data.draw(windows("Since" in name or "Until" in name))
     program = SHAPES[name].format(lo=lo, hi=hi)
-    cols, rows = _models(program, given_facts, horizon)
-    if isinstance(rows, str) or isinstance(cols, str):
-        assert cols == rows, (cols, rows)
-        return
-    assert set(cols.stats["executors"].values()) == {"columns"}, cols.stats
-    assert cols.to_text(cols.predicates()) == rows.to_text(rows.predicates())
-    for pred in cols.predicates():
-        assert cols.to_arrow(pred).equals(rows.to_arrow(pred)), pred
+    outs = outcomes(program + "\n" + given_facts, None, horizon, engines=("rows", "columns", "auto-small"))
+    agree(f"{program}\n{given_facts}\nhorizon {horizon}", outs)
+    for engine in ("columns", "auto-small"):
+        if not isinstance(outs[engine], str):
+            assert set(outs[engine].stats["executors"].values()) == {"columns"}, (engine, outs[engine].stats)
 
 
 def test_auto_takes_columns_from_the_recurrences_threshold():

@@ -43,14 +43,22 @@ def check_round(stratum, delta: dict, rounds: int, describe, where) -> None:
             for v in terms:
                 what = too_big(v)
                 if what:
-                    rule = next((r for r in rules if r.head_pred == pred), rules[0])
-                    raise ProgramError(
-                        f"the recursion through {describe(rule)} keeps inventing values: "
-                        f"after {counted(rounds, 'round')} {pred} holds {what}, and it would not stop",
-                        where(rule),
-                        hint="bound the recursion with a condition (e.g. X < 1000); "
-                        "--max-rounds N (max_rounds=N in Python) caps the rounds of a recursion",
-                    )
+                    raise runaway(stratum, pred, what, rounds, describe, where)
+
+
+def runaway(stratum, pred, what: str, rounds: int, describe, where) -> ProgramError:
+    """The error of stratum ``stratum``'s recursion whose predicate ``pred``
+    holds the runaway value ``what`` (:func:`too_big`) after ``rounds``
+    rounds (the rows' check above, and the columns')."""
+    rules = stratum.inventing_rules
+    rule = next((r for r in rules if r.head_pred == pred), rules[0])
+    return ProgramError(
+        f"the recursion through {describe(rule)} keeps inventing values: "
+        f"after {counted(rounds, 'round')} {pred} holds {what}, and it would not stop",
+        where(rule),
+        hint="bound the recursion with a condition (e.g. X < 1000); "
+        "--max-rounds N (max_rounds=N in Python) caps the rounds of a recursion",
+    )
 
 
 # How many rounds a recursion may take before it is reported (reason(...,

@@ -299,8 +299,6 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
     ir = st.stratum
     if ir is not None and ir.shifting_rules and _ir_recurrence(ir):
         return None  # (swept in one pass, values it creates bounded as the rows bound them)
-    if ir is not None and ir.inventing_rules:
-        return "creates values in a recursion"
     for rp in st.rules:
         op = rp.operator
         if isinstance(op, ph.ChaseStep):
@@ -478,6 +476,8 @@ def _column_fallbacks(st) -> tuple:
         out.append("an aggregate's expression fails on a value (a division by zero, a string where a number is expected): the rows report it")
     if any(isinstance(op, (ph.WrapInterval, ph.PlaceInterval)) for op in ops):
         out.append("an interval end is not an exact number")
+    if st.stratum is not None and st.stratum.inventing_rules:
+        out.append("a number the recursion creates leaves 64 bits, or it reaches the round limit: the rows go on or report it")
     return tuple(out)
 
 

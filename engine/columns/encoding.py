@@ -215,6 +215,17 @@ class TermValues:
                 out[i] = v
         return out
 
+    def runaway_at(self, codes) -> str:
+        """What makes a value of ``codes`` a runaway one (engine/runaway.py's
+        ``too_big``), "" for none; strings measured in their Series."""
+        from chronolog.engine.runaway import MAX_CHARS, too_big
+
+        strings = self.strings_at(codes)
+        if strings is None:
+            return next(filter(None, map(too_big, self.take(codes))), "")
+        longest = strings.str.len_chars().max() or 0
+        return f"a string of {longest} characters" if longest > MAX_CHARS else ""
+
     def strings_at(self, codes):
         """The values of ``codes`` as a polars String Series when every one
         is in a Series part (no Python string made), else None."""

@@ -832,6 +832,7 @@ class ColumnRounds(seminaive.Backend):
 
     def __init__(self, ev: HybridEvaluator, stratum):
         self.ev, self.stratum = ev, stratum
+        self.coded = len(ev.terms.values)  # values coded before the stratum: the ones its rules may create come after
 
     def round(self, variants, deltas: dict) -> dict:
         self.ev._delta = deltas
@@ -839,15 +840,40 @@ class ColumnRounds(seminaive.Backend):
 
     def before_round(self, number: int, deltas: dict) -> None:
         """A recursion through time reports each round, as the rows do; where
-        the rows would stop it after ``max_rounds`` (a window chronolog chose,
-        or values invented), the stratum falls back, for them to report it."""
+        the rows would stop it after ``max_rounds`` rounds (in a window
+        chronolog chose, or creating values), the stratum falls back, for
+        them to report it; a runaway value the rows would report is reported
+        here (:meth:`_check_runaway`)."""
         ev, stratum = self.ev, self.stratum
-        if not stratum.shifting_rules:
-            return
-        if ev.progress is not None:
+        if stratum.shifting_rules and ev.progress is not None:
             ev._report_columns(stratum, number - 1, done=False)
-        if number > ev.max_rounds and ev.rounds_bounded:
+        inventing = bool(stratum.inventing_rules)
+        if number > ev.max_rounds and (inventing or stratum.shifting_rules and ev.rounds_bounded):
             raise Fallback(f"no fixpoint after {ev.max_rounds:,} rounds")
+        if inventing:
+            self._check_runaway(number, deltas)
+
+    def _check_runaway(self, number: int, deltas: dict) -> None:
+        """engine/runaway.py's check of the round's new facts, on the values
+        the stratum coded (a runaway string: a number leaves the int64
+        columns long before, and falls back there)."""
+        import numpy as np
+
+        from chronolog.engine.runaway import runaway
+        from chronolog.engine.rows.evaluator import _rule_pos, _rule_text
+
+        from .relation import term_columns
+        from .value_columns import is_values
+
+        for pred, frame in deltas.items():
+            for name in term_columns(self.ev._arity(pred)):
+                if is_values(frame[name]):
+                    continue
+                codes = np.unique(frame[name].to_numpy())
+                codes = codes[codes >= self.coded]
+                what = self.ev.terms.values.runaway_at(codes) if len(codes) else ""
+                if what:
+                    raise runaway(self.stratum, pred, what, number, _rule_text, _rule_pos)
 
 
 def _last_reads(plan) -> dict:

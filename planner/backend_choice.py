@@ -398,8 +398,21 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences="", r
 def choose_stratum(st: ph.StratumPlan, backend: str, why: str, horizon=None) -> StratumChoice:
     """Stratum ``st`` placed on ``backend`` for ``why`` (:meth:`Placement._placed`)."""
     fallbacks = () if backend == ROWS else _column_fallbacks(st)
+    if backend == BY_SIZE and small_rounds_to_rows(st):
+        fallbacks += (f"its rounds stay small (under {size.SMALL_ROUND_FACTS} facts derived a round on average, from round "
+                      f"{size.SMALL_ROUNDS_FROM + 1}): the rows run it again, taking a small round in microseconds",)
     return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st, horizon), fallbacks,
                          _spark_fallbacks(st, horizon), spark_form(st))
+
+
+def small_rounds_to_rows(st: ph.StratumPlan) -> bool:
+    """Whether auto runs stratum ``st`` again on rows where its rounds on
+    columns stay small (:data:`.input_size.SMALL_ROUND_FACTS`): a recursion
+    in rounds that cost the rows only their deltas (not a recurrence, swept
+    in one pass; no aggregate, which the rows too compute over the full
+    relations every round)."""
+    return (st.stratum is not None and st.stratum.recursive and not _is_recurrence(st)
+            and not any(isinstance(op, ph.Aggregate) for op in st.operators()))
 
 
 def spark_form(st: ph.StratumPlan) -> str:

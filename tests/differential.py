@@ -29,16 +29,21 @@ ENGINES = ("rows", "columns", "auto", "auto-small")
 def run(program, facts, engine, horizon=None, **kw):
     """The model, or the error's text (type and message).  ``auto-small``:
     auto with its size thresholds at 0, so that it takes the columnar
-    executor for the strata it supports, as it does on large inputs."""
+    executor for the strata it supports, as it does on large inputs (and
+    keeps there a recursion of small rounds, which large inputs would give
+    to the rows)."""
     if engine == "auto-small":
         from chronolog.planner import input_size
 
-        saved = input_size.AUTO_MIN_FACTS, input_size.AUTO_MIN_FILE_FACTS, input_size.AUTO_MIN_RECURRENCE_FACTS
-        input_size.AUTO_MIN_FACTS = input_size.AUTO_MIN_FILE_FACTS = input_size.AUTO_MIN_RECURRENCE_FACTS = 0
+        names = ("AUTO_MIN_FACTS", "AUTO_MIN_FILE_FACTS", "AUTO_MIN_RECURRENCE_FACTS", "SMALL_ROUND_FACTS")
+        saved = [getattr(input_size, name) for name in names]
+        for name in names:
+            setattr(input_size, name, 0)
         try:
             return run(program, facts, "auto", horizon, **kw)
         finally:
-            input_size.AUTO_MIN_FACTS, input_size.AUTO_MIN_FILE_FACTS, input_size.AUTO_MIN_RECURRENCE_FACTS = saved
+            for name, value in zip(names, saved):
+                setattr(input_size, name, value)
     try:
         return chronolog.reason(program, facts, engine=engine, horizon=horizon, **kw)
     except ChronologError as e:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from chronolog.planner import input_size
 from chronolog.planner import physical as ph
+from chronolog.planner.backend_choice import small_rounds_to_rows
 from chronolog.planner.normalize import TOP
 
 from .. import seminaive
@@ -833,6 +834,8 @@ class ColumnRounds(seminaive.Backend):
     def __init__(self, ev: HybridEvaluator, stratum):
         self.ev, self.stratum = ev, stratum
         self.coded = len(ev.terms.values)  # values coded before the stratum: the ones its rules may create come after
+        self.derived_before = ev.stats["derivations"]  # (auto hands a stratum of small rounds to the rows)
+        self.small_to_rows = ev.engine == "auto" and small_rounds_to_rows(ph.stratum_plan(ev.plan, stratum))
 
     def round(self, variants, deltas: dict) -> dict:
         self.ev._delta = deltas
@@ -845,6 +848,11 @@ class ColumnRounds(seminaive.Backend):
         them to report it; a runaway value the rows would report is reported
         here (:meth:`_check_runaway`)."""
         ev, stratum = self.ev, self.stratum
+        if self.small_to_rows and number > input_size.SMALL_ROUNDS_FROM:
+            derived = ev.stats["derivations"] - self.derived_before
+            if derived < (number - 1) * input_size.SMALL_ROUND_FACTS:
+                raise Fallback(f"{number - 1} rounds derived {derived:,} facts in all: the rows take a small round "
+                               "in microseconds, the columns about a millisecond")
         if stratum.shifting_rules and ev.progress is not None:
             ev._report_columns(stratum, number - 1, done=False)
         inventing = bool(stratum.inventing_rules)

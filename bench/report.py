@@ -143,6 +143,12 @@ def _temporal_reach(out, rows):
                    f"{c['wall'] / d['wall']:.2f}x wall, {c['cpu'] / d['cpu']:.2f}x CPU", ok=all(r.get("same") is not False for r in rows))
 
 
+bench(name="hop_counts", args="bench/temporal_reach.py --edges 400000 --hops 4 --repeat 3", json=True,
+      peer="DuckDB, the walks counted in a recursive CTE (UNION, coalesced per count; threads = cores; reads Parquet)",
+      what="walks of up to 4 edges counted (a recursion that creates values) over temporal_reach's 400k interval edges; "
+           "whole command each side")(_temporal_reach)
+
+
 @bench(name="lubm_meteor", args="bench/compare_meteor.py --facts 100000 --program both --repeat 3 --preload", json=True,
        peer="meteor-reasoner 2.0 (seminaive), input coalesced", target="100x (issue 11)",
        what="temporal LUBM 100k, both programs; each side's libraries imported before its clock; models compared")

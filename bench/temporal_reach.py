@@ -1,7 +1,7 @@
 """Temporal reachability: chronolog against a hand-written DuckDB recursive CTE.
 
     python bench/temporal_reach.py [--edges 100000 400000] [--seed 1] [--repeat 1]
-                                   [--peer union|key] [--chronolog-arg=--engine=rows]
+                                   [--peer union|key] [--hops K] [--chronolog-arg=--engine=rows]
                                    [--chronolog PATH]
 
 The program: a path holds while every edge on it holds::
@@ -18,6 +18,15 @@ coalesced).  A walk holds on the intersection of its edges' intervals, so
 long walks die out: the number of answers (pairs with their maximal
 intervals) grows with the edges, about 5 per edge (1,966,480 at 400,000
 edges), in 23-29 rounds.
+
+``--hops K``: the walks counted, a recursion that creates values (each
+count a new term), up to K edges::
+
+    hops(X,Y,1) :- edge(X,Y).
+    hops(X,Z,M) :- hops(X,Y,N), edge(Y,Z), M = N + 1, M <= K.
+
+the peer's walks carrying the count ``n`` (the ``union`` CTE, coalesced
+per ``(x, y, n)``).
 Written once into ``bench/data/reach_N_sS/``: ``edge.parquet`` (the layout
 of engine/arrow.py) and the program, which binds it.
 
@@ -75,6 +84,22 @@ PROGRAM = """\
 path(X,Y) :- edge(X,Y).
 path(X,Z) :- path(X,Y), edge(Y,Z).
 """
+HOPS = """\
+@bind("edge", "parquet", ".", "edge.parquet").
+@output("hops").
+hops(X,Y,1) :- edge(X,Y).
+hops(X,Z,M) :- hops(X,Y,N), edge(Y,Z), M = N + 1, M <= {k}.
+"""
+
+
+def program_file(d: Path, hops=None) -> Path:
+    """The dataset's program: reachability, or hop counts up to ``hops``."""
+    if hops is None:
+        return d / "reach.vada"
+    f = d / f"hops_{hops}.vada"
+    if not f.exists():
+        f.write_text(HOPS.format(k=hops))
+    return f
 
 
 # ---------------------------------------------------------------- the data
@@ -131,24 +156,25 @@ def dataset(n: int, seed: int = 1) -> Path:
 # ---------------------------------------------------------------- the peer
 
 
-def _coalesce(rel: str) -> str:
-    """SQL: the maximal ranges of ``rel(x, y, s, e)`` per pair."""
+def _coalesce(rel: str, key: str = "x, y") -> str:
+    """SQL: the maximal ranges of ``rel(<key>, s, e)`` per key."""
     return f"""(
       WITH m AS (
-        SELECT x, y, s, e,
-               max(e) OVER (PARTITION BY x, y ORDER BY s, e
+        SELECT {key}, s, e,
+               max(e) OVER (PARTITION BY {key} ORDER BY s, e
                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev
         FROM {rel}),
       g AS (
-        SELECT x, y, s, e,
+        SELECT {key}, s, e,
                sum(CASE WHEN prev IS NULL OR s > prev + 1 THEN 1 ELSE 0 END)
-                 OVER (PARTITION BY x, y ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS grp
+                 OVER (PARTITION BY {key} ORDER BY s, e ROWS UNBOUNDED PRECEDING) AS grp
         FROM m)
-      SELECT x, y, min(s) AS s, max(e) AS e FROM g GROUP BY x, y, grp)"""
+      SELECT {key}, min(s) AS s, max(e) AS e FROM g GROUP BY {key}, grp)"""
 
 
-def peer_sql(edge_source: str, peer: str) -> list:
-    """The peer's statements, in order; the last leaves the answer in ``path``."""
+def peer_sql(edge_source: str, peer: str, hops=None) -> list:
+    """The peer's statements, in order; the last leaves the answer in ``path``
+    (with ``hops``: the walks' counts ``n`` up to it)."""
     load = f"""CREATE TABLE edge0 AS
       SELECT x, y, 2 * "start" + CASE WHEN start_closed THEN 0 ELSE 1 END AS s,
                    2 * "end" - CASE WHEN end_closed THEN 0 ELSE 1 END AS e
@@ -157,6 +183,15 @@ def peer_sql(edge_source: str, peer: str) -> list:
     step = """SELECT p.x, ed.y, greatest(p.s, ed.s) AS s, least(p.e, ed.e) AS e
               FROM {path} p JOIN edge ed ON p.y = ed.x
               WHERE greatest(p.s, ed.s) <= least(p.e, ed.e)"""
+    if hops is not None:
+        rec = f"""WITH RECURSIVE walk(x, y, n, s, e) AS (
+                    SELECT x, y, 1, s, e FROM edge
+                    UNION
+                    SELECT p.x, ed.y, p.n + 1, greatest(p.s, ed.s), least(p.e, ed.e)
+                    FROM walk p JOIN edge ed ON p.y = ed.x
+                    WHERE greatest(p.s, ed.s) <= least(p.e, ed.e) AND p.n + 1 <= {int(hops)})
+                  SELECT * FROM walk"""
+        return [load, edges, f"CREATE TABLE path AS SELECT * FROM {_coalesce(f'({rec})', 'x, y, n')}"]
     if peer == "union":
         rec = f"""WITH RECURSIVE walk(x, y, s, e) AS (
                     SELECT x, y, s, e FROM edge
@@ -178,48 +213,59 @@ def peer_sql(edge_source: str, peer: str) -> list:
     return [load, edges, f"CREATE TABLE path AS SELECT * FROM {_coalesce(f'({rec})')}"]
 
 
-def peer_worker(d: Path, peer: str, out: Path) -> None:
+def peer_worker(d: Path, peer: str, out: Path, hops=None) -> None:
     import duckdb
 
     con = duckdb.connect()
     con.execute(f"SET threads TO {os.cpu_count()}")
-    for stmt in peer_sql(f"read_parquet('{d / 'edge.parquet'}')", peer):
+    for stmt in peer_sql(f"read_parquet('{d / 'edge.parquet'}')", peer, hops):
         con.execute(stmt)
-    con.execute(f"""COPY (SELECT x, y, s // 2 AS "start", (e + 1) // 2 AS "end",
+    count = "" if hops is None else "n, "
+    con.execute(f"""COPY (SELECT x, y, {count}s // 2 AS "start", (e + 1) // 2 AS "end",
                          s % 2 = 0 AS start_closed, e % 2 = 0 AS end_closed FROM path)
-                  TO '{out / "path.csv"}' (HEADER)""")
+                  TO '{out / answer_file(hops)}' (HEADER)""")
+
+
+def answer_file(hops=None) -> str:
+    return "path.csv" if hops is None else "hops.csv"
 
 
 # ---------------------------------------------------------------- running
 
 
-def answers(path: Path):
+def answers(path: Path, hops=None):
     """The rows of an answer file as a sorted polars frame (both sides write this layout)."""
     import polars as pl
 
-    df = pl.read_csv(path, schema_overrides={"x": pl.String, "y": pl.String, "start": pl.Int64, "end": pl.Int64})
-    df = df.rename({df.columns[0]: "x", df.columns[1]: "y"})
-    return df.select("x", "y", "start", "end", "start_closed", "end_closed").sort("x", "y", "start", "start_closed", "end")
+    key = ["x", "y"] if hops is None else ["x", "y", "n"]
+    df = pl.read_csv(path, infer_schema=False)
+    df = df.rename(dict(zip(df.columns, key)))
+    df = df.with_columns(pl.col("start", "end").cast(pl.Int64), pl.col("start_closed", "end_closed").str.to_lowercase())
+    if hops is not None:
+        df = df.with_columns(pl.col("n").cast(pl.Int64))
+    return df.select(*key, "start", "end", "start_closed", "end_closed").sort(*key, "start", "start_closed", "end")
 
 
-def compare(n: int, seed: int, peer: str, extra, timeout=None, check=True, exe=None) -> dict:
+def compare(n: int, seed: int, peer: str, extra, timeout=None, check=True, exe=None, hops=None) -> dict:
     d = dataset(n, seed)
     with tempfile.TemporaryDirectory(prefix="temporal_reach_") as tmp:
         tmp = Path(tmp)
         mine, theirs = tmp / "chronolog", tmp / "peer"
         theirs.mkdir()
         exe = exe or Path(sys.executable).with_name("chronolog")
-        c = _peak([str(exe), "run", str(d / "reach.vada"), "--output", str(mine), *extra], None, timeout)
+        c = _peak([str(exe), "run", str(program_file(d, hops)), "--output", str(mine), *extra], None, timeout)
         if c["rc"] != 0:
             raise RuntimeError(f"chronolog failed: {c['stderr']}")
-        p = _peak([sys.executable, __file__, "--worker", "--data-dir", str(d), "--out", str(theirs), "--peer", peer], None, timeout)
+        counted = [] if hops is None else ["--hops", str(hops)]
+        p = _peak([sys.executable, __file__, "--worker", "--data-dir", str(d), "--out", str(theirs), "--peer", peer, *counted],
+                  None, timeout)
         if p["rc"] != 0:
             raise RuntimeError(f"the DuckDB peer failed: {p['stderr']}")
         for side in (c, p):
             side.pop("stderr", None)
-        row = {"edges": n, "seed": seed, "peer": peer, "chronolog": c, "duckdb": p}
+        row = {"edges": n, "seed": seed, "peer": peer, "hops": hops, "chronolog": c, "duckdb": p}
         if check:
-            a, b = answers(mine / "path.csv"), answers(theirs / "path.csv")
+            a, b = answers(mine / answer_file(hops), hops), answers(theirs / answer_file(hops), hops)
             row["answers"] = b.height
             row["same"] = a.equals(b)
             if not row["same"]:
@@ -234,6 +280,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--peer", choices=["union", "key"], default="union", help="the peer's recursive CTE (see above)")
+    ap.add_argument("--hops", type=int, default=None, help="count the walks up to K edges (see above)")
     ap.add_argument("--chronolog", default=None, help="the chronolog command to time (default: the one beside this Python)")
     ap.add_argument("--chronolog-arg", action="append", default=[], help="extra argument for chronolog run (repeatable)")
     ap.add_argument("--timeout", type=float, default=None)
@@ -245,7 +292,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
-        peer_worker(Path(a.data_dir), a.peer, Path(a.out))
+        peer_worker(Path(a.data_dir), a.peer, Path(a.out), a.hops)
         return 0
     if a.data_only:
         for n in a.edges:
@@ -255,7 +302,7 @@ def main(argv=None) -> int:
     print(f"{'edges':>8} {'answers':>9} {'chronolog s':>12} {'cpu':>7} {'MB':>6} {'duckdb s':>9} {'cpu':>7} {'MB':>6} {'ratio':>6}  same")
     for n in a.edges:
         for _ in range(a.repeat):
-            r = compare(n, a.seed, a.peer, a.chronolog_arg, a.timeout, not a.no_check, a.chronolog)
+            r = compare(n, a.seed, a.peer, a.chronolog_arg, a.timeout, not a.no_check, a.chronolog, a.hops)
             c, p = r["chronolog"], r["duckdb"]
             same = r.get("same", "-")
             ok = ok and same is not False

@@ -120,4 +120,7 @@ def make_set(members) -> tuple:
     its distinct members in :func:`term_sort_key` order, so that equal sets
     are one term however their members came (-0.0 as 0.0: one value)."""
     sets_made[0] = True  # (booleans.any_changed looks into sets from now on)
-    return tuple(sorted({0.0 if type(v) is float and v == 0.0 else v for v in members}, key=term_sort_key))
+    distinct = {0.0 if type(v) is float and v == 0.0 else v for v in members}
+    if all(type(v) is str for v in distinct):  # (strings alone: term order is str's, without a key each)
+        return tuple(sorted(distinct))
+    return tuple(sorted(distinct, key=term_sort_key))

@@ -46,11 +46,11 @@ ONE_TASK_BYTES = 4 << 20
 DOUBLING_CONF = "spark.chronolog.closureByDoubling"
 
 # the aggregates each backend computes, by their folds (language/builtins.py's
-# FOLDS): the columns all but prod and munion (COLUMN_FOLDS, which
+# FOLDS): the columns every fold (COLUMN_FOLDS, which
 # engine/columns/aggregate.py reads: a fold outside it is a fallback there),
 # Spark's rounds every fold (connectors/spark_rounds/aggregate.py), as the
 # rows do
-COLUMN_FOLDS = ("sum", "count", "avg", "min", "max")
+COLUMN_FOLDS = ("sum", "count", "avg", "min", "max", "prod", "munion")
 COLUMN_AGGREGATES = {func for func, fold in FOLDS.items() if fold in COLUMN_FOLDS}
 SPARK_AGGREGATES = set(FOLDS)
 ROUND_DIGITS = 37  # round(X, D) on Spark for a constant |D| <= 37: its decimals hold the result exactly

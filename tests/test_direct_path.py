@@ -36,9 +36,9 @@ PROGRAMS = {
 # a stratum on rows (Since), the rest on columns
 FALLBACK = """
     q(X) :- <->[0,2] p(X, Y).
-    w(X, N) :- p(X, Y), N = prod(2).
+    w(X, A, B) :- p(X, Y), A = mcount(<Y>), B = mcount(<X>).
     @output("q"). @output("w").
-"""  # prod runs on rows (Since/Until now run on columns)
+"""  # aggregates of other contributors in one rule run on rows
 DATED = """
     @timeGranularity("hours").
     q(X) :- <->[0,2] p(X, Y).

@@ -107,14 +107,20 @@ def test_strata_columns_cannot_run_go_to_rows_at_plan_time():
 
 
 def test_an_aggregate_columns_lack_is_decided_before_the_run():
-    """prod used to be tried on columns and raise Fallback at run time."""
+    """Aggregates of other contributors in one rule: placed on rows by the
+    plan, not tried on columns (prod, once placed so, now runs on columns)."""
+    src = "m(K, A, B) :- v(K, X), A = mcount(<X>), B = mcount(<K>)."
+    p = placement(src, engine="columns")
+    assert (p.strata[0].backend, p.strata[0].why) == (bc.ROWS, "aggregates of other contributors in one rule")
+    cols = chronolog.reason(src + "\nv(a, 2)@[0,2]. v(a, 3)@[1,3].", engine="columns")
+    assert sorted(cols.to_text().splitlines()) == ["m(a,1,1)@(2,3]", "m(a,1,1)@[0,1)", "m(a,2,1)@[1,2]"]
+    assert set(cols.stats["executors"].values()) == {"rows"} and not cols.stats.get("fallbacks")
     p = placement("m(K, P) :- v(K, X), P = prod(X).", engine="columns")
-    assert (p.strata[0].backend, p.strata[0].why) == (bc.ROWS, "the aggregate prod")
-    facts = "v(a, 2)@[0,2]. v(a, 3)@[1,3]."
-    cols = chronolog.reason("m(K, P) :- v(K, X), P = prod(X).\n" + facts, engine="columns")
+    assert p.strata[0].backend == bc.COLUMNS
+    cols = chronolog.reason("m(K, P) :- v(K, X), P = prod(X).\nv(a, 2)@[0,2]. v(a, 3)@[1,3].", engine="columns")
     # by hand: 2 on [0,1), 2*3 on [1,2], 3 on (2,3]
     assert sorted(cols.to_text().splitlines()) == ["m(a,2)@[0,1)", "m(a,3)@(2,3]", "m(a,6)@[1,2]"]
-    assert set(cols.stats["executors"].values()) == {"rows"} and not cols.stats.get("fallbacks")
+    assert set(cols.stats["executors"].values()) == {"columns"}
 
 
 def test_spark_paths_are_chosen_at_plan_time():
@@ -168,15 +174,15 @@ def test_the_plan_of_a_program_without_rules_says_so(src):
 
 
 def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
-    src = "m(K, P) :- v(K, X), P = prod(X).\nd(K) :- m(K, P), P > 2.\n"
+    src = "m(K, A, B) :- v(K, X), A = mcount(<X>), B = mcount(<K>).\nd(K) :- m(K, A, B), A > 1.\n"
     lines = printed(src, engine="columns")
     i = lines.index("stratum 0 (non-recursive): m")
-    assert lines[i + 1] == "  runs on rows (the aggregate prod)"
+    assert lines[i + 1] == "  runs on rows (aggregates of other contributors in one rule)"
     assert "  runs on columns (forced)" in lines  # the stratum after it
     facts = "v(a, 2)@[0,2]. v(a, 3)@[1,3]."
     m = chronolog.reason(src + facts, engine="columns")
     assert m.to_text() == chronolog.reason(src + facts, engine="rows").to_text()
-    assert "d(a)@[1,3]" in m.to_text().splitlines()
+    assert "d(a)@[1,2]" in m.to_text().splitlines()
     assert m.stats["executors"] == {0: "rows", 1: "columns"}
 
 
@@ -214,22 +220,24 @@ def test_the_aggregates_the_plan_allows_are_those_the_backends_compute():
     assert bc.COLUMN_AGGREGATES == {f for f, fold in FOLDS.items() if fold in bc.COLUMN_FOLDS}
 
 
-@pytest.mark.parametrize("func", ["prod", "mprod", "munion"])
+@pytest.mark.parametrize("func", ["prod", "mprod", "munion", "sum"])
 def test_the_columns_fold_only_what_the_plan_says_they_compute(monkeypatch, func):
     """The columns read the folds they compute from the plan
-    (backend_choice.COLUMN_FOLDS): an aggregate the plan would place on
-    them without its fold among those (the plan's set of aggregates
-    widened here) falls back to rows, with the rows' model, never folded
-    as another aggregate."""
+    (backend_choice.COLUMN_FOLDS): an aggregate the plan places on them
+    whose fold is not among those (narrowed here) falls back to rows, with
+    the rows' model, never folded as another aggregate."""
     import chronolog
+    from chronolog.engine.columns import aggregate
+    from chronolog.language.builtins import FOLDS
 
     src = (f"g(X, A) :- r(X, V), A = {func}(V).\n"
            "r(a, 2)@[0,4].\nr(a, 3)@[2,6].\nr(b, 5)@[1,3].\nr(b, 7)@[1,2].\n")
     expected = chronolog.reason(src, engine="rows").lines()
-    monkeypatch.setattr(bc, "COLUMN_AGGREGATES", bc.COLUMN_AGGREGATES | {func})
+    assert chronolog.reason(src, engine="columns").stats["executors"] == {0: "columns"}
+    monkeypatch.setattr(aggregate, "COLUMN_FOLDS", tuple(f for f in bc.COLUMN_FOLDS if f != FOLDS[func]))
     model = chronolog.reason(src, engine="columns")
     assert model.lines() == expected
-    assert model.stats["executors"] == {0: "rows"}
+    assert model.stats["executors"] == {0: "rows"} and model.stats["fallbacks"] == [f"stratum 0: {func} is not folded on columns"]
 
 
 @pytest.mark.spark

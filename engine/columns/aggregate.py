@@ -17,8 +17,8 @@ common denominator (bounds checked), float sums correctly rounded (each
 float is an integer times a common power of two, summed exactly, rounded
 once at the end -- what the rows' Fraction sum then ``float()`` gives).  The folds
 (language/builtins.py's FOLDS) computed here are planner/backend_choice.py's
-``COLUMN_FOLDS``: prod and munion run on rows (the plan places them there;
-one that reached a fold here would be a Fallback); contributors fold twice
+``COLUMN_FOLDS``; prod and munion by the rows' own folds, once per segment
+over its bindings' values (:func:`_python_folds`); contributors fold twice
 (:meth:`AggregateNode._by_contributors`).  A min or
 max of strings, booleans or instants folds their ranks in term order
 (:func:`_term_ranks`); terms of two kinds meeting: Fallback to rows, which
@@ -189,7 +189,11 @@ class Segments:
                 raise Fallback(f"{agg.func} is not folded on columns")
             key = expr_of.get(agg.expr.name, agg.expr) if agg.expr is not None else None  # (the memos: by expression)
             ranked = _term_ranks(agg.expr, df, values) if fold in ("min", "max") else None
-            if fold == "count":
+            if fold in PYTHON_FOLDS:
+                codes = _python_folds(fold, df[var_column(agg.expr.name)], self.i_s, self.i_e, seg, values)
+                if isinstance(codes, pl.Series):
+                    codes = codes.to_numpy()  # float values
+            elif fold == "count":
                 if self._count is None:
                     self._count = values.encode(INT, n_seg)
                 codes = self._count
@@ -233,6 +237,56 @@ class Segments:
         keep = _holds(conditions, columns, values)
         self._keep = ((list(conditions), names), read, keep)  # (the arrays held: an id is not reused while kept)
         return keep
+
+
+# folds computed by the rows' own functions per segment: a product rounded
+# once (engine/rows/aggregate._prod) and a set have no array form in numpy
+PYTHON_FOLDS = ("prod", "munion")
+
+
+def _python_folds(fold, column, i_s, i_e, seg, values):
+    """The codes of ``fold`` (prod or munion) of ``column``'s values per
+    segment ``seg``: each binding's values repeated over the segments it
+    covers (as many pairs as the rows' sweep folds values), grouped by
+    segment, folded by the rows' function (engine/rows/aggregate.py: the
+    same value, whatever the order), each distinct result coded once, by
+    type (``2`` and ``2.0`` stay two terms).  What the rows report as an
+    error (a product of an infinity and zero, a string) falls back for
+    them to report it."""
+    import numpy as np
+
+    from chronolog.engine.rows.aggregate import _FOLD
+    from chronolog.language.builtins import is_number
+
+    from .code_frames import ranges
+    from .value_columns import python_list
+
+    count = i_e - i_s
+    rows = np.repeat(np.arange(len(i_s), dtype=np.int64), count)
+    at = np.searchsorted(seg, ranges(i_s, count))  # (every point a binding covers is a kept segment's)
+    order = np.argsort(at, kind="stable")
+    rows, at = rows[order], at[order]
+    bounds = np.searchsorted(at, np.arange(len(seg) + 1, dtype=np.int64))
+    vals = python_list(column, values.terms)
+    if fold == "prod" and not all(map(is_number, vals)):
+        raise Fallback("a product of a value that is no number: the rows report it")
+    fold_of = _FOLD[fold]
+    out, distinct = [], {}
+    bounds = bounds.tolist()
+    rows = rows.tolist()
+    try:
+        for j in range(len(seg)):
+            v = fold_of([vals[r] for r in rows[bounds[j]:bounds[j + 1]]])
+            if v != v:  # (NaN: a product of an infinity and zero)
+                raise ArithmeticError
+            out.append(distinct.setdefault((type(v), v), len(distinct)))
+    except (ArithmeticError, TypeError, ValueError):
+        raise Fallback(f"a {fold} the rows report as an error") from None
+    found = [v for _, v in distinct]
+    at = np.asarray(out, dtype=np.int64)
+    if all(type(v) is float and math.isfinite(v) for v in found):  # (a float value column: value_columns.py)
+        return float_series("", np.asarray(found, dtype=np.float64)[at])
+    return np.asarray(values.terms.code_all(found), dtype=np.int64)[at]
 
 
 def _pairs(v):

@@ -309,8 +309,6 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
                     return f"the aggregate {a.func}"
                 if a.contributors and not all(isinstance(c, ast.Var) for c in a.contributors):
                     return f"the aggregate {a}"
-            if len({a.contributors for _, a in op.aggregates}) > 1:
-                return "aggregates of other contributors in one rule"
     return None
 
 

@@ -107,6 +107,20 @@ def test_products_and_sets_per_contributor_match_the_rows(data, func):
     assert all(CONFLATION in f for f in cols.stats.get("fallbacks", [])), cols.stats["fallbacks"]
 
 
+@settings(deadline=None, max_examples=examples(100))
+@given(st.data(), facts_of(numbers), st.sampled_from(["sum", "count", "min", "max", "prod"]),
+       st.sampled_from(["msum", "mcount", "mmin", "mmax", "mprod", "munion"]), st.sampled_from(["", ">", "<=", "!="]))
+def test_aggregates_of_other_contributors_in_one_rule_match_the_rows(data, facts, plain, by_contributor, op):
+    """Each set of contributors folded alone, the results joined per group
+    on their common pieces, then a condition comparing them."""
+    a = "count()" if plain == "count" else f"{plain}(V)"
+    b = f"{by_contributor}(<D>)" if by_contributor == "mcount" else f"{by_contributor}(V, <D>)"
+    condition = f", A {op} 1" if op else ""
+    program = (f"r(K, A, B) :- p(K, D, V), A = {a}, B = {b}{condition}.  "
+               f"t(A, B, C) :- p(K, D, V), A = {a}, B = {b}, C = mcount(<K>).")
+    both(program, {"p": [((k, i % 3, v), iv) for i, ((k, v), iv) in enumerate(facts)]})
+
+
 def test_a_product_of_a_name_is_the_rows_error_on_columns():
     program = "r(K, X) :- p(K, V), X = prod(V).\np(a, 2)@[0,3]. p(a, \"b\")@[1,2]."
     with pytest.raises(chronolog.ChronologError) as rows:

@@ -36,9 +36,9 @@ PROGRAMS = {
 # a stratum on rows (Since), the rest on columns
 FALLBACK = """
     q(X) :- <->[0,2] p(X, Y).
-    w(X, A, B) :- p(X, Y), A = mcount(<Y>), B = mcount(<X>).
+    w(X, Z) :- p(X, Y).
     @output("q"). @output("w").
-"""  # aggregates of other contributors in one rule run on rows
+"""  # an existential rule runs on rows
 DATED = """
     @timeGranularity("hours").
     q(X) :- <->[0,2] p(X, Y).

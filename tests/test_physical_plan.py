@@ -107,14 +107,20 @@ def test_strata_columns_cannot_run_go_to_rows_at_plan_time():
 
 
 def test_an_aggregate_columns_lack_is_decided_before_the_run():
-    """Aggregates of other contributors in one rule: placed on rows by the
-    plan, not tried on columns (prod, once placed so, now runs on columns)."""
-    src = "m(K, A, B) :- v(K, X), A = mcount(<X>), B = mcount(<K>)."
+    """An aggregate of a contributor that is no variable: placed on rows by
+    the plan, not tried on columns (prod and aggregates of other
+    contributors in one rule, once placed so, now run on columns)."""
+    src = "m(K, A) :- v(K, X), A = msum(X, <1>)."
     p = placement(src, engine="columns")
-    assert (p.strata[0].backend, p.strata[0].why) == (bc.ROWS, "aggregates of other contributors in one rule")
+    assert (p.strata[0].backend, p.strata[0].why) == (bc.ROWS, "the aggregate msum(X, <1>)")
+    cols = chronolog.reason(src + "\nv(a, 2)@[0,2]. v(a, 3)@[1,3].", engine="columns")
+    assert sorted(cols.to_text().splitlines()) == ["m(a,2)@[0,1)", "m(a,3)@[1,3]"]
+    assert set(cols.stats["executors"].values()) == {"rows"} and not cols.stats.get("fallbacks")
+    src = "m(K, A, B) :- v(K, X), A = mcount(<X>), B = mcount(<K>)."
+    assert placement(src, engine="columns").strata[0].backend == bc.COLUMNS
     cols = chronolog.reason(src + "\nv(a, 2)@[0,2]. v(a, 3)@[1,3].", engine="columns")
     assert sorted(cols.to_text().splitlines()) == ["m(a,1,1)@(2,3]", "m(a,1,1)@[0,1)", "m(a,2,1)@[1,2]"]
-    assert set(cols.stats["executors"].values()) == {"rows"} and not cols.stats.get("fallbacks")
+    assert set(cols.stats["executors"].values()) == {"columns"}
     p = placement("m(K, P) :- v(K, X), P = prod(X).", engine="columns")
     assert p.strata[0].backend == bc.COLUMNS
     cols = chronolog.reason("m(K, P) :- v(K, X), P = prod(X).\nv(a, 2)@[0,2]. v(a, 3)@[1,3].", engine="columns")
@@ -174,15 +180,15 @@ def test_the_plan_of_a_program_without_rules_says_so(src):
 
 
 def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
-    src = "m(K, A, B) :- v(K, X), A = mcount(<X>), B = mcount(<K>).\nd(K) :- m(K, A, B), A > 1.\n"
+    src = "m(K, A) :- v(K, X), A = msum(X, <1>).\nd(K) :- m(K, A), A > 2.\n"
     lines = printed(src, engine="columns")
     i = lines.index("stratum 0 (non-recursive): m")
-    assert lines[i + 1] == "  runs on rows (aggregates of other contributors in one rule)"
+    assert lines[i + 1] == "  runs on rows (the aggregate msum(X, <1>))"
     assert "  runs on columns (forced)" in lines  # the stratum after it
     facts = "v(a, 2)@[0,2]. v(a, 3)@[1,3]."
     m = chronolog.reason(src + facts, engine="columns")
     assert m.to_text() == chronolog.reason(src + facts, engine="rows").to_text()
-    assert "d(a)@[1,2]" in m.to_text().splitlines()
+    assert "d(a)@[1,3]" in m.to_text().splitlines()
     assert m.stats["executors"] == {0: "rows", 1: "columns"}
 
 

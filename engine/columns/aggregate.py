@@ -63,18 +63,57 @@ class AggregateNode(ColumnMapNode):
     def next(self) -> bool:
         if self._batch is not None:
             return False
-        if any(a.contributors for _, a in self.aggregates):
-            return self._by_contributors()
-        segments = self.shared.get(self.key, self.tables) if self.shared is not None else None
-        if segments is None:
+        sets: dict = {}  # the aggregates by their contributors, in order
+        for var, agg in self.aggregates:
+            sets.setdefault(agg.contributors, []).append((var, agg))
+        if len(sets) > 1:
+            self._batch = self._of_contributor_sets(list(sets.values()))
+        elif any(a.contributors for _, a in self.aggregates):
             body = self._body()
-            if body is None:
-                return False
-            segments = Segments(body, self.group)
-            if self.shared is not None:
-                self.shared.put(self.key, self.tables, segments)
-        self._batch = segments.fold(self.aggregates, self.values, self.conditions, self.assignments)
-        return self._batch.height > 0
+            self._batch = None if body is None else self._by_contributors(body, self.aggregates, self.conditions)
+        else:
+            segments = self.shared.get(self.key, self.tables) if self.shared is not None else None
+            if segments is None:
+                body = self._body()
+                if body is None:
+                    return False
+                segments = Segments(body, self.group)
+                if self.shared is not None:
+                    self.shared.put(self.key, self.tables, segments)
+            self._batch = segments.fold(self.aggregates, self.values, self.conditions, self.assignments)
+        return self._batch is not None and self._batch.height > 0
+
+    def _of_contributor_sets(self, sets):
+        """Aggregates of other contributors in one rule (``sum(X)`` beside
+        ``count(<P>)``): each set folded alone over the one body, the
+        results joined per group on their common pieces, then the
+        conditions.  Each result is defined where its group has a binding,
+        so they cover the same time; two adjacent common pieces differ in
+        one of them, so they stay maximal."""
+        import numpy as np
+
+        from .code_frames import join
+        from .expressions import compare
+
+        body = self._body()
+        if body is None:
+            return None
+        out = None
+        for aggregates in sets:
+            if aggregates[0][1].contributors:
+                part = self._by_contributors(body, aggregates, ())
+            else:
+                part = Segments(body, self.group).fold(aggregates, self.values, (), self.assignments)
+            if part is None or not part.height:
+                return None
+            out = part if out is None else join(out, part, [var_column(g) for g in self.group])
+        out = out.select(*(var_column(g) for g in self.group), *(var_column(v) for v, _ in self.aggregates), "s", "e")
+        if self.conditions:
+            keep = np.ones(out.height, dtype=bool)
+            for cmp in self.conditions:
+                keep &= np.asarray(compare(cmp, out, self.values), dtype=bool)
+            out = out.filter(keep)
+        return out
 
     def _body(self):
         """The body's bindings, groups coded; in a recursion's later round
@@ -100,33 +139,26 @@ class AggregateNode(ColumnMapNode):
 
         return codes(body, [c for c in (var_column(g) for g in group) if ex.is_exact(body[c])], self.values)  # groups are codes
 
-    def _by_contributors(self) -> bool:
+    def _by_contributors(self, body, aggregates, conditions):
         """``msum(S, <Y>)``: each contributor tuple counts once at a time
         point, with the greatest of its bindings' values there (the least
         for min and mmin; docs/language.md, "Aggregation"): the body folded
         per group and contributor first, by max (min), into one binding per
         contributor and segment, which each aggregate then folds per group.
-        ``count(<V>)`` counts those bindings.  The aggregates of a rule
-        share their contributors (backend_choice.columns_refusal: the plan
-        places others on rows)."""
-        body = self._body()
-        if body is None:
-            return False
-        contributors = self.aggregates[0][1].contributors
+        ``count(<V>)`` counts those bindings.  ``aggregates`` share their
+        contributors (:meth:`_of_contributor_sets` joins those of others)."""
+        contributors = aggregates[0][1].contributors
         by = [*self.group, *(c.name for c in contributors if c.name not in self.group)]
         first, rest = [], []
-        for k, (var, agg) in enumerate(self.aggregates):
-            if agg.contributors != contributors:  # pragma: no cover - the plan places such rules on rows
-                raise Fallback("aggregates of other contributors in one rule")
+        for k, (var, agg) in enumerate(aggregates):
             one = f"{var}\0contributor{k}"
             fold = "count" if agg.expr is None else "min" if FOLDS[agg.func] == "min" else "max"
             first.append((one, ast.Aggregate(fold, agg.expr)))
             rest.append((var, ast.Aggregate(agg.func, None if agg.expr is None else ast.Var(one))))
         each = Segments(self._coded(body, by), by).fold(first, self.values, (), self.assignments)
         if not each.height:
-            return False
-        self._batch = Segments(each, self.group).fold(rest, self.values, self.conditions)
-        return self._batch.height > 0
+            return None
+        return Segments(each, self.group).fold(rest, self.values, conditions)
 
 
 class Segments:

@@ -32,24 +32,35 @@ def too_big(v) -> str:
     return ""
 
 
+def named_size(what: str) -> int:
+    """The bits or characters :func:`too_big` names."""
+    return int(what.split(" of ")[1].split()[0])
+
+
 def check_round(stratum, delta: dict, rounds: int, describe, where) -> None:
     """Raise when the round's new facts (``{pred: {terms: ...}}``) hold a
     runaway value; ``describe(rule)``/``where(rule)``: its text and place."""
     rules = getattr(stratum, "inventing_rules", None)
     if not rules:
         return
+    found = []
     for pred, changes in delta.items():
         for terms in changes:
             for v in terms:
                 what = too_big(v)
                 if what:
-                    raise runaway(stratum, pred, what, rounds, describe, where)
+                    found.append((pred, what))
+    if found:
+        raise runaway(stratum, found, rounds, describe, where)
 
 
-def runaway(stratum, pred, what: str, rounds: int, describe, where) -> ProgramError:
-    """The error of stratum ``stratum``'s recursion whose predicate ``pred``
-    holds the runaway value ``what`` (:func:`too_big`) after ``rounds``
-    rounds (the rows' check above, and the columns')."""
+def runaway(stratum, found: list, rounds: int, describe, where) -> ProgramError:
+    """The error of stratum ``stratum``'s recursion whose round ``rounds``
+    made the runaway values ``found``, ``[(pred, what)]`` (:func:`too_big`;
+    the rows' check above, and the columns'): it names the largest (ties:
+    the first predicate by name), not the first met, whose order differs
+    between executors."""
+    pred, what = min(found, key=lambda f: (-named_size(f[1]), f[0]))
     rules = stratum.inventing_rules
     rule = next((r for r in rules if r.head_pred == pred), rules[0])
     return ProgramError(

@@ -216,13 +216,15 @@ class TermValues:
         return out
 
     def runaway_at(self, codes) -> str:
-        """What makes a value of ``codes`` a runaway one (engine/runaway.py's
-        ``too_big``), "" for none; strings measured in their Series."""
-        from chronolog.engine.runaway import MAX_CHARS, too_big
+        """What makes the largest value of ``codes`` a runaway one
+        (engine/runaway.py's ``too_big``), "" for none; strings measured in
+        their Series."""
+        from chronolog.engine.runaway import MAX_CHARS, named_size, too_big
 
         strings = self.strings_at(codes)
         if strings is None:
-            return next(filter(None, map(too_big, self.take(codes))), "")
+            found = [w for w in map(too_big, self.take(codes)) if w]
+            return max(found, key=named_size) if found else ""
         longest = strings.str.len_chars().max() or 0
         return f"a string of {longest} characters" if longest > MAX_CHARS else ""
 

@@ -873,6 +873,7 @@ class ColumnRounds(seminaive.Backend):
         from .relation import term_columns
         from .value_columns import is_values
 
+        found = []
         for pred, frame in deltas.items():
             for name in term_columns(self.ev._arity(pred)):
                 if is_values(frame[name]):
@@ -881,7 +882,9 @@ class ColumnRounds(seminaive.Backend):
                 codes = codes[codes >= self.coded]
                 what = self.ev.terms.values.runaway_at(codes) if len(codes) else ""
                 if what:
-                    raise runaway(self.stratum, pred, what, number, _rule_text, _rule_pos)
+                    found.append((pred, what))
+        if found:
+            raise runaway(self.stratum, found, number, _rule_text, _rule_pos)
 
 
 def _last_reads(plan) -> dict:

@@ -306,12 +306,23 @@ def _python_folds(fold, column, i_s, i_e, seg, values):
     out, distinct = [], {}
     bounds = bounds.tolist()
     rows = rows.tolist()
+    alone: dict = {}  # a value's result where its binding is a segment's only one (most segments): folded once
     try:
         for j in range(len(seg)):
-            v = fold_of([vals[r] for r in rows[bounds[j]:bounds[j + 1]]])
+            lo, hi = bounds[j], bounds[j + 1]
+            if hi - lo == 1:
+                one = vals[rows[lo]]
+                got = alone.get((type(one), one))
+                if got is not None:
+                    out.append(got)
+                    continue
+            v = fold_of([vals[r] for r in rows[lo:hi]])
             if v != v:  # (NaN: a product of an infinity and zero)
                 raise ArithmeticError
-            out.append(distinct.setdefault((type(v), v), len(distinct)))
+            got = distinct.setdefault((type(v), v), len(distinct))
+            if hi - lo == 1:
+                alone[(type(one), one)] = got
+            out.append(got)
     except (ArithmeticError, TypeError, ValueError):
         raise Fallback(f"a {fold} the rows report as an error") from None
     found = [v for _, v in distinct]

@@ -524,6 +524,13 @@ def _time_columns(header, ncols, time_mapping, where):
 _SPELLS = frozenset("+-.#_{")  # with digits (any script's) and blanks: the first letters of cells an untyped column reads as other than a string
 
 
+def _bare_member(v) -> bool:
+    """Whether a set's member ``v`` is an integer or a name the set's text
+    spells bare and reads back as itself (cliffs' sets: parsing each of
+    160,000 cells took most of the output's time)."""
+    return type(v) is int or type(v) is str and v.isascii() and v.isidentifier() and v[:1].islower()
+
+
 def _plain(text: str) -> bool:
     """Whether an unmapped column reads the string ``text`` back as itself:
     its first letter is no other kind's."""
@@ -563,6 +570,8 @@ class ReadBack:
             return  # (a number, #T/#F, _:n1 and a string of no other kind's first letter read back as themselves, unmapped)
         if (k, t, v) in self.seen:
             return
+        if kind == "auto" and t is tuple and all(map(_bare_member, v)):
+            return  # (a set of integers and names reads back as itself: no parse of its cell each)
         self.seen.add((k, t, v))
         cell = _cell(v)
         try:

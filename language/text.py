@@ -121,6 +121,6 @@ def make_set(members) -> tuple:
     are one term however their members came (-0.0 as 0.0: one value)."""
     sets_made[0] = True  # (booleans.any_changed looks into sets from now on)
     distinct = {0.0 if type(v) is float and v == 0.0 else v for v in members}
-    if all(type(v) is str for v in distinct):  # (strings alone: term order is str's, without a key each)
-        return tuple(sorted(distinct))
+    if all(type(v) is str for v in distinct) or all(type(v) is int for v in distinct):
+        return tuple(sorted(distinct))  # (strings alone, or integers: term order is theirs, without a key each)
     return tuple(sorted(distinct, key=term_sort_key))

@@ -568,8 +568,6 @@ def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
             for _, a in op.aggregates:
                 if a.func not in SPARK_AGGREGATES:
                     return Refusal(f"aggregation: {a.func}", rule)
-                if a.contributors and len(op.aggregates) > 1:
-                    return Refusal(f"aggregation: {a.func} with contributors beside another aggregate", rule)
             exprs = [a.expr for _, a in op.aggregates if a.expr is not None and not isinstance(a.expr, ast.Var)]
             for step in (*op.input.steps, *op.after):
                 refused = _step_refusal(step, rule)

@@ -229,21 +229,30 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     if copies:  # (a copy's SQL may hold " AS " itself: a cast of term text)
         body = q.add(f"SELECT *, {', '.join(f'{read} AS {value}' for read, value in copies)} FROM {body}",
                      [*q.cols[body], *(value for _, value in copies)])
-    contributors = [a.contributors for _, a in aggregates if a.contributors]
-    if contributors:
-        # each contributor tuple counts once per point, with the greatest of
-        # its bindings' values there (the least for min): first that value
-        # per group and contributor, then the aggregate over those
-        (name, f, value), = specs  # check(): one aggregate
-        ccols = [col[c.name] for c in contributors[0] if isinstance(c, ast.Var) and col[c.name] not in group]
-        pick = "min" if f == "min" else "max"
-        if value in own:
-            own["_v"] = own[value]
-        body = _fold(q, body, [*group, *ccols], [("_v", "count" if f == "count" else pick, value)], scale, num, own,
-                     rules.catalog.spark)
-        specs = [(name, f, None if f == "count" else "_v")]
-        body = _staged(rules, q, body, group)
-    df = _fold(q, body, group, specs, scale, num, own, rules.catalog.spark)
+    by_contributors: dict = {}  # the aggregates' specs by their contributors, in order
+    for spec, (_, a) in zip(specs, aggregates):
+        by_contributors.setdefault(a.contributors, []).append(spec)
+    parts = []
+    for contributors, some in by_contributors.items():
+        src = body
+        if contributors:
+            # each contributor tuple counts once per point, with the greatest of
+            # its bindings' values there (the least for min): first that value
+            # per group and contributor, then the aggregate over those
+            ccols = [col[c.name] for c in contributors if isinstance(c, ast.Var) and col[c.name] not in group]
+            first, then = [], []
+            for name, f, value in some:
+                picked = f"_v{name}"
+                if value in own:
+                    own[picked] = own[value]
+                first.append((picked, "count" if f == "count" else "min" if f == "min" else "max", value))
+                then.append((name, f, None if f == "count" else picked))
+            src = _staged(rules, q, _fold(q, body, [*group, *ccols], first, scale, num, own, rules.catalog.spark), group)
+            some = then
+        parts.append(_fold(q, src, group, some, scale, num, own, rules.catalog.spark))
+    df = parts[0]
+    for part in parts[1:]:  # aggregates of other contributors: each set's values joined per group on their common pieces
+        df = _common_pieces(q, df, part, group)
     if sets:  # each set (a sorted array) as its text (sets.py)
         texts = [f"{set_text(c, sets[c], rules.arith.functions, rule)} AS {c}" if c in sets else c for c in q.cols[df]]
         df = q.add(f"SELECT {', '.join(texts)} FROM {df}", q.cols[df])
@@ -255,6 +264,20 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
     for lit in rule.after:  # (their constants are among the run's: program_constants)
         df = rules.test_or_assign(q, df, lit, varcls, varcols, rule)
     return rules.head(q, df, rule, varcols, varcls)
+
+
+def _common_pieces(q: Stmt, a: str, b: str, group: list) -> str:
+    """The folds ``a`` and ``b`` of one body by other contributors, joined
+    per ``group`` on the pieces where both hold (as the columns do,
+    engine/columns/aggregate.AggregateNode._of_contributor_sets: each holds
+    wherever its group has a binding, and adjacent common pieces differ in
+    one of them, so they stay maximal)."""
+    outs = [c for c in q.cols[b] if c not in (*group, "s", "e")]
+    on = " AND ".join([*(f"x.{g} = y.{g}" for g in group), "x.s < y.e", "y.s < x.e"])
+    cols = [*group, "s", "e", *(c for c in q.cols[a] if c not in (*group, "s", "e")), *outs]
+    sel = [*(f"x.{g} AS {g}" for g in group), "greatest(x.s, y.s) AS s", "least(x.e, y.e) AS e",
+           *(f"x.{c} AS {c}" for c in cols[len(group) + 2:] if c not in outs), *(f"y.{c} AS {c}" for c in outs)]
+    return q.add(f"SELECT {', '.join(sel)} FROM {a} AS x JOIN {b} AS y ON {on}", cols)
 
 
 def _staged(rules, q: Stmt, src: str, cols: list) -> str:

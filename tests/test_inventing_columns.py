@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 import chronolog
 from budget import examples
 from differential import agree, outcomes
+from test_recursion_through_time_columns import NAMES, intervals
+from test_recursion_through_time_columns import facts as time_facts
 
 from chronolog.engine.columns.encoding import CONFLATION
 
@@ -32,27 +34,16 @@ SHAPES = {
     "under a diamond": "h(X,Y,0) :- e(X,Y).\nh(X,Z,M) :- <->[{lo},{hi}] h(X,Y,N), e(Y,Z), M = N + 1, M < {k}.",
     "under a box": "h(X,0) :- q(X).\nh(Y,M) :- [-][{lo},{hi}] h(X,N), e(X,Y), M = N + 1, M < {k}.",
 }
-NAMES = ["a", "b", "c", "d"]
-ends = st.sampled_from([0, 1, 2, 3, 5, 8, Fraction(1, 2), 13])
 # weights of three kinds: a float meeting an equal exact number puts the
 # stratum on rows (a code holds one value), which the comparison then covers
 weights = st.sampled_from([1, 2, 3, Fraction(1, 2), Fraction(3, 4), 0.5, 1.25, 2.0])
 
 
 @st.composite
-def intervals(draw):
-    start = draw(ends)
-    length = draw(st.sampled_from([0, 1, 2, 4, Fraction(3, 2), 7]))
-    lo_open, hi_open = (draw(st.booleans()), draw(st.booleans())) if length else (False, False)
-    return f"{'(' if lo_open else '['}{start},{start + length}{')' if hi_open else ']'}"
-
-
-@st.composite
 def facts(draw):
-    out = []
-    for pred in ("q", "r", "s"):
-        for x in draw(st.lists(st.sampled_from(NAMES), max_size=4)):
-            out.append(f"{pred}({x})@{draw(intervals())}.")
+    """q, r and s as the recursions through time draw them, and edges e,
+    each with a weighted twin w."""
+    out = [line for line in draw(time_facts()).splitlines() if not line.startswith("e(")]
     for x, y in draw(st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(NAMES)), max_size=7)):
         out.append(f"e({x},{y})@{draw(intervals())}.")
         out.append(f"w({x},{y},{draw(weights)})@{draw(intervals())}.")

@@ -297,12 +297,23 @@ def _term_ranks(vals: list):
     rank = np.empty(len(vals), dtype=np.int64)
     if exact is not None:
         order = exact
-    elif strings:  # (a few: Python's sort, without a polars query's fixed 0.3 ms)
+    elif strings or _sets_of_one_kind(vals):  # (a few strings: Python's sort, without a polars query's fixed 0.3 ms)
         order = sorted(range(len(vals)), key=vals.__getitem__)
     else:
         order = sorted(range(len(vals)), key=lambda i: term_sort_key(vals[i]))
     rank[order] = np.arange(len(vals))
     return rank
+
+
+def _sets_of_one_kind(vals: list) -> bool:
+    """Whether ``vals`` are sets (munion's tuples) of integers only or of
+    strings only: their term order is then the tuples' own (a member's
+    key would be ``(0, m)`` or ``(1, m)`` for all alike), without a key
+    built per member (160,000 sets: 2.7 of a command's 3 s)."""
+    if not all(type(v) is tuple for v in vals):
+        return False
+    kinds = {type(m) for v in vals for m in v}
+    return kinds <= {int} or kinds <= {str}
 
 
 class TermTexts:

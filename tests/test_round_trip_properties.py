@@ -473,6 +473,21 @@ def test_a_set_of_integers_and_names_reads_back_without_its_parse(members):
     assert r.changed is None
 
 
+@settings(deadline=None, max_examples=examples(100))
+@given(st.sampled_from([st.integers(-5, 5), st.sampled_from("abcde")]).flatmap(
+    lambda members: st.lists(st.lists(members, min_size=1, max_size=4), max_size=30)))
+def test_sets_of_one_kind_are_ranked_in_term_order(sets):
+    """The writers rank sets of integers only, or of strings only, by the
+    tuples themselves (no key per member): term order, as term_sort_key
+    orders them."""
+    from chronolog.connectors.text_out import _term_ranks
+    from chronolog.language.text import make_set, term_sort_key
+
+    vals = list(dict.fromkeys(make_set(m) for m in sets))
+    rank = _term_ranks(vals)
+    assert sorted(vals, key=lambda v: rank[vals.index(v)]) == sorted(vals, key=term_sort_key)
+
+
 _CELL_VALUES = st.one_of(
     st.text(max_size=4), st.sampled_from(["x", "1", "\u0661", " 1", "#T", "_:n1", "{a}", "-", "+2", ".5", "", "ab"]),
     st.integers(-5, 5), st.sampled_from([1.5, Boolean(True), dt.datetime(2020, 1, 31), (1.5, "a"), Fraction(1, 3)]),

@@ -302,6 +302,12 @@ def _python_folds(fold, column, i_s, i_e, seg, values):
     vals = python_list(column, values.terms)
     if fold == "prod" and not all(map(is_number, vals)):
         raise Fallback("a product of a value that is no number: the rows report it")
+    if fold == "munion":
+        sets = _sets_of_one_kind(vals, rows, at, len(seg))
+        if sets is not None:
+            distinct = {}
+            at = np.fromiter((distinct.setdefault(v, len(distinct)) for v in sets), dtype=np.int64, count=len(sets))
+            return np.asarray(values.terms.code_all(list(distinct)), dtype=np.int64)[at]
     fold_of = _FOLD[fold]
     out, distinct = [], {}
     bounds = bounds.tolist()
@@ -330,6 +336,34 @@ def _python_folds(fold, column, i_s, i_e, seg, values):
     if all(type(v) is float and math.isfinite(v) for v in found):  # (a float value column: value_columns.py)
         return float_series("", np.asarray(found, dtype=np.float64)[at])
     return np.asarray(values.terms.code_all(found), dtype=np.int64)[at]
+
+
+def _sets_of_one_kind(vals, rows, at, n):
+    """munion's ``n`` sets, one per segment, where every value is a string
+    or every one an integer (no set among them to union, no -0.0; term
+    order is their own order): the pairs ``(at, rows)`` made distinct and
+    ordered by one numpy sort of segment and rank, each set a slice of
+    them, as language/text.make_set would build it; None for other
+    values (the rows' fold then)."""
+    import numpy as np
+
+    from chronolog.language.booleans import sets_made
+
+    kinds = set(map(type, vals))
+    if kinds != {str} and kinds != {int}:
+        return None
+    members = sorted(set(vals))
+    rank = {v: i for i, v in enumerate(members)}
+    ranks = np.fromiter(map(rank.__getitem__, vals), dtype=np.int64, count=len(vals))
+    width = max(len(members), 1)
+    if n * width >= 2**62:
+        return None
+    key = np.sort(np.asarray(at, dtype=np.int64) * width + ranks[np.asarray(rows, dtype=np.int64)])
+    key = key[np.concatenate(([True], key[1:] != key[:-1]))]  # (distinct by a sort: numpy's unique hashes, 4x slower here)
+    bounds = np.searchsorted(key // width, np.arange(n + 1, dtype=np.int64)).tolist()
+    ordered = [members[i] for i in (key % width).tolist()]
+    sets_made[0] = True  # (as make_set marks it: booleans.any_changed looks into sets from now on)
+    return [tuple(ordered[bounds[j]:bounds[j + 1]]) for j in range(n)]
 
 
 def _pairs(v):

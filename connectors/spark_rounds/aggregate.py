@@ -272,12 +272,11 @@ def _common_pieces(q: Stmt, a: str, b: str, group: list) -> str:
     engine/columns/aggregate.AggregateNode._of_contributor_sets: each holds
     wherever its group has a binding, and adjacent common pieces differ in
     one of them, so they stay maximal)."""
-    outs = [c for c in q.cols[b] if c not in (*group, "s", "e")]
+    mine, theirs = ([c for c in q.cols[step] if c not in (*group, "s", "e")] for step in (a, b))
     on = " AND ".join([*(f"x.{g} = y.{g}" for g in group), "x.s < y.e", "y.s < x.e"])
-    cols = [*group, "s", "e", *(c for c in q.cols[a] if c not in (*group, "s", "e")), *outs]
     sel = [*(f"x.{g} AS {g}" for g in group), "greatest(x.s, y.s) AS s", "least(x.e, y.e) AS e",
-           *(f"x.{c} AS {c}" for c in cols[len(group) + 2:] if c not in outs), *(f"y.{c} AS {c}" for c in outs)]
-    return q.add(f"SELECT {', '.join(sel)} FROM {a} AS x JOIN {b} AS y ON {on}", cols)
+           *(f"x.{c} AS {c}" for c in mine), *(f"y.{c} AS {c}" for c in theirs)]
+    return q.add(f"SELECT {', '.join(sel)} FROM {a} AS x JOIN {b} AS y ON {on}", [*group, "s", "e", *mine, *theirs])
 
 
 def _staged(rules, q: Stmt, src: str, cols: list) -> str:

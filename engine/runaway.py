@@ -19,22 +19,19 @@ MAX_BITS = 1024  # about 10**308: far beyond any value a program reads in
 MAX_CHARS = 100_000
 
 
-def too_big(v) -> str:
-    """What makes ``v`` a runaway value ("" when it is not one)."""
+def too_big(v):
+    """``(size, what)`` where ``v`` is a runaway value (its bits or
+    characters, and the words naming it), else None."""
     t = type(v)
     if t is int:
-        return f"a number of {v.bit_length()} bits" if v.bit_length() > MAX_BITS else ""
+        bits = v.bit_length()
+        return (bits, f"a number of {bits} bits") if bits > MAX_BITS else None
     if issubclass(t, Fraction):  # (and Points, language/timeline.py)
         bits = max(v.numerator.bit_length(), v.denominator.bit_length())
-        return f"a fraction of {bits} bits" if bits > MAX_BITS else ""
+        return (bits, f"a fraction of {bits} bits") if bits > MAX_BITS else None
     if t is str:
-        return f"a string of {len(v)} characters" if len(v) > MAX_CHARS else ""
-    return ""
-
-
-def named_size(what: str) -> int:
-    """The bits or characters :func:`too_big` names."""
-    return int(what.split(" of ")[1].split()[0])
+        return (len(v), f"a string of {len(v)} characters") if len(v) > MAX_CHARS else None
+    return None
 
 
 def check_round(stratum, delta: dict, rounds: int, describe, where) -> None:
@@ -47,20 +44,20 @@ def check_round(stratum, delta: dict, rounds: int, describe, where) -> None:
     for pred, changes in delta.items():
         for terms in changes:
             for v in terms:
-                what = too_big(v)
-                if what:
-                    found.append((pred, what))
+                big = too_big(v)
+                if big:
+                    found.append((pred, big))
     if found:
         raise runaway(stratum, found, rounds, describe, where)
 
 
 def runaway(stratum, found: list, rounds: int, describe, where) -> ProgramError:
     """The error of stratum ``stratum``'s recursion whose round ``rounds``
-    made the runaway values ``found``, ``[(pred, what)]`` (:func:`too_big`;
+    made the runaway values ``found``, ``[(pred, (size, what))]`` (:func:`too_big`;
     the rows' check above, and the columns'): it names the largest (ties:
     the first predicate by name), not the first met, whose order differs
     between executors."""
-    pred, what = min(found, key=lambda f: (-named_size(f[1]), f[0]))
+    pred, (_, what) = min(found, key=lambda f: (-f[1][0], f[0]))
     rules = stratum.inventing_rules
     rule = next((r for r in rules if r.head_pred == pred), rules[0])
     return ProgramError(

@@ -215,18 +215,17 @@ class TermValues:
                 out[i] = v
         return out
 
-    def runaway_at(self, codes) -> str:
-        """What makes the largest value of ``codes`` a runaway one
-        (engine/runaway.py's ``too_big``), "" for none; strings measured in
+    def runaway_at(self, codes):
+        """engine/runaway.py's ``too_big`` of the largest value of
+        ``codes`` that is a runaway one, else None; strings measured in
         their Series."""
-        from chronolog.engine.runaway import MAX_CHARS, named_size, too_big
+        from chronolog.engine.runaway import MAX_CHARS, too_big
 
         strings = self.strings_at(codes)
         if strings is None:
-            found = [w for w in map(too_big, self.take(codes)) if w]
-            return max(found, key=named_size) if found else ""
+            return max(filter(None, map(too_big, self.take(codes))), default=None)
         longest = strings.str.len_chars().max() or 0
-        return f"a string of {longest} characters" if longest > MAX_CHARS else ""
+        return (longest, f"a string of {longest} characters") if longest > MAX_CHARS else None
 
     def strings_at(self, codes):
         """The values of ``codes`` as a polars String Series when every one

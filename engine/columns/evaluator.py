@@ -880,9 +880,9 @@ class ColumnRounds(seminaive.Backend):
                     continue
                 codes = np.unique(frame[name].to_numpy())
                 codes = codes[codes >= self.coded]
-                what = self.ev.terms.values.runaway_at(codes) if len(codes) else ""
-                if what:
-                    found.append((pred, what))
+                big = self.ev.terms.values.runaway_at(codes) if len(codes) else None
+                if big:
+                    found.append((pred, big))
         if found:
             raise runaway(self.stratum, found, number, _rule_text, _rule_pos)
 

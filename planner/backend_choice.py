@@ -301,8 +301,8 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
         return None  # (swept in one pass, values it creates bounded as the rows bound them)
     for rp in st.rules:
         op = rp.operator
-        if isinstance(op, ph.ChaseStep):
-            return "existential variables: restricted chase"
+        if isinstance(op, ph.ChaseStep) and rp.rule.watched is not None:
+            return "an existential rule whose nulls may flow back into its body: the rows stop such a chase if it may not end"
         if isinstance(op, ph.Aggregate):
             for _, a in op.aggregates:
                 if a.func not in COLUMN_AGGREGATES:

@@ -36,9 +36,9 @@ PROGRAMS = {
 # a stratum on rows (Since), the rest on columns
 FALLBACK = """
     q(X) :- <->[0,2] p(X, Y).
-    w(X, Z) :- p(X, Y).
+    w(X, C) :- p(X, Y), C = mcount(<1>).
     @output("q"). @output("w").
-"""  # an existential rule runs on rows
+"""  # an aggregate of a contributor that is no variable runs on rows
 DATED = """
     @timeGranularity("hours").
     q(X) :- <->[0,2] p(X, Y).

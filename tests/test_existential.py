@@ -341,7 +341,9 @@ def test_plan_shows_existential_strata_run_on_rows():
     from chronolog.plan_text import describe_plan
 
     text = describe_plan(plan(vadalog.parse("o(Y, C) :- c(C).\nc(a)@0.")))
-    assert "runs on rows (existential variables: restricted chase)" in text
+    assert "runs on columns when" in text and "[exists Y: restricted chase]" in text
+    text = describe_plan(plan(vadalog.parse("o(Y, C) :- o(C, Z).\no(a, b)@0.")))
+    assert "runs on rows (an existential rule whose nulls may flow back into its body" in text
 
 
 # ---------------------------------------------------------------- brute force
@@ -556,11 +558,18 @@ def test_existential_programs_are_not_partitioned():
         analyse(plan(vadalog.parse("controller(Y, C) :- company(C).\ncompany(a)@0.")))
 
 
-def test_the_columnar_executor_never_runs_an_existential_stratum():
+def test_the_columnar_executor_runs_existential_strata_but_a_watched_chase():
     m = chronolog.reason("o(Y, C) :- c(C).\np(C) :- c(C).\nc(a)@0.", engine="columns")
     ran = {min(s.preds): m.stats["executors"][s.index] for s in m.plan.strata}
-    assert ran == {"o": "rows", "p": "columns"}
+    assert ran == {"o": "columns", "p": "columns"}
     assert m.to_text().splitlines() == ["o(_:n1,a)@[0,0]", "p(a)@[0,0]"]
+    m = chronolog.reason("o(Y, C) :- o(C, Z), c(C).\nc(a)@0. c(b)@0. o(a, b)@0.", engine="columns")
+    assert set(m.stats["executors"].values()) == {"columns"}  # (c(C) confines the nulls: not watched)
+    assert m.to_text().splitlines() == ["o(a,b)@[0,0]", "o(_:n1,a)@[0,0]"]
+    watched = "o(Y, C) :- o(C, Z).\no(a, b)@0. o(c, a)@0. o(a, c)@0."  # (every head holds: no null made)
+    m = chronolog.reason(watched, engine="columns")
+    assert set(m.stats["executors"].values()) == {"rows"}
+    assert m.to_text().splitlines() == ["o(a,b)@[0,0]", "o(a,c)@[0,0]", "o(c,a)@[0,0]"]
 
 
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -28,21 +28,22 @@ body rows were all found before any fired):
   their new facts the next round's deltas.
 
 Existential rules that share a head predicate fire as the engine's do
-(its waiting pipelines, engine/rows/chase.py): one variant's body rows
-after another, in the order they first came since the last firing (the
-earliest round, then the plan's rules, each rule's variants), each
+(engine/rows/chase.py): one after another in the program's order, each
 restricted check seeing the facts of those before it.  The rounds write
-those rows in each round's own action (:meth:`Chase.rows`,
-rounds.Rounds._keep) and fire them here one node at a time: the other
+each variant's body rows in each round's own action (:meth:`Chase.rows`,
+rounds.Rounds._keep) and fire them here one node (rule and variant) at a
+time, a rule's variants in the order their rows first came: the other
 rules and the first node in one action, each later node in one of its
 own, its difference against the head relation and the earlier nodes'
 facts (:meth:`Chase._with_made`).
 
 The labels run ``n1, n2, ...`` over the run, the rules of one firing in
 the plan's order (the nodes after, in firing order), each rule's in the order of its frontier terms as Spark
-orders their columns: deterministic, but not the engine's creation order
-(the order its pipelines produce body rows in), so the two executors'
-models are equal up to a one-to-one renaming of nulls (docs/spark.md).
+orders their columns.  The engine numbers a rule's nulls in term order
+over all its variants at once (and orders mixed kinds as the language
+does), so the two executors' models are equal up to a one-to-one
+renaming of nulls, the same labels where a firing's frontiers are of one
+kind and each rule's nulls come in one variant (docs/spark.md).
 A run's inputs hold no null (a null in an input goes to one task).
 
 A watched rule (planner/existential.py: its nulls may flow back into its
@@ -57,6 +58,7 @@ decides as the engine does.
 
 from __future__ import annotations
 
+from chronolog.engine.rows.chase import frontier_vars
 from chronolog.language import ast
 from chronolog.planner.ir import NegScan, Scan
 from chronolog.planner.normalize import TOP
@@ -157,13 +159,10 @@ class Chase:
         rule's own), or None (it binds nothing).  ``driver``, ``views``:
         the variant's, as :meth:`RuleSql.step` takes them.
 
-        The engine's chase keeps each variant's rows waiting apart (a
-        pipeline per rule and variant, engine/rows/chase.py) and fires
-        them, at the stratum's fixpoint, in the order their first rows
-        arrived: the earliest round, then the round's order (the plan's
-        rules, each rule's variants).  Each firing's restricted check sees
-        the facts of those before it, so that order decides which rule's
-        null covers a time both bodies hold (docs/spark.md)."""
+        The engine's chase fires such rules, at the stratum's fixpoint,
+        in the program's order, each restricted check seeing the facts of
+        those before it, so that order decides which rule's null covers a
+        time both bodies hold (docs/spark.md)."""
         front = frontier_vars(rule)
         env = body_classes(rule.body, self.relations.types.classes)
         name = f"$chase-rows-{id(rule)}"
@@ -227,11 +226,6 @@ class Chase:
         if not parts:
             return 0
         return sum(r[0] for r in self.catalog.sql(" UNION ALL ".join(parts)).collect())
-
-
-def frontier_vars(rule) -> list:
-    """The variables of ``rule``'s head that its body binds, in head order, each once."""
-    return list(dict.fromkeys(t.name for t in rule.head_terms if isinstance(t, ast.Var) and t.name not in rule.existentials))
 
 
 def body_preds(rule) -> set:

@@ -289,8 +289,8 @@ class Rounds(seminaive.Backend):
         too), those whose body read a relation that changed since they
         last fired (chase.py); their new facts join the deltas, the next
         round's.  Rules that share a head predicate fire the body rows
-        their variants found since (:meth:`round`), one variant after
-        another in the order the rows first came (chase.Chase.rows)."""
+        their variants found since (:meth:`round`), in the program's order,
+        a rule's variants in the order their rows first came (chase.Chase.rows)."""
         if not self._chasing:
             return deltas
         if self._changed is not None:
@@ -298,7 +298,8 @@ class Rounds(seminaive.Backend):
         if self._level.recursion(deltas):
             return deltas
         rules = [r for r in self._chasing if id(r) not in self._ordered and (self._changed is None or body_preds(r) & self._changed)]
-        nodes = [(rule, parts) for _, rule, parts in sorted(self._nodes.values(), key=lambda n: n[0])]
+        place = {id(r): i for i, r in enumerate(self._chasing)}  # (the program's order, as the engine fires them)
+        nodes = [(rule, parts) for _, rule, parts in sorted(self._nodes.values(), key=lambda n: (place[id(n[1])], n[0]))]
         self._nodes = {}
         if not rules and not nodes:
             return deltas

@@ -835,11 +835,36 @@ class ColumnRounds(seminaive.Backend):
         self.ev, self.stratum = ev, stratum
         self.coded = len(ev.terms.values)  # values coded before the stratum: the ones its rules may create come after
         self.derived_before = ev.stats["derivations"]  # (auto hands a stratum of small rounds to the rows)
-        self.small_to_rows = ev.engine == "auto" and small_rounds_to_rows(ph.stratum_plan(ev.plan, stratum))
+        planned = ph.stratum_plan(ev.plan, stratum)
+        self.small_to_rows = ev.engine == "auto" and small_rounds_to_rows(planned)
+        # existential rules, in the program's order: fired at a fixpoint (:meth:`settle`)
+        self.chasing = [rp for rp in planned.rules if isinstance(rp.operator, ph.ChaseStep)]
+        self.changed = None  # the predicates changed since the chase last fired (None: it has not)
 
     def round(self, variants, deltas: dict) -> dict:
         self.ev._delta = deltas
+        if self.chasing:
+            variants = [(rp, v) for rp, v in variants if not isinstance(rp.operator, ph.ChaseStep)]
         return self.ev._merge_round(self.stratum, variants, self.produced)
+
+    def settle(self, deltas: dict) -> dict:
+        """The existential rules fire once the rest of the stratum is at its
+        fixpoint (after round 1 without recursion), those whose body read a
+        predicate that changed since they last fired (chase.py); their new
+        facts are the next round's deltas."""
+        if not self.chasing:
+            return deltas
+        if self.changed is not None:
+            self.changed |= set(deltas)
+        if deltas and self.stratum.recursive:
+            return deltas
+        from .chase import fire, reads
+
+        rules = [rp for rp in self.chasing if self.changed is None or reads(rp) & self.changed]
+        self.changed = set()
+        new = fire(self.ev, self.stratum, rules) if rules else {}
+        self.changed |= set(new)
+        return {**deltas, **new}
 
     def before_round(self, number: int, deltas: dict) -> None:
         """A recursion through time reports each round, as the rows do; where

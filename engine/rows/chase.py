@@ -17,11 +17,14 @@ search over models that repeat sees the same terms in every period.
 The rows of a round wait (``process``) until the other rules of the stratum
 have reached their fixpoint, and are then fired (``fire_waiting``, called by
 the evaluator): a Datalog-first restricted chase, so a fact that a plain
-rule derives satisfies the head before any null is made for it.  Each
-rule's facts go into the store before the next rule fires, so a second
-existential rule with the same head sees them.  Within one rule, rows with
-the same head values get the same witness anyway, so they need not see
-each other's facts.
+rule derives satisfies the head before any null is made for it.  The rules
+fire in the program's order, each rule's facts in the store before the next
+rule fires, so a second existential rule with the same head sees them.
+Within one rule, rows with the same head values get the same witness
+anyway, so they need not see each other's facts; its new witnesses are
+made in the term order of their frontiers, so the labels depend on the
+program and the facts alone, not on the order pipelines produced rows in
+(the columns' chase, engine/columns/chase.py, makes the same ones).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 from chronolog.language import ast
 from chronolog.language.errors import ProgramError, counted
 from chronolog.language.nulls import Null, NullFactory, current_factory, null_labels
+from chronolog.language.text import term_sort_key
 from chronolog.language.timeline import coalesce, format_interval, intersect, subtract
 
 from ..node import MapNode
@@ -66,9 +70,9 @@ class ChaseNode(MapNode):
                 same.setdefault(t.name, []).append(i)
         self.same = [ps for ps in same.values() if len(ps) > 1]
         self.exist_at = {i: t.name for i, t in enumerate(terms) if isinstance(t, ast.Var) and t.name in exist}
-        self.frontier_slots = tuple(sorted({slots[t.name] for t in terms if isinstance(t, ast.Var) and t.name not in exist}))
-        src = rule.source
-        self.rule_key = (str(src.pos), src.text) if src is not None else (rule.describe(),)
+        # the head's other variables in head order, whatever order the variant's joins bound them in
+        self.frontier_slots = tuple(slots[v] for v in frontier_vars(rule))
+        self.rule_key = witness_rule(rule)
         self.slots = slots
 
     def label(self) -> str:
@@ -103,32 +107,44 @@ class ChaseNode(MapNode):
         waiting.setdefault(id(self), (self, []))[1].extend(batch)
         return []
 
-    def fire(self, batch):
-        """The new facts for ``batch`` where the head does not hold yet."""
+    def uncovered(self, batch) -> list:
+        """``(binding, frontier, key, pieces)`` of each row of ``batch`` where
+        the head does not hold yet (``pieces``: the times it does not)."""
         store, hz = self.state.store, self.horizon
-        factory = null_factory(self.state)
-        n = len(self.rule.head_terms)
+        rel = store.get(self.head_pred)
         out = []
         for b, body_iv in batch:
             iv = body_iv if hz is None else intersect(body_iv, hz)
             if iv is None:
                 continue
             key = tuple(v if k == "const" else b[v] for k, v in self.key_parts)
-            covered = self._matching(store.get(self.head_pred), key)
+            covered = self._matching(rel, key)
             rest = subtract(iv, coalesce(covered)) if covered else [iv]
-            if not rest:
-                continue  # the head holds already: the restricted chase does not fire
-            frontier = tuple(b[s] for s in self.frontier_slots)
+            if rest:  # (else the head holds already: the restricted chase does not fire)
+                out.append((b, body_iv, tuple(b[s] for s in self.frontier_slots), key, rest))
+        return out
+
+    def witness_keys(self, frontier) -> list:
+        """The witness keys of a frontier, one per existential variable in
+        head order (language/nulls.NullFactory.witness)."""
+        return [(self.rule_key, var, frontier) for var in dict.fromkeys(self.exist_at.values())]
+
+    def make(self, rows, factory) -> list:
+        """The new facts of the uncovered ``rows``, their nulls the witnesses
+        ``factory`` holds (made by :func:`fire_waiting` in frontier order)."""
+        n = len(self.rule.head_terms)
+        out = []
+        for b, body_iv, frontier, key, rest in rows:
             values = [None] * n
             for i, v in zip(self.key_positions, key):
                 values[i] = v
             nulls = {}
             for i, var in self.exist_at.items():
                 if var not in nulls:
-                    key = (self.rule_key, var, frontier)
-                    nulls[var] = factory.witness(key)
+                    wkey = (self.rule_key, var, frontier)
+                    nulls[var] = factory.witness(wkey)
                     if self.rule.watched is not None:
-                        self._watch(factory, nulls[var], key, i)
+                        self._watch(factory, nulls[var], wkey, i)
                 values[i] = nulls[var]
             terms = tuple(values)
             for piece in rest:
@@ -166,18 +182,54 @@ class ChaseNode(MapNode):
         )
 
 
-def fire_waiting(state, merges) -> bool:
+def frontier_vars(rule) -> list:
+    """The head's variables the body binds (its frontier), in head order, each once."""
+    return list(dict.fromkeys(t.name for t in rule.head_terms if isinstance(t, ast.Var) and t.name not in rule.existentials))
+
+
+def witness_rule(rule) -> tuple:
+    """The rule's part of its witnesses' keys (language/nulls.NullFactory):
+    its place and text, the same in every evaluator of a run."""
+    src = rule.source
+    return (str(src.pos), src.text) if src is not None else (rule.describe(),)
+
+
+def fire_waiting(state, merges, order=()) -> bool:
     """Fire the existential rules' waiting body rows into their MergeNodes;
-    whether there were any."""
+    whether there were any.
+
+    The labels do not depend on the order the pipelines produced rows in:
+    the rules fire in ``order`` (the stratum plan's: the program's order),
+    each seeing the facts of those before it, all of a rule's variants at
+    once; a rule's new witnesses are made in the term order of their
+    frontiers (:func:`frontier_order`).  The columns' chase
+    (engine/columns/chase.py) fires so too, and makes the same nulls."""
     waiting = getattr(state, "_chase_waiting", None)
     if not waiting:
         return False
     state._chase_waiting = {}
+    place = {id(r): i for i, r in enumerate(order)}
+    by_rule: dict = {}
     for node, rows in waiting.values():
-        out = node.fire(rows)
-        if out:
-            merges[node.head_pred].merge(out)
+        by_rule.setdefault(id(node.rule), []).append((node, rows))
+    factory = null_factory(state)
+    for nodes in sorted(by_rule.values(), key=lambda ns: place.get(id(ns[0][0].rule), len(place))):
+        found = [(node, node.uncovered(rows)) for node, rows in nodes]
+        frontiers = {f for _, rows in found for _, _, f, _, _ in rows}
+        for f in sorted(frontiers, key=frontier_order):
+            for key in nodes[0][0].witness_keys(f):
+                factory.witness(key)
+        for node, rows in found:
+            out = node.make(rows, factory)
+            if out:
+                merges[node.head_pred].merge(out)
     return True
+
+
+def frontier_order(frontier) -> tuple:
+    """The order in which a firing makes its witnesses: the frontier's terms
+    in term order (language/text.term_sort_key; 2 before 2.0)."""
+    return tuple((term_sort_key(v), type(v) is float) for v in frontier)
 
 
 def _next_seq():

@@ -160,7 +160,7 @@ class Evaluator:
         fixpoint (engine/rows/chase.py); their facts are the next delta."""
         if delta and stratum.recursive:
             return delta
-        if not fire_waiting(self, merges):
+        if not fire_waiting(self, merges, [rp.rule for rp in ph.stratum_plan(self.plan, stratum).rules]):
             return delta
         for p, m in merges.items():
             ch = m.take_changes()

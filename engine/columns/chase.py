@@ -1,0 +1,109 @@
+"""Existential rules on columns: the restricted chase of engine/rows/chase.py
+over frames, making the same nulls.
+
+An existential rule derives nothing in a round.  Once the rest of its
+stratum is at its fixpoint (``ColumnRounds.settle``: after round 1 without
+recursion), each existential rule whose body read a predicate that changed
+since it last fired fires, in the program's order, each seeing the facts
+of those before it:
+
+* its body's bindings over the full relations, clipped to the horizon,
+  minus the time where the head already holds: a difference against the
+  head atom with its existential variables left free (``not h(X, _)``, a
+  repeated one one value), the restricted check;
+* a witness for each frontier left (the values of the head's other
+  variables), made by the run's factory of nulls in the term order of the
+  frontiers (rows/chase.frontier_order), as the rows make them: the same
+  labels whichever executor runs the stratum;
+* the head facts, merged as a round's are; their new facts the next round's
+  deltas.
+
+A rule whose nulls may flow back into its own body (planner/existential.py:
+watched) runs on rows, which stop a chase that may not end
+(backend_choice.columns_refusal).
+"""
+
+from __future__ import annotations
+
+from chronolog.language import ast
+
+from .. import seminaive
+from ..rows.chase import frontier_order, frontier_vars, null_factory, witness_rule
+
+
+def reads(rp) -> set:
+    """The predicates an existential rule's body reads."""
+    from .lowering import _reads
+
+    return set(_reads(rp.operator.input))
+
+
+def fire(ev, stratum, rps) -> dict:
+    """Fire the existential rules ``rps`` (RulePlans, the program's order)
+    of ``stratum`` on the HybridEvaluator ``ev``; their new maximal
+    intervals per predicate."""
+    delta: dict = {}
+    for rp in rps:
+        made = _made(ev, rp)
+        if made is None:
+            continue
+        ev.stats["derivations"] += made.height
+        ev._merge_into(stratum, rp.rule.head_pred, {rp.rule.head_pred: [made]}, delta)
+    return delta
+
+
+def _made(ev, rp):
+    """The facts one existential rule makes now, as an OutputNode writes a
+    round's (None: none)."""
+    from ..interval_shift import clipped
+    from . import code_frames
+    from .base import drain
+    from .difference import DifferenceNode
+    from .lowering import body_pipeline
+    from .output import OutputNode
+    from .scan import ScanNode
+
+    op, rule = rp.operator, rp.rule
+    df = drain(body_pipeline(ev, op.input, rule))
+    if df is None or not df.height:
+        return None
+    if rp.root.clip and ev.horizon is not None:  # (before the check: a binding outside the horizon makes no null)
+        df = code_frames.ends(df, dict(zip("se", clipped(*ev._scale.codes(ev.horizon)))), cut=True)
+        if not df.height:
+            return None
+    exist = set(op.existentials)
+    free = [ast.Var("_chase_" + t.name) if isinstance(t, ast.Var) and t.name in exist else t for t in rule.head_terms]
+    df = DifferenceNode(None, ScanNode(rule.head_pred, tuple(free), seminaive.FULL, ev), ev.values).process(df)
+    if not df.height:
+        return None
+    df = _with_witnesses(ev, rule, df)
+    return OutputNode(None, rule.head_pred, rule.head_terms, ev.terms, None, None, ev._scale).process(df)
+
+
+def _with_witnesses(ev, rule, df):
+    """``df`` with a column of null codes per existential variable: each
+    frontier's witnesses, new ones made in the frontiers' term order."""
+    import polars as pl
+
+    from .scan import var_column
+    from .value_columns import is_values
+
+    factory = null_factory(ev)
+    key = witness_rule(rule)
+    exist = list(dict.fromkeys(t.name for t in rule.head_terms if isinstance(t, ast.Var) and t.name in rule.existentials))
+    cols = [var_column(v) for v in frontier_vars(rule)]
+    if not cols:
+        nulls = [factory.witness((key, v, ())) for v in exist]
+        codes = ev.terms.code_all(nulls)
+        return df.with_columns(*(pl.lit(int(c), dtype=pl.Int64).alias(var_column(v)) for v, c in zip(exist, codes)))
+    fronts = df.select(cols).unique()
+    decoded = [s.to_list() if is_values(s) else ev.terms.values.take(s.to_numpy()) for s in fronts.get_columns()]
+    tuples = list(zip(*decoded))
+    order = sorted(range(len(tuples)), key=lambda i: frontier_order(tuples[i]))
+    fronts = fronts[order]
+    made = {v: [] for v in exist}
+    for i in order:
+        for v in exist:
+            made[v].append(factory.witness((key, v, tuples[i])))
+    fronts = fronts.with_columns(pl.Series(var_column(v), ev.terms.code_all(made[v]), dtype=pl.Int64) for v in exist)
+    return df.join(fronts, on=cols, how="inner")

@@ -677,6 +677,27 @@ def _has_existentials(prog) -> bool:
     return any(existential_variables(r) for r in prog.rules)
 
 
+def _without_null_labels(facts) -> bool:
+    """Whether ``facts`` (None, or fact files) hold no labelled null: no
+    ``_:`` in their bytes (a memchr-speed search).  The chase names its
+    nulls past every label the given facts use, which it learns from rows:
+    a program with existential rules reads its files into columns only
+    where none holds a label (a ``_:`` in a quoted string reads as rows too)."""
+    import mmap
+
+    paths = [] if facts is None else [facts] if isinstance(facts, os.PathLike) else facts
+    if not isinstance(paths, (list, tuple)) or not all(isinstance(p, os.PathLike) for p in paths):
+        return False
+    for p in paths:
+        try:
+            with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                if m.find(b"_:") >= 0:
+                    return False
+        except (OSError, ValueError):  # (an empty file cannot be mapped; a missing one is reported when read)
+            continue
+    return True
+
+
 class _Changes:
     """Small changes waiting for a predicate's rows, folded into their net
     effect: the rows minus ``holes`` (terms -> a tuple of intervals), plus
@@ -1094,9 +1115,10 @@ class Reasoner:
         check_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
         # per fact) when the columnar executor may read them
-        # (not for existential rules: their chase runs on rows and names its
-        # nulls past every label the given facts use)
-        direct = self.engine != "rows" and not explain and not _has_existentials(prog)
+        # (with existential rules, only files that hold no labelled null: the
+        # chase names its nulls past every label the given facts use)
+        existential = _has_existentials(prog)
+        direct = self.engine != "rows" and not explain and (not existential or _without_null_labels(facts))
         min_rows = direct_min_rows(self.engine) or 0
         columns = _fact_columns(facts, dialect, prog.calendar, _terms_of(prog)) if direct else None
         in_program = prog.fact_columns  # (the program's fact lines, read by the kernel reader)
@@ -1124,7 +1146,7 @@ class Reasoner:
             from chronolog.connectors.bindings import load_bound_inputs
 
             # large bound CSV files as columns too (connectors/csv_columns.py)
-            bound = [] if direct else None
+            bound = [] if direct and not existential else None  # (a CSV cell _:n1 is a null)
             extra.extend_facts(load_bound_inputs(prog, _base_dir(base_dir, program), columns=bound, min_rows=min_rows))
             if bound:
                 columns = (columns or []) + bound

@@ -25,8 +25,9 @@ from chronolog.engine.columns.exact_columns import distinct as exact_distinct
 from chronolog.engine.columns.exact_columns import python_values as exact_values
 from chronolog.engine.exprs import to_numpy
 from chronolog.engine.interval_codes import closed_ends
-from chronolog.language.text import format_term, term_sort_key
-from chronolog.language.timeline import Point, format_number
+from chronolog.language.term_ranks import string_ranks, term_ranks
+from chronolog.language.text import format_term
+from chronolog.language.timeline import format_number
 
 from .text_rows import relation_lines, sorted_atoms  # noqa: F401 (re-exported: callers print relations held as rows through text_out)
 
@@ -99,11 +100,11 @@ def frame_columns(
             vals = values.strings_at(used) if names_by_kernels and hasattr(values, "strings_at") else None
             if vals is not None:  # (strings of the Dictionary's Series: no Python string each)
                 if not ordered:
-                    keys.append(_string_ranks(vals)[pos])  # UTF-8 byte order: Python's
+                    keys.append(string_ranks(vals)[pos])  # UTF-8 byte order: Python's
             else:
                 vals = values.take(used) if hasattr(values, "take") else [values[i] for i in used.tolist()]
                 if not ordered:
-                    rank = _term_ranks(vals).astype(np.int32)
+                    rank = term_ranks(vals).astype(np.int32)
                     # (ranks rising with the codes, as a run's terms usually are: the
                     # positions sort alike, no gather of a key per row)
                     keys.append(pos if bool(np.all(rank[1:] > rank[:-1])) else rank[pos])
@@ -239,83 +240,6 @@ def _term_positions(codes, size: int):
     return used, at[codes]
 
 
-def _exact_order(vals: list):
-    """The order of ``vals`` when all are ints and Fractions (the value
-    order), as integers over their common denominator: comparing Fractions
-    one pair at a time cost seconds for 100,000 decimals.  None otherwise."""
-    from fractions import Fraction
-    from math import lcm
-
-    types = set(map(type, vals))
-    if not vals or not types <= {int, Fraction, Point}:
-        return None
-    den = 1
-    for d in {v.denominator for v in vals if type(v) is not int}:
-        den = lcm(den, d)
-    keys = [v * den if type(v) is int else v.numerator * (den // v.denominator) for v in vals]
-    return sorted(range(len(vals)), key=keys.__getitem__)
-
-
-FEW_STRINGS = 256  # ranked by Python's sort up to this many (polars' above)
-RANK_BY_JOIN = 1 << 16  # distinct strings ranked by a sort and a join up to this many (above, arg_sort's lower peak memory)
-
-
-def _string_ranks(strings):
-    """The rank of each of the distinct ``strings`` (a polars String Series)
-    in UTF-8 byte order (numpy int32): polars sorts strings 2-4x faster
-    than it arg-sorts them (100k IRIs: 11 against 45 ms), so they are
-    sorted and each finds its place by a join (19 ms in all).  The join's
-    table is transient memory: 94k names of temporal LUBM 1M's output
-    raised its command's peak by 5 MB, so larger sets are arg-sorted
-    (RANK_BY_JOIN)."""
-    import numpy as np
-    import polars as pl
-
-    if len(strings) > RANK_BY_JOIN:
-        rank = np.empty(len(strings), dtype=np.int32)
-        rank[strings.arg_sort().to_numpy()] = np.arange(len(strings), dtype=np.int32)
-        return rank
-    if len(strings) == 0:
-        return np.zeros(0, dtype=np.int32)
-    places = strings.sort().to_frame("s").with_row_index("r")
-    got = strings.to_frame("s").join(places, on="s", how="left", maintain_order="left")["r"]
-    return got.cast(pl.Int32).to_numpy()
-
-
-def _term_ranks(vals: list):
-    """The rank of each of the distinct ``vals`` in term order (numbers,
-    strings, booleans).  Strings alone are ranked by a polars sort: UTF-8
-    byte order is code point order, Python's order of strings."""
-    import numpy as np
-
-    exact = _exact_order(vals)
-    strings = exact is None and all(type(v) is str for v in vals)
-    if strings and len(vals) > FEW_STRINGS:
-        import polars as pl
-
-        return _string_ranks(pl.Series(vals, dtype=pl.String)).astype(np.int64)
-    rank = np.empty(len(vals), dtype=np.int64)
-    if exact is not None:
-        order = exact
-    elif strings or _sets_of_one_kind(vals):  # (a few strings: Python's sort, without a polars query's fixed 0.3 ms)
-        order = sorted(range(len(vals)), key=vals.__getitem__)
-    else:
-        order = sorted(range(len(vals)), key=lambda i: term_sort_key(vals[i]))
-    rank[order] = np.arange(len(vals))
-    return rank
-
-
-def _sets_of_one_kind(vals: list) -> bool:
-    """Whether ``vals`` are sets (munion's tuples) of integers only or of
-    strings only: their term order is then the tuples' own (a member's
-    key would be ``(0, m)`` or ``(1, m)`` for all alike), without a key
-    built per member (160,000 sets: 2.7 of a command's 3 s)."""
-    if not all(type(v) is tuple for v in vals):
-        return False
-    kinds = {type(m) for v in vals for m in v}
-    return kinds <= {int} or kinds <= {str}
-
-
 class TermTexts:
     """The text of each term code, kept for a whole run (each term formatted
     once): a numpy object array indexed by code, 8 bytes a code, where a dict
@@ -335,7 +259,7 @@ class TermTexts:
         if self._names is None or self._names[0] is not names:
             if len(names) > 8 * len(used):
                 return None
-            self._names = (names, _name_texts(names, term_text), _string_ranks(names))
+            self._names = (names, _name_texts(names, term_text), string_ranks(names))
         _, texts, ranks = self._names
         return texts.gather(used), ranks[used]
 

@@ -53,7 +53,10 @@ class Null:
 
     def sort_key(self) -> tuple:
         """Natural order of labels: n2 before n10."""
-        return tuple(int(p) if p.isdigit() else p for p in _DIGITS.split(self.label))
+        label = self.label
+        if label[:1] == "n" and label[1:].isascii() and label[1:].isdigit():  # (the chase's: the split's result, at once)
+            return ("n", int(label[1:]), "")
+        return tuple(int(p) if p.isdigit() else p for p in _DIGITS.split(label))
 
     def __lt__(self, other):
         if type(other) is not Null:
@@ -126,15 +129,41 @@ class NullFactory:
     def witness(self, key) -> Null:
         n = self.made.get(key)
         if n is None:
-            if self._skip is None:
-                self._skip = set(self._given()) if self._given is not None else set()
-            label = f"n{self._next}"
-            while label in self._skip:
-                self._next += 1
-                label = f"n{self._next}"
-            self._next += 1
-            n = self.made[key] = Null(label, self.scope)
+            n = self.made[key] = Null(self._labels(1)[0], self.scope)
         return n
+
+    def witnesses(self, rule, variables, frontiers) -> list:
+        """Per variable of ``variables``, :meth:`witness` of ``(rule,
+        variable, f)`` for each of the distinct ``frontiers``, the new ones
+        made in their order, a frontier's variables in theirs (the columns'
+        chase: many at once, the labels in one pass)."""
+        keys = [(rule, v, f) for f in frontiers for v in variables]
+        got = list(map(self.made.get, keys))
+        if None in got:
+            new = [i for i, g in enumerate(got) if g is None]
+            scope = self.scope
+            made = [Null(label, scope) for label in self._labels(len(new))]
+            self.made.update(zip([keys[i] for i in new], made))
+            for i, n in zip(new, made):
+                got[i] = n
+        k = len(variables)
+        return [got[j::k] for j in range(k)]
+
+    def _labels(self, count: int) -> list:
+        """The next ``count`` labels, past the given nulls' ones."""
+        if self._skip is None:
+            self._skip = set(self._given()) if self._given is not None else set()
+        start = self._next
+        if not self._skip:
+            self._next = start + count
+            return [f"n{i}" for i in range(start, start + count)]
+        out = []
+        while len(out) < count:
+            label = f"n{self._next}"
+            self._next += 1
+            if label not in self._skip:
+                out.append(label)
+        return out
 
     def nest(self, null: Null, key) -> int:
         """Record how ``null`` (made for ``key``: rule, variable, frontier

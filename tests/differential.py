@@ -22,6 +22,7 @@ from fractions import Fraction
 import chronolog
 from chronolog import ChronologError
 from chronolog.language.booleans import Boolean
+from chronolog.language.nulls import Null
 
 ENGINES = ("rows", "columns", "auto", "auto-small")
 
@@ -63,6 +64,8 @@ def _typed(v):
         return ("exact", Fraction(v))
     if isinstance(v, tuple):
         return ("tuple", tuple(_typed(x) for x in v))
+    if isinstance(v, Null):  # (two runs' nulls are never equal: their labels are compared)
+        return ("null", v.label)
     return (type(v).__name__, v)
 
 

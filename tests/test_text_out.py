@@ -206,15 +206,15 @@ def test_string_ranks_are_pythons_order(strings):
     Python's sorted order (code point order, UTF-8 byte order)."""
     import polars as pl
 
-    from chronolog.connectors import text_out
+    from chronolog.language import term_ranks
 
     want = {v: i for i, v in enumerate(sorted(strings))}
-    for by_join in (text_out.RANK_BY_JOIN, 3):  # (a set larger than RANK_BY_JOIN: by arg_sort)
-        old, text_out.RANK_BY_JOIN = text_out.RANK_BY_JOIN, by_join
+    for by_join in (term_ranks.RANK_BY_JOIN, 3):  # (a set larger than RANK_BY_JOIN: by arg_sort)
+        old, term_ranks.RANK_BY_JOIN = term_ranks.RANK_BY_JOIN, by_join
         try:
-            assert text_out._string_ranks(pl.Series(strings, dtype=pl.String)).tolist() == [want[v] for v in strings]
+            assert term_ranks.string_ranks(pl.Series(strings, dtype=pl.String)).tolist() == [want[v] for v in strings]
         finally:
-            text_out.RANK_BY_JOIN = old
+            term_ranks.RANK_BY_JOIN = old
 
 
 @settings(max_examples=examples(200), deadline=None)
@@ -222,16 +222,16 @@ def test_string_ranks_are_pythons_order(strings):
 def test_term_ranks_of_a_few_strings_are_the_rows_order(strings):
     """A few distinct strings ranked by Python's sort, more by polars: both
     their places in the rows' term order (term_sort_key)."""
-    from chronolog.connectors import text_out
+    from chronolog.language import term_ranks
     from chronolog.language.text import term_sort_key
 
     want = {v: i for i, v in enumerate(sorted(strings, key=term_sort_key))}
-    for few in (text_out.FEW_STRINGS, 0):
-        old, text_out.FEW_STRINGS = text_out.FEW_STRINGS, few
+    for few in (term_ranks.FEW_STRINGS, 0):
+        old, term_ranks.FEW_STRINGS = term_ranks.FEW_STRINGS, few
         try:
-            assert text_out._term_ranks(strings).tolist() == [want[v] for v in strings]
+            assert term_ranks.term_ranks(strings).tolist() == [want[v] for v in strings]
         finally:
-            text_out.FEW_STRINGS = old
+            term_ranks.FEW_STRINGS = old
 
 
 @pytest.mark.parametrize("engine", ["rows", "columns"])
@@ -402,3 +402,39 @@ def test_a_row_relations_table_equals_its_facts_table(case, dated):
     got = atoms_arrow_table(atoms, names, cal)
     assert got.equals(want, check_metadata=True), (got.to_pylist()[:3], want.to_pylist()[:3])
     assert repr(got.to_pylist()) == repr(want.to_pylist())  # (-0.0 is 0.0 to equals())
+
+
+TERMS_OF_EVERY_KIND = st.one_of(
+    st.integers(-10**20, 10**20), st.fractions(max_denominator=50), st.floats(allow_nan=False),
+    NAME_TEXTS, st.booleans(), st.dates(), st.sampled_from(["n1", "n2", "n10", "n007", "x1", "n"]),
+    st.lists(st.integers(-5, 5), max_size=3).map(lambda v: tuple(sorted(set(v)))),
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(TERMS_OF_EVERY_KIND, max_size=40), st.sampled_from([0, 3, 256]))
+def test_term_ranks_of_terms_of_every_kind_are_the_rows_order(vals, few):
+    """Terms of several kinds, each kind ranked apart by its own order
+    (strings by polars, nulls by their labels' numbers, exact numbers over
+    a common denominator): the rows' term order (term_sort_key) all the same."""
+    from chronolog.language import term_ranks
+    from chronolog.language.booleans import TRUE, FALSE
+    from chronolog.language.nulls import Null
+    from chronolog.language.text import term_sort_key
+
+    scope = object()
+    terms, seen = [], set()
+    for v in vals:
+        if type(v) is bool:
+            v = TRUE if v else FALSE
+        elif isinstance(v, str) and v[:1] in "nx" and v[1:].isdigit() or v in ("n",):
+            v = Null(v, scope)
+        if (type(v).__name__, v) not in seen and not (isinstance(v, float) and any(type(t) in (int, Fraction) and t == v for t in terms)):
+            seen.add((type(v).__name__, v))
+            terms.append(v)
+    want = {i: r for r, i in enumerate(sorted(range(len(terms)), key=lambda i: term_sort_key(terms[i])))}
+    old, term_ranks.FEW_STRINGS = term_ranks.FEW_STRINGS, few
+    try:
+        assert term_ranks.term_ranks(terms).tolist() == [want[i] for i in range(len(terms))]
+    finally:
+        term_ranks.FEW_STRINGS = old

@@ -28,7 +28,7 @@ from __future__ import annotations
 from chronolog.language import ast
 
 from .. import seminaive
-from ..rows.chase import frontier_order, frontier_vars, null_factory, witness_rule
+from ..rows.chase import frontier_vars, null_factory, witness_rule
 
 
 def reads(rp) -> set:
@@ -82,8 +82,13 @@ def _made(ev, rp):
 
 def _with_witnesses(ev, rule, df):
     """``df`` with a column of null codes per existential variable: each
-    frontier's witnesses, new ones made in the frontiers' term order."""
+    frontier's witnesses, new ones made in the frontiers' term order (each
+    column's distinct terms ranked at once: language/term_ranks.py)."""
+    import numpy as np
     import polars as pl
+
+    from chronolog.language.exact_pairs import small_unique
+    from chronolog.language.term_ranks import term_ranks
 
     from .scan import var_column
     from .value_columns import is_values
@@ -93,17 +98,25 @@ def _with_witnesses(ev, rule, df):
     exist = list(dict.fromkeys(t.name for t in rule.head_terms if isinstance(t, ast.Var) and t.name in rule.existentials))
     cols = [var_column(v) for v in frontier_vars(rule)]
     if not cols:
-        nulls = [factory.witness((key, v, ())) for v in exist]
-        codes = ev.terms.code_all(nulls)
+        codes = ev.terms.code_all([factory.witness((key, v, ())) for v in exist])
         return df.with_columns(*(pl.lit(int(c), dtype=pl.Int64).alias(var_column(v)) for v, c in zip(exist, codes)))
     fronts = df.select(cols).unique()
-    decoded = [s.to_list() if is_values(s) else ev.terms.values.take(s.to_numpy()) for s in fronts.get_columns()]
+    decoded, ranks = [], []
+    for s in fronts.get_columns():
+        if is_values(s):  # (floats: their order is the numbers')
+            vals = s.to_numpy()
+            decoded.append(vals.tolist())
+            ranks.append(np.unique(vals, return_inverse=True)[1])
+            continue
+        used, at = small_unique(s.to_numpy())
+        distinct = ev.terms.values.take(used)
+        decoded.append([distinct[i] for i in at.tolist()])
+        ranks.append(term_ranks(distinct)[at])
+    order = np.lexsort(ranks[::-1]).tolist()  # (the first column the primary key)
     tuples = list(zip(*decoded))
-    order = sorted(range(len(tuples)), key=lambda i: frontier_order(tuples[i]))
+    keys = [tuples[i] for i in order]
     fronts = fronts[order]
-    made = {v: [] for v in exist}
-    for i in order:
-        for v in exist:
-            made[v].append(factory.witness((key, v, tuples[i])))
-    fronts = fronts.with_columns(pl.Series(var_column(v), ev.terms.code_all(made[v]), dtype=pl.Int64) for v in exist)
-    return df.join(fronts, on=cols, how="inner")
+    nulls = factory.witnesses(key, exist, keys)
+    return df.join(fronts.with_columns(
+        pl.Series(var_column(v), ev.terms.code_all(made), dtype=pl.Int64) for v, made in zip(exist, nulls)
+    ), on=cols, how="inner")

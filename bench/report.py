@@ -441,6 +441,17 @@ def _through_time(out, rows):
     return _auto_against_rows(rows, "10,000 keys, 20,000-300,000 facts; ", True, [r["program"] for r in rows])
 
 
+@bench(name="chase", args="bench/chase.py --companies 200000 --repeat 3", json=True,
+       peer="the same command on rows (--engine rows); the same shape without existential variables on the default engine (same run, alternating)",
+       what="existential rules over 200,000 companies and 100,000 ownership facts in one file (a controller and an auditor each, known or a labelled null): whole command each side")
+def _chase(out, rows):
+    r = rows[-1]
+    a, w, p = r["auto"], r["rows"], r["plain"]
+    return Figures(f"{_s(a['wall'])} wall, {_s(a['cpu'])} CPU (default engine; {r['answers']:,} answers, load {r['load']:.1f})",
+                   f"rows {_s(w['wall'])} wall, {_s(w['cpu'])} CPU; without nulls {_s(p['wall'])} wall, {_s(p['cpu'])} CPU",
+                   f"{_x(a['cpu'], w['cpu'])} the rows' CPU, {_x(a['cpu'], p['cpu'])} without nulls'", ok=r["same"])
+
+
 @bench(name="python_facts", args="bench/python_facts.py --facts 20000 200000 --repeat 5", json=True,
        peer="the same facts as an Arrow table (same run, alternating); the same tuples through the checks of any row",
        target="no input form a user is likely to write slow (issue 37)",

@@ -678,17 +678,23 @@ def _has_existentials(prog) -> bool:
 
 
 def _without_null_labels(facts) -> bool:
-    """Whether ``facts`` (None, or fact files) hold no labelled null: no
-    ``_:`` in their bytes (a memchr-speed search).  The chase names its
-    nulls past every label the given facts use, which it learns from rows:
-    a program with existential rules reads its files into columns only
-    where none holds a label (a ``_:`` in a quoted string reads as rows too)."""
+    """Whether what ``facts`` gives straight to the columns holds no
+    labelled null.  The chase names its nulls past every label the given
+    facts use, which it learns from rows: so a program with existential
+    rules reads a fact file into columns only where it has no ``_:`` in
+    its bytes (a memchr-speed search; a ``_:`` in a quoted string reads
+    as rows too).  A table never holds one in columns (a column of term
+    text is read as rows: connectors/table_columns.py), nor do facts as
+    text or lists of rows; a Spark task's columns (FactColumns) may."""
     import mmap
 
-    paths = [] if facts is None else [facts] if isinstance(facts, os.PathLike) else facts
-    if not isinstance(paths, (list, tuple)) or not all(isinstance(p, os.PathLike) for p in paths):
-        return False
+    if isinstance(facts, dict):
+        read = sys.modules.get("chronolog.language.fact_columns")  # (none made unless imported)
+        return read is None or not any(isinstance(v, read.FactColumns) for v in facts.values())
+    paths = [facts] if isinstance(facts, os.PathLike) else facts if isinstance(facts, (list, tuple)) else []
     for p in paths:
+        if not isinstance(p, os.PathLike):
+            continue
         try:
             with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
                 if m.find(b"_:") >= 0:

@@ -164,3 +164,21 @@ def test_given_nulls_keep_their_labels_on_columns(tmp_path):
     assert texts["rows"] == texts["columns"]
     made = [line for line in texts["rows"].splitlines() if line.startswith("o(_:n") and ",k0)" not in line and ",k1)" not in line]
     assert not any(line.startswith(("o(_:n1,", "o(_:n2,")) for line in made)
+
+
+def test_a_large_table_with_an_existential_rule_goes_straight_to_columns():
+    """Tables given in memory hold no labelled null in columns (a column of
+    term text is read as rows): an existential program reads them so, and
+    its chase numbers nulls from n1 as the rows do."""
+    import pyarrow as pa
+
+    n = 3000
+    table = pa.table({"c": [f"k{i % 1000}" for i in range(n)], "start": [i % 7 for i in range(n)],
+                      "end": [i % 7 + 3 for i in range(n)]})
+    texts = {}
+    for engine in ("rows", "auto"):
+        m = chronolog.reason("o(Y, C) :- company(C).", {"company": table}, engine=engine)
+        texts[engine] = m.to_text()
+        assert set(m.stats["executors"].values()) == {"rows" if engine == "rows" else "columns"}
+    assert texts["rows"] == texts["auto"]
+    assert texts["rows"].startswith("o(_:n1,k0)@[0,3]\no(_:n1,k0)@[5,9]\no(_:n2,k1)@")  # (k10 after k1: term order)

@@ -91,6 +91,40 @@ def test_labels_do_not_depend_on_the_order_facts_come_in(case, rnd):
         assert (a if isinstance(a, str) else a.to_text()) == (b if isinstance(b, str) else b.to_text())
 
 
+# recursive strata with existential rules: {k} a random bound
+SHAPES = {
+    "two rules for one head feed a walk": "a(X, Y) :- p(X).\na(X, Y) :- k(X).\np(Z) :- a(X, Y), e(X, Z).",
+    "a walk through unknown owners": "o(Y, X) :- p(X).\np(Z) :- o(Y, X), e(X, Z), not s(Z).",
+    "a null and a constant": "h(X, V, c) :- p(X), not q(X, X).\nh(X, a, W) :- q(X, Z).\np(Z) :- h(X, V, W), e(X, Z).",
+    "a repeated null": "h(X, V, V) :- p(X).\nh(X, X, Z) :- q(X, Z).\np(Z) :- h(X, U, W), e(X, Z), r(Z).",
+    "a count beside the chase": "a(X, Y) :- p(X).\np(Z) :- a(X, Y), e(X, Z).\nn(X, C) :- a(X, Y), C = count(Y).",
+}
+NODES = ["x1", "x2", "x3", "10", "9", '"y z"']
+
+
+@st.composite
+def walk_facts(draw):
+    out = []
+    for pred, arity in (("p", 1), ("k", 1), ("q", 2), ("s", 1), ("r", 1), ("e", 2), ("e", 2), ("e", 2)):
+        for _ in range(draw(st.integers(0, 3))):
+            terms = ",".join(draw(st.sampled_from(NODES)) for _ in range(arity))
+            lo = draw(st.integers(0, 5))
+            out.append(f"{pred}({terms})@[{lo},{lo + draw(st.integers(0, 4))}].")
+    return out
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.sampled_from(sorted(SHAPES)), walk_facts(), st.sampled_from([None, (1, 6)]))
+def test_a_recursive_chase_on_columns_as_the_rows(name, facts, horizon):
+    program = SHAPES[name] + "\n" + "\n".join(facts)
+    outs = outcomes(program, None, horizon, engines=("rows", "columns", "auto-small"))
+    agree(f"{program}\nhorizon {horizon}", outs)
+    got = outs["columns"]
+    assert not isinstance(got, str), got  # (every shape is a program)
+    if "components" not in got.stats:
+        assert set(got.stats["executors"].values()) == {"columns"}, got.stats
+
+
 def test_nulls_are_numbered_in_the_order_of_the_frontier_terms():
     program = "owner(Y, Z, C) :- c(C).\nc(zeta)@1. c(10)@1. c(alpha)@1. c(9)@[1,2]. c(2.5)@1."
     for engine in ("rows", "columns"):

@@ -13,8 +13,9 @@ of those before it:
   repeated one one value), the restricted check;
 * a witness for each frontier left (the values of the head's other
   variables), made by the run's factory of nulls in the term order of the
-  frontiers (rows/chase.frontier_order), as the rows make them: the same
-  labels whichever executor runs the stratum;
+  frontiers (each column's distinct terms ranked by language/term_ranks.py,
+  the order rows/chase.frontier_order sorts by), as the rows make them:
+  the same labels whichever executor runs the stratum;
 * the head facts, merged as a round's are; their new facts the next round's
   deltas.
 
@@ -42,13 +43,23 @@ def fire(ev, stratum, rps) -> dict:
     """Fire the existential rules ``rps`` (RulePlans, the program's order)
     of ``stratum`` on the HybridEvaluator ``ev``; their new maximal
     intervals per predicate."""
+    import polars as pl
+
+    from .relation import term_columns
+    from .value_columns import same_kinds
+
     delta: dict = {}
     for rp in rps:
         made = _made(ev, rp)
         if made is None:
             continue
         ev.stats["derivations"] += made.height
-        ev._merge_into(stratum, rp.rule.head_pred, {rp.rule.head_pred: [made]}, delta)
+        pred = rp.rule.head_pred
+        new: dict = {}
+        ev._merge_into(stratum, pred, {pred: [made]}, new)
+        if pred in new:  # (two rules for one head: both their facts (other nulls, other terms) the next deltas)
+            delta[pred] = new[pred] if pred not in delta else \
+                pl.concat(same_kinds([delta[pred], new[pred]], term_columns(ev._arity(pred)), ev.values))
     return delta
 
 

@@ -102,7 +102,7 @@ def _with_witnesses(ev, rule, df):
     from chronolog.language.term_ranks import term_ranks
 
     from .scan import var_column
-    from .value_columns import is_values
+    from .value_columns import codes
 
     factory = null_factory(ev)
     key = witness_rule(rule)
@@ -111,14 +111,10 @@ def _with_witnesses(ev, rule, df):
     if not cols:
         codes = ev.terms.code_all([factory.witness((key, v, ())) for v in exist])
         return df.with_columns(*(pl.lit(int(c), dtype=pl.Int64).alias(var_column(v)) for v, c in zip(exist, codes)))
+    df = codes(df, cols, ev.values)  # (floats and exact pairs as terms: one way to rank and key them)
     fronts = df.select(cols).unique()
     decoded, ranks = [], []
     for s in fronts.get_columns():
-        if is_values(s):  # (floats: their order is the numbers')
-            vals = s.to_numpy()
-            decoded.append(vals.tolist())
-            ranks.append(np.unique(vals, return_inverse=True)[1])
-            continue
         used, at = small_unique(s.to_numpy())
         distinct = ev.terms.values.take(used)
         decoded.append([distinct[i] for i in at.tolist()])

@@ -480,11 +480,11 @@ def test_sets_of_one_kind_are_ranked_in_term_order(sets):
     """The writers rank sets of integers only, or of strings only, by the
     tuples themselves (no key per member): term order, as term_sort_key
     orders them."""
-    from chronolog.connectors.text_out import _term_ranks
+    from chronolog.language.term_ranks import term_ranks
     from chronolog.language.text import make_set, term_sort_key
 
     vals = list(dict.fromkeys(make_set(m) for m in sets))
-    rank = _term_ranks(vals)
+    rank = term_ranks(vals)
     assert sorted(vals, key=lambda v: rank[vals.index(v)]) == sorted(vals, key=term_sort_key)
 
 

@@ -307,8 +307,6 @@ def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
             for _, a in op.aggregates:
                 if a.func not in COLUMN_AGGREGATES:
                     return f"the aggregate {a.func}"
-                if a.contributors and not all(isinstance(c, ast.Var) for c in a.contributors):
-                    return f"the aggregate {a}"
     return None
 
 

@@ -36,9 +36,11 @@ PROGRAMS = {
 # a stratum on rows (Since), the rest on columns
 FALLBACK = """
     q(X) :- <->[0,2] p(X, Y).
-    w(X, C) :- p(X, Y), C = mcount(<1>).
+    w(X, Y) :- p(X, Y).
+    s(Y) :- p(X, Y).
+    w(Y, X) :- w(X, Z), s(Z).
     @output("q"). @output("w").
-"""  # an aggregate of a contributor that is no variable runs on rows
+"""  # a chase whose nulls flow back into its body (X: not confined) runs on rows
 DATED = """
     @timeGranularity("hours").
     q(X) :- <->[0,2] p(X, Y).

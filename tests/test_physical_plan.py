@@ -107,16 +107,15 @@ def test_strata_columns_cannot_run_go_to_rows_at_plan_time():
     assert not any("expression fails" in f for f in p.strata[0].fallbacks)
 
 
-def test_an_aggregate_columns_lack_is_decided_before_the_run():
-    """An aggregate of a contributor that is no variable: placed on rows by
-    the plan, not tried on columns (prod and aggregates of other
-    contributors in one rule, once placed so, now run on columns)."""
+def test_aggregates_the_columns_once_lacked_run_on_columns():
+    """A constant contributor (one contributor for every binding: the
+    greatest value counts), prod and aggregates of other contributors in
+    one rule, once placed on rows by the plan, run on columns."""
     src = "m(K, A) :- v(K, X), A = msum(X, <1>)."
-    p = placement(src, engine="columns")
-    assert (p.strata[0].backend, p.strata[0].why) == (bc.ROWS, "the aggregate msum(X, <1>)")
+    assert placement(src, engine="columns").strata[0].backend == bc.COLUMNS
     cols = chronolog.reason(src + "\nv(a, 2)@[0,2]. v(a, 3)@[1,3].", engine="columns")
     assert sorted(cols.to_text().splitlines()) == ["m(a,2)@[0,1)", "m(a,3)@[1,3]"]
-    assert set(cols.stats["executors"].values()) == {"rows"} and not cols.stats.get("fallbacks")
+    assert set(cols.stats["executors"].values()) == {"columns"} and not cols.stats.get("fallbacks")
     src = "m(K, A, B) :- v(K, X), A = mcount(<X>), B = mcount(<K>)."
     assert placement(src, engine="columns").strata[0].backend == bc.COLUMNS
     cols = chronolog.reason(src + "\nv(a, 2)@[0,2]. v(a, 3)@[1,3].", engine="columns")
@@ -181,16 +180,20 @@ def test_the_plan_of_a_program_without_rules_says_so(src):
 
 
 def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
-    src = "m(K, A) :- v(K, X), A = msum(X, <1>).\nd(K) :- m(K, A), A > 2.\n"
+    src = "w(X, Y) :- v(X, Y).\ns(Y) :- v(X, Y).\nw(Y, X) :- w(X, Z), s(Z).\nd(K) :- w(K, A), s(K).\n"
     lines = printed(src, engine="columns")
-    i = lines.index("stratum 0 (non-recursive): m")
-    assert lines[i + 1] == "  runs on rows (the aggregate msum(X, <1>))"
-    assert "  runs on columns (forced)" in lines  # the stratum after it
-    facts = "v(a, 2)@[0,2]. v(a, 3)@[1,3]."
+    i = lines.index("stratum 1 (recursive): w")
+    assert lines[i + 1] == ("  runs on rows (an existential rule whose nulls may flow back into its body: "
+                            "the rows stop such a chase if it may not end)")
+    assert lines.count("  runs on columns (forced)") == 2  # (s before it, d after it)
+    facts = "v(a, b)@[0,2]. v(b, c)@[1,3]. v(c, c)@[3,4]."
     m = chronolog.reason(src + facts, engine="columns")
     assert m.to_text() == chronolog.reason(src + facts, engine="rows").to_text()
-    assert "d(a)@[1,3]" in m.to_text().splitlines()
-    assert m.stats["executors"] == {0: "rows", 1: "columns"}
+    # a's owner unknown where w(a, b) and s(b) hold; b's where nothing owns b (w(a, b) does on [0,2]);
+    # c's owned all along (w(b, c), w(c, c)); no s(a), no s(b) after 2: the chase stops
+    assert [line for line in m.to_text().splitlines() if line.startswith("w(_")] == ["w(_:n1,a)@[0,2]", "w(_:n2,b)@(2,3]"]
+    assert "d(b)@[1,2]" in m.to_text().splitlines()
+    assert m.stats["executors"] == {0: "columns", 1: "rows", 2: "columns"}
 
 
 def test_a_time_capture_runs_on_columns():

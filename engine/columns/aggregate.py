@@ -148,7 +148,8 @@ class AggregateNode(ColumnMapNode):
         ``count(<V>)`` counts those bindings.  ``aggregates`` share their
         contributors (:meth:`_of_contributor_sets` joins those of others)."""
         contributors = aggregates[0][1].contributors
-        by = [*self.group, *(c.name for c in contributors if c.name not in self.group)]
+        # (a constant contributor names every binding alike: as the rows, it adds nothing to the identity)
+        by = [*self.group, *dict.fromkeys(c.name for c in contributors if isinstance(c, ast.Var) and c.name not in self.group)]
         first, rest = [], []
         for k, (var, agg) in enumerate(aggregates):
             one = f"{var}\0contributor{k}"

@@ -66,8 +66,11 @@ def _nemo_params():
     return out
 
 
+@pytest.mark.parametrize("engine", ["auto", "columns"])
 @pytest.mark.parametrize("case", _nemo_params())
-def test_nemo_case(case):
+def test_nemo_case(case, engine):
+    """On the default engine (rows at this size) and on columns: the
+    restricted chase of both against Nemo's answers."""
     root = public_suites.require("nemo")
     try:
         program, expected = public_nemo.translate(root / case)
@@ -75,7 +78,7 @@ def test_nemo_case(case):
         pytest.skip(f"outside the translation: {e}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the notes on existential rules
-        model = chronolog.reason(program)
+        model = chronolog.reason(program, engine=engine)
     got = {
         (p,) + tuple(public_suites.value_text(v) for v in terms)
         for p in expected

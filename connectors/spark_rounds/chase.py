@@ -31,19 +31,18 @@ Existential rules that share a head predicate fire as the engine's do
 (engine/rows/chase.py): one after another in the program's order, each
 restricted check seeing the facts of those before it.  The rounds write
 each variant's body rows in each round's own action (:meth:`Chase.rows`,
-rounds.Rounds._keep) and fire them here one node (rule and variant) at a
-time, a rule's variants in the order their rows first came: the other
-rules and the first node in one action, each later node in one of its
-own, its difference against the head relation and the earlier nodes'
-facts (:meth:`Chase._with_made`).
+rounds.Rounds._keep) and fire them here one node (a rule, all its
+variants' rows) at a time: the other rules and the first node in one
+action, each later node in one of its own, its difference against the
+head relation and the earlier nodes' facts (:meth:`Chase._with_made`).
 
 The labels run ``n1, n2, ...`` over the run, the rules of one firing in
 the plan's order (the nodes after, in firing order), each rule's in the order of its frontier terms as Spark
-orders their columns.  The engine numbers a rule's nulls in term order
-over all its variants at once (and orders mixed kinds as the language
-does), so the two executors' models are equal up to a one-to-one
-renaming of nulls, the same labels where a firing's frontiers are of one
-kind and each rule's nulls come in one variant (docs/spark.md).
+orders their columns, as the engine numbers them where a rule's
+frontier columns each hold one kind of term (Spark orders a column of
+term text by its text, the engine mixed kinds as the language does);
+the two executors' models are equal up to a one-to-one renaming of
+nulls in any case (docs/spark.md).
 A run's inputs hold no null (a null in an input goes to one task).
 
 A watched rule (planner/existential.py: its nulls may flow back into its

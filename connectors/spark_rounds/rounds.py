@@ -169,8 +169,8 @@ class Rounds(seminaive.Backend):
         self.chase = Chase(self.rules, self.catalog, self.relations)  # existential rules (chase.py)
         self._chasing: list = []  # the level's existential rules, in the plan's order
         self._ordered: set = set()  # id() of those that share their head predicate with another (chase.Chase.rows)
-        # their body rows since the level's last chase, per rule and variant (engine/rows/chase.py's
-        # waiting pipelines): (rule, variant) -> [(round, place in it) of its first rows, rule, [Rel]]
+        # their body rows since the level's last chase, per rule, all its variants' (engine/rows/chase.py's
+        # waiting rows): id(rule) -> [(round, place in it) of its first rows, rule, [Rel]]
         self._nodes: dict = {}
         self._rows: list = []  # the Rels of the body rows the last action wrote (commit)
         self._changed = None  # the predicates changed since the level's last chase (None: it has not fired)
@@ -290,7 +290,7 @@ class Rounds(seminaive.Backend):
         last fired (chase.py); their new facts join the deltas, the next
         round's.  Rules that share a head predicate fire the body rows
         their variants found since (:meth:`round`), in the program's order,
-        a rule's variants in the order their rows first came (chase.Chase.rows)."""
+        all of a rule's variants at once (chase.Chase.rows)."""
         if not self._chasing:
             return deltas
         if self._changed is not None:
@@ -403,7 +403,7 @@ class Rounds(seminaive.Backend):
             if id(rule) in self._ordered:
                 got = self.chase.rows(rule, None if v is None else v.position, self._views(rp, v, deltas))
                 if got is not None:
-                    rows.append(((id(rule), v), rule, k, got))
+                    rows.append((id(rule), rule, k, got))  # (a rule's variants one node: its nulls numbered at once)
                 continue
             q = stmts.setdefault(rule.head_pred, Stmt(ctes))
             step = self.rules.step(q, rule, None if v is None else v.position, self._views(rp, v, deltas))

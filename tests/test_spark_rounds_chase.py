@@ -146,17 +146,16 @@ SAME_HEAD = {
     "plan order": "h(X, Y) :- a(X).\nh(X, Y) :- b(X).\na(x)@[0,5]. a(y)@[0,2]. b(x)@[3,8]. b(y)@[0,2]. b(z)@[1,1].\n",
     "plan order, written the other way": "h(X, Y) :- b(X).\nh(X, Y) :- a(X).\n"
                                          "a(x)@[0,5]. a(y)@[0,2]. b(x)@[3,8]. b(y)@[0,2]. b(z)@[1,1].\n",
-    # a recursion through h: a's rows arrive a round after b's
+    # a recursion through h: a's rows arrive a round after b's (they fire first all the same: the program's order)
     "second rule's body first": "h(X, Y) :- a(X).\nh(X, Y) :- b(X).\na(Z) :- h(X, Y), link(X, Z).\na(Z) :- q(Z).\n"
                                 "q(x)@[0,5]. b(x)@[3,8].\n",
     # both bodies' rows in the same round of a recursion: the plan's order
     "same round of a recursion": "h(X, Y) :- b(X).\nh(X, Y) :- a(X).\na(Z) :- h(X, Y), link(X, Z).\na(Z) :- q(Z).\n"
                                  "b(Z) :- h(X, Y), link(X, Z).\nb(Z) :- r(Z).\nq(x)@[0,5]. r(x)@[3,8].\n",
-    # the first rule's rows of round 1 fire first, b's next, then the first
-    # rule's later variant, which sees b's facts
+    # the first rule's rows of two variants (rounds 1 and later) fire together, before b's
     "between one rule's variants": "h(X, Y) :- a(X).\nh(X, Y) :- b(X).\na(Z) :- h(X, Y), link(X, Z).\np(Z) :- a(X), g(X, Z).\n"
                                    "a(Z) :- p(Z).\nb(Z) :- a(X), k(X, Z).\na(s)@[0,10]. g(s, t)@[0,10]. k(s, t)@[4,6].\n",
-    # bodies arriving in three rounds, against the plan's order; the chase fires again after the recursion goes on
+    # bodies arriving in three rounds, against the program's order; the chase fires again after the recursion goes on
     "three rules": "h(X, Y) :- a(X).\nh(X, Y) :- b(X).\nh(X, Y) :- c(X).\na1(Z) :- h(X, Y), link(X, Z).\na(Z) :- a1(Z).\n"
                    "a1(Z) :- a0(Z).\nb(Z) :- h(X, Y), link(X, Z).\nb(Z) :- b0(Z).\nc(Z) :- h(X, Y), link(X, Z).\n"
                    "a0(x)@[0,9]. b0(x)@[2,6]. c(x)@[4,5]. link(x, w)@[0,3].\n",
@@ -176,9 +175,9 @@ SAME_HEAD = {
 @pytest.mark.parametrize("name", sorted(SAME_HEAD))
 def test_existential_rules_of_one_head_fire_in_the_engines_order_in_the_rounds(spark, name):
     """Existential rules with one head predicate in one stratum run in the
-    rounds (no fall back to one task), one at a time in the engine's order,
-    each restricted check seeing the facts of those before it: the
-    engine's model up to a renaming of nulls."""
+    rounds (no fall back to one task), one at a time in the program's
+    order, each restricted check seeing the facts of those before it: the
+    engine's model, its labels too."""
     m, want = engine_model(SAME_HEAD[name])
     got, stats = rounds_model(spark, SAME_HEAD[name], want)
     assert_same_up_to_nulls(got, want)

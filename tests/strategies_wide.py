@@ -220,6 +220,12 @@ def _rule(draw, k: int, sources: list, recursion: bool, floats: bool) -> list:
             f = draw(st.sampled_from(["sum", "count", "max", "min", "avg"]))
             body = [lit, f"S = {f}({'' if f == 'count' else 'N'})"]
             hn = "S"
+    elif t == "existential":  # (an unknown value where no fact names one: a labelled null, the restricted chase)
+        body = [f"{s1}(K, N)"] + ([f"not {s2}(K, N)"] if draw(st.booleans()) else [])
+        if draw(st.booleans()):
+            hn = "Y"
+        else:
+            hk = "Y"
     elif t == "head_box":
         op = draw(st.sampled_from(["[+]", "[-]"]))
         return [f"{op}{fmt_interval(*draw(windows(False)))} {head}(K, N) :- {_unary(draw, s1 + '(K, N)')}."]
@@ -239,7 +245,7 @@ def _rule(draw, k: int, sources: list, recursion: bool, floats: bool) -> list:
 
 TEMPLATES = (
     "temporal", "since", "cond", "arith", "join", "negation", "aggregate", "aggregate",
-    "const_head", "const_body", "interval_term", "head_interval", "grouping", "head_box",
+    "const_head", "const_body", "interval_term", "head_interval", "grouping", "head_box", "existential",
 )
 
 

@@ -830,6 +830,10 @@ def evaluate(program: ast.Program, horizon=None, *, clip_data: bool = False, par
     ``horizon``: ``(lo, hi)`` -- derived facts hold only inside ``[lo, hi]``;
     mandatory for recursive programs.
     """
+    from chronolog.planner.existential import existential_variables
+
+    if any(existential_variables(r) for r in program.rules):  # (the chase has oracles of its own: tests/test_existential.py)
+        raise OracleError("existential rules (labelled nulls)")
     if horizon is not None:
         horizon = (normalize(Fraction(horizon[0])), normalize(Fraction(horizon[1])))
     grid = build_grid(program, horizon)

@@ -77,6 +77,11 @@ def term_order(vals: list) -> list:
     nulls by their labels, sets of one kind of member as tuples; only
     the rest by a key built per term (a chase's nulls beside names,
     400,000 of them: 0.9 s of keys)."""
+    from fractions import Fraction
+
+    types = set(map(type, vals))
+    if len(types) <= 1 or types <= {int, Fraction, Point, float}:  # (one kind: no pass in Python to split them)
+        return _one_kind(vals)
     kinds: dict = {}
     for i, v in enumerate(vals):
         kinds.setdefault(_kind(v), []).append(i)

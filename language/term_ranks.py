@@ -22,6 +22,13 @@ def exact_order(vals: list):
     types = set(map(type, vals))
     if not vals or not types <= {int, Fraction, Point}:
         return None
+    if types == {int} and len(vals) > FEW_NUMBERS:  # (within 64 bits: numpy's sort, 1M integers 0.1 s, not Python's 2 s)
+        import numpy as np
+
+        try:
+            return np.argsort(np.array(vals, dtype=np.int64), kind="stable").tolist()
+        except OverflowError:
+            pass
     den = 1
     for d in {v.denominator for v in vals if type(v) is not int}:
         den = lcm(den, d)
@@ -29,6 +36,7 @@ def exact_order(vals: list):
     return sorted(range(len(vals)), key=keys.__getitem__)
 
 
+FEW_NUMBERS = 256  # integers ranked by Python's sort up to this many (numpy's above)
 FEW_STRINGS = 256  # ranked by Python's sort up to this many (polars' above)
 RANK_BY_JOIN = 1 << 16  # distinct strings ranked by a sort and a join up to this many (above, arg_sort's lower peak memory)
 

@@ -433,8 +433,11 @@ def test_term_ranks_of_terms_of_every_kind_are_the_rows_order(vals, few):
             seen.add((type(v).__name__, v))
             terms.append(v)
     want = {i: r for r, i in enumerate(sorted(range(len(terms)), key=lambda i: term_sort_key(terms[i])))}
-    old, term_ranks.FEW_STRINGS = term_ranks.FEW_STRINGS, few
+    old = term_ranks.FEW_STRINGS, term_ranks.FEW_NUMBERS
+    term_ranks.FEW_STRINGS = term_ranks.FEW_NUMBERS = few
     try:
         assert term_ranks.term_ranks(terms).tolist() == [want[i] for i in range(len(terms))]
+        ints = [v for v in terms if type(v) is int]  # (by numpy's sort where they fit 64 bits)
+        assert term_ranks.term_ranks(ints).tolist() == [sorted(ints).index(v) for v in ints]
     finally:
-        term_ranks.FEW_STRINGS = old
+        term_ranks.FEW_STRINGS, term_ranks.FEW_NUMBERS = old

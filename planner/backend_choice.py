@@ -45,13 +45,9 @@ ONE_TASK_BYTES = 4 << 20
 # "false" here: linear on Spark too
 DOUBLING_CONF = "spark.chronolog.closureByDoubling"
 
-# the aggregates each backend computes, by their folds (language/builtins.py's
-# FOLDS): the columns every fold (COLUMN_FOLDS, which
-# engine/columns/aggregate.py reads: a fold outside it is a fallback there),
-# Spark's rounds every fold (connectors/spark_rounds/aggregate.py), as the
-# rows do
-COLUMN_FOLDS = ("sum", "count", "avg", "min", "max", "prod", "munion")
-COLUMN_AGGREGATES = {func for func, fold in FOLDS.items() if fold in COLUMN_FOLDS}
+# the aggregates Spark's rounds compute, by their folds (language/builtins.py's
+# FOLDS): every fold (connectors/spark_rounds/aggregate.py), as the rows
+# and the columns do
 SPARK_AGGREGATES = set(FOLDS)
 ROUND_DIGITS = 37  # round(X, D) on Spark for a constant |D| <= 37: its decimals hold the result exactly
 
@@ -88,7 +84,6 @@ class StratumChoice:
     index: int
     backend: str
     why: str
-    columns_refusal: Optional[str]
     spark_refusal: Optional[Refusal]
     fallbacks: tuple
     spark_fallbacks: tuple
@@ -294,22 +289,6 @@ def batched_however_small(plan, by_size) -> dict:
 
 
 # ------------------------------------------------------------------ embedded: rows or columns
-def columns_refusal(st: ph.StratumPlan) -> Optional[str]:
-    """Why the columnar executor cannot run stratum ``st`` (None: it can)."""
-    ir = st.stratum
-    if ir is not None and ir.shifting_rules and _ir_recurrence(ir):
-        return None  # (swept in one pass, values it creates bounded as the rows bound them)
-    for rp in st.rules:
-        op = rp.operator
-        if isinstance(op, ph.ChaseStep) and rp.rule.watched is not None:
-            return "an existential rule whose nulls may flow back into its body: the rows stop such a chase if it may not end"
-        if isinstance(op, ph.Aggregate):
-            for _, a in op.aggregates:
-                if a.func not in COLUMN_AGGREGATES:
-                    return f"the aggregate {a.func}"
-    return None
-
-
 def has_recurrence(plan) -> bool:
     """Whether a stratum of the planner Plan ``plan`` is a recurrence the columns sweep
     (it lowers the threshold of the whole run: :data:`.input_size.AUTO_MIN_RECURRENCE_FACTS`);
@@ -368,9 +347,6 @@ def embedded_backend(st: ph.StratumPlan, engine: str = "auto", recurrences="", r
     through an aggregate, "" for neither (:attr:`Placement.recurrences`);
     ``rows_only``: its fact files and tables are read as rows, so only the
     count of facts decides)."""
-    refused = columns_refusal(st)
-    if refused is not None:
-        return ROWS, refused
     if _is_recurrence(st):
         if engine == COLUMNS:
             return COLUMNS, _kernel(st.stratum)
@@ -397,7 +373,7 @@ def choose_stratum(st: ph.StratumPlan, backend: str, why: str, horizon=None) -> 
     if backend == BY_SIZE and small_rounds_to_rows(st):
         fallbacks += (f"its rounds stay small (under {size.SMALL_ROUND_FACTS} facts derived a round on average, from round "
                       f"{size.SMALL_ROUNDS_FROM + 1}): the rows run it again, taking a small round in microseconds",)
-    return StratumChoice(st.index, backend, why, columns_refusal(st), _spark_refusal(st, horizon), fallbacks,
+    return StratumChoice(st.index, backend, why, _spark_refusal(st, horizon), fallbacks,
                          _spark_fallbacks(st, horizon), spark_form(st))
 
 
@@ -487,6 +463,9 @@ def _column_fallbacks(st) -> tuple:
         out.append("an interval end is not an exact number")
     if st.stratum is not None and st.stratum.inventing_rules:
         out.append("a number the recursion creates leaves 64 bits, or it reaches the round limit: the rows go on or report it")
+    if any(isinstance(rp.operator, ph.ChaseStep) and rp.rule.watched is not None for rp in st.rules):
+        out.append("a chase's nulls nest in their own deeper than the facts without nulls the columns count: "
+                   "the rows count them all, to go on or stop it")
     return tuple(out)
 
 

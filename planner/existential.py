@@ -155,8 +155,8 @@ def _note_existential(rule: ast.Rule, existentials: list) -> None:
 class ExistentialRule(PlanRule):
     """A plan rule whose head has existential variables.  Its row pipeline
     (engine/rows/chase.py's ``chase_pipeline``) ends in a ChaseNode instead
-    of an OutputNode; the columnar executor never runs it (a PlanRule
-    subclass is a row-only rule unless an executor lowers its kind)."""
+    of an OutputNode; the columns fire it between rounds
+    (engine/columns/chase.py)."""
 
     existentials: tuple = ()
     # None when the program is jointly acyclic; else the rules through which

@@ -36,11 +36,9 @@ PROGRAMS = {
 # a stratum on rows (Since), the rest on columns
 FALLBACK = """
     q(X) :- <->[0,2] p(X, Y).
-    w(X, Y) :- p(X, Y).
-    s(Y) :- p(X, Y).
-    w(Y, X) :- w(X, Z), s(Z).
+    w(S) :- p(X, Y), V = 9223372036854775807, S = sum(V).
     @output("q"). @output("w").
-"""  # a chase whose nulls flow back into its body (X: not confined) runs on rows
+"""  # a sum past 64 bits: the stratum falls back to rows
 DATED = """
     @timeGranularity("hours").
     q(X) :- <->[0,2] p(X, Y).

@@ -334,7 +334,7 @@ def test_given_null_labels_are_not_reused_by_the_chase():
     assert m.to_text().splitlines() == ["o(_:n1,a)@[0,0]", "o(_:n2,b)@[0,0]"]
 
 
-def test_plan_shows_existential_strata_run_on_rows():
+def test_plan_shows_existential_strata_and_what_sends_a_watched_chase_to_rows():
     from chronolog.language import vadalog
     from chronolog.planner import plan
 
@@ -343,7 +343,8 @@ def test_plan_shows_existential_strata_run_on_rows():
     text = describe_plan(plan(vadalog.parse("o(Y, C) :- c(C).\nc(a)@0.")))
     assert "runs on columns when" in text and "[exists Y: restricted chase]" in text
     text = describe_plan(plan(vadalog.parse("o(Y, C) :- o(C, Z).\no(a, b)@0.")))
-    assert "runs on rows (an existential rule whose nulls may flow back into its body" in text
+    assert "[exists Y: restricted chase; nesting watched]" in text
+    assert "may fall back to rows if a chase's nulls nest in their own deeper than the facts without nulls" in text
 
 
 # ---------------------------------------------------------------- brute force
@@ -558,7 +559,7 @@ def test_existential_programs_are_not_partitioned():
         analyse(plan(vadalog.parse("controller(Y, C) :- company(C).\ncompany(a)@0.")))
 
 
-def test_the_columnar_executor_runs_existential_strata_but_a_watched_chase():
+def test_the_columnar_executor_runs_existential_strata_a_watched_chase_too():
     m = chronolog.reason("o(Y, C) :- c(C).\np(C) :- c(C).\nc(a)@0.", engine="columns")
     ran = {min(s.preds): m.stats["executors"][s.index] for s in m.plan.strata}
     assert ran == {"o": "columns", "p": "columns"}
@@ -568,7 +569,7 @@ def test_the_columnar_executor_runs_existential_strata_but_a_watched_chase():
     assert m.to_text().splitlines() == ["o(a,b)@[0,0]", "o(_:n1,a)@[0,0]"]
     watched = "o(Y, C) :- o(C, Z).\no(a, b)@0. o(c, a)@0. o(a, c)@0."  # (every head holds: no null made)
     m = chronolog.reason(watched, engine="columns")
-    assert set(m.stats["executors"].values()) == {"rows"}
+    assert set(m.stats["executors"].values()) == {"columns"}
     assert m.to_text().splitlines() == ["o(a,b)@[0,0]", "o(a,c)@[0,0]", "o(c,a)@[0,0]"]
 
 

@@ -93,12 +93,13 @@ def placement(src: str, engine: str = "auto"):
     return bc.choose(plan(load_program(src)), engine)
 
 
-def test_strata_columns_cannot_run_go_to_rows_at_plan_time():
+def test_what_may_send_a_stratum_back_to_rows_is_decided_at_plan_time():
     p = placement("n(Y) :- n(X), Y = X + 1, X < 10.\nn(0)@0.\n", engine="columns")
     assert p.strata[-1].backend == bc.COLUMNS and "leaves 64 bits, or it reaches the round limit" in p.strata[-1].fallbacks[-1]
-    p = placement("o(Y, C) :- o(C, Z).")  # (a chase whose nulls flow back: the rows watch it)
-    assert p.strata[0].why == "an existential rule whose nulls may flow back into its body: the rows stop such a chase if it may not end"
-    assert placement("o(X, Y) :- p(X).", engine="columns").strata[0].backend == bc.COLUMNS
+    p = placement("o(Y, C) :- o(C, Z).", engine="columns")  # (a chase whose nulls flow back: watched)
+    assert p.strata[0].backend == bc.COLUMNS and "a chase's nulls nest in their own deeper" in p.strata[0].fallbacks[-1]
+    p = placement("o(X, Y) :- p(X).", engine="columns")
+    assert p.strata[0].backend == bc.COLUMNS and not p.strata[0].fallbacks
     p = placement("j(X) :- p(X), q(X), Y = X * 2.", engine="columns")
     assert p.strata[0].backend == bc.COLUMNS and "an expression fails on a value" in p.strata[0].fallbacks[0]
     p = placement("m(K, S) :- p(K, V), S = sum(strlen(K)).", engine="columns")
@@ -179,13 +180,13 @@ def test_the_plan_of_a_program_without_rules_says_so(src):
     assert printed(src)[1] == "partitioning: none needed (no rules: the model is the given facts)"
 
 
-def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
+def test_the_plan_of_a_watched_chase_says_when_the_rows_take_it():
     src = "w(X, Y) :- v(X, Y).\ns(Y) :- v(X, Y).\nw(Y, X) :- w(X, Z), s(Z).\nd(K) :- w(K, A), s(K).\n"
     lines = printed(src, engine="columns")
     i = lines.index("stratum 1 (recursive): w")
-    assert lines[i + 1] == ("  runs on rows (an existential rule whose nulls may flow back into its body: "
-                            "the rows stop such a chase if it may not end)")
-    assert lines.count("  runs on columns (forced)") == 2  # (s before it, d after it)
+    assert lines[i + 1:i + 3] == ["  runs on columns (forced)",
+                                  "  may fall back to rows if a chase's nulls nest in their own deeper than the facts without "
+                                  "nulls the columns count: the rows count them all, to go on or stop it"]
     facts = "v(a, b)@[0,2]. v(b, c)@[1,3]. v(c, c)@[3,4]."
     m = chronolog.reason(src + facts, engine="columns")
     assert m.to_text() == chronolog.reason(src + facts, engine="rows").to_text()
@@ -193,7 +194,15 @@ def test_the_plan_of_a_stratum_on_rows_says_why_and_runs_so():
     # c's owned all along (w(b, c), w(c, c)); no s(a), no s(b) after 2: the chase stops
     assert [line for line in m.to_text().splitlines() if line.startswith("w(_")] == ["w(_:n1,a)@[0,2]", "w(_:n2,b)@(2,3]"]
     assert "d(b)@[1,2]" in m.to_text().splitlines()
-    assert m.stats["executors"] == {0: "columns", 1: "rows", 2: "columns"}
+    assert m.stats["executors"] == {0: "columns", 1: "columns", 2: "columns"}
+    # past the facts without nulls the columns counted: the rows count them all and stop it, with their error
+    runaway = "manager(M, E) :- employee(E), E != top.\nemployee(M) :- manager(M, E).\nemployee(bob)@[0,5]. manager(top, bob)@[0,2]."
+    errors = []
+    for engine in ("rows", "columns"):
+        with pytest.raises(chronolog.ChronologError, match="the chase may not terminate") as e:
+            chronolog.reason(runaway, engine=engine)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
 
 
 def test_a_time_capture_runs_on_columns():
@@ -227,27 +236,19 @@ def test_the_aggregates_the_plan_allows_are_those_the_backends_compute():
     from chronolog.language.builtins import AGGREGATES, FOLDS  # (the rounds' aggregate_step folds each one)
 
     assert bc.SPARK_AGGREGATES == set(FOLDS) == AGGREGATES
-    assert bc.COLUMN_AGGREGATES == {f for f, fold in FOLDS.items() if fold in bc.COLUMN_FOLDS}
 
 
-@pytest.mark.parametrize("func", ["prod", "mprod", "munion", "sum"])
-def test_the_columns_fold_only_what_the_plan_says_they_compute(monkeypatch, func):
-    """The columns read the folds they compute from the plan
-    (backend_choice.COLUMN_FOLDS): an aggregate the plan places on them
-    whose fold is not among those (narrowed here) falls back to rows, with
-    the rows' model, never folded as another aggregate."""
+@pytest.mark.parametrize("func", ["prod", "mprod", "munion", "sum", "avg", "mmin"])
+def test_the_columns_fold_every_aggregate(func):
+    """Every fold runs on columns (prod and munion by the rows' own folds,
+    once per segment), with the rows' model."""
     import chronolog
-    from chronolog.engine.columns import aggregate
-    from chronolog.language.builtins import FOLDS
 
     src = (f"g(X, A) :- r(X, V), A = {func}(V).\n"
            "r(a, 2)@[0,4].\nr(a, 3)@[2,6].\nr(b, 5)@[1,3].\nr(b, 7)@[1,2].\n")
-    expected = chronolog.reason(src, engine="rows").lines()
-    assert chronolog.reason(src, engine="columns").stats["executors"] == {0: "columns"}
-    monkeypatch.setattr(aggregate, "COLUMN_FOLDS", tuple(f for f in bc.COLUMN_FOLDS if f != FOLDS[func]))
     model = chronolog.reason(src, engine="columns")
-    assert model.lines() == expected
-    assert model.stats["executors"] == {0: "rows"} and model.stats["fallbacks"] == [f"stratum 0: {func} is not folded on columns"]
+    assert model.stats["executors"] == {0: "columns"} and not model.stats.get("fallbacks")
+    assert model.lines() == chronolog.reason(src, engine="rows").lines()
 
 
 @pytest.mark.spark

@@ -15,9 +15,8 @@ are exact value columns (exact_columns.py), integer sums and counts are
 coded.  Exact as the rows: integer and rational sums in int64 over the
 common denominator (bounds checked), float sums correctly rounded (each
 float is an integer times a common power of two, summed exactly, rounded
-once at the end -- what the rows' Fraction sum then ``float()`` gives).  The folds
-(language/builtins.py's FOLDS) computed here are planner/backend_choice.py's
-``COLUMN_FOLDS``; prod and munion by the rows' own folds, once per segment
+once at the end -- what the rows' Fraction sum then ``float()`` gives).  Every
+fold (language/builtins.py's FOLDS) is computed here: prod and munion by the rows' own folds, once per segment
 over its bindings' values (:func:`_python_folds`); contributors fold twice
 (:meth:`AggregateNode._by_contributors`).  A min or
 max of strings, booleans or instants folds their ranks in term order
@@ -35,7 +34,6 @@ from chronolog.engine.segments import COUNT, E, S, points_of, segments
 from chronolog.language import ast
 from chronolog.language.builtins import FOLDS
 from chronolog.language.exact_pairs import small_unique
-from chronolog.planner.backend_choice import COLUMN_FOLDS
 
 from .base import ColumnMapNode, column, drain, frame_of_arrays
 from .coalesce import coalesce, combined_key, key_steps, ordered_steps, stable_argsort
@@ -218,8 +216,6 @@ class Segments:
         cols = {}
         for var, agg in aggregates:
             fold = FOLDS[agg.func]
-            if fold not in COLUMN_FOLDS:
-                raise Fallback(f"{agg.func} is not folded on columns")
             key = expr_of.get(agg.expr.name, agg.expr) if agg.expr is not None else None  # (the memos: by expression)
             ranked = _term_ranks(agg.expr, df, values) if fold in ("min", "max") else None
             if fold in PYTHON_FOLDS:

@@ -20,8 +20,9 @@ of those before it:
   deltas.
 
 A rule whose nulls may flow back into its own body (planner/existential.py:
-watched) runs on rows, which stop a chase that may not end
-(backend_choice.columns_refusal).
+watched) goes on while its nulls nest no deeper than there are facts
+without nulls, as on rows (:func:`_watch`); past what the columns count,
+the rows decide.
 """
 
 from __future__ import annotations
@@ -124,6 +125,65 @@ def _with_witnesses(ev, rule, df):
     keys = [tuples[i] for i in order]
     fronts = fronts[order]
     nulls = factory.witnesses(key, exist, keys)
+    if rule.watched is not None:
+        _watch(ev, factory, key, exist, keys, nulls)
     return df.join(fronts.with_columns(
         pl.Series(var_column(v), ev.terms.code_all(made), dtype=pl.Int64) for v, made in zip(exist, nulls)
     ), on=cols, how="inner")
+
+
+def _watch(ev, factory, key, exist, frontiers, nulls) -> None:
+    """A watched rule (planner/existential.py: its nulls may flow back into
+    its body) goes on while its nulls nest in its own no deeper than there
+    are facts without nulls, as on rows (rows/chase.ChaseNode._watch).  The
+    nesting is the factory's, as the rows record it; the facts are counted
+    here only until there are enough (:func:`facts_without_nulls`, a count
+    the rows' is never below), and a null nested deeper than they reach
+    sends the stratum to the rows, which count every fact and stop the
+    run or go on (the same nulls: the factory keeps those made here)."""
+    from .encoding import Fallback
+
+    nesting, nest = factory.nesting, factory.nest
+    for var, made in zip(exist, nulls):
+        own = (key, var)
+        for frontier, null in zip(frontiers, made):
+            depth = nesting.get(null, {}).get(own) or nest(null, (key, var, frontier))
+            if depth <= factory.limit:
+                continue
+            factory.limit = max(factory.limit, facts_without_nulls(ev, depth))
+            if depth > factory.limit:
+                raise Fallback(f"a chase whose nulls nest {depth} deep in their own: the rows count every fact "
+                               "without nulls, to go on or stop it")
+
+
+def facts_without_nulls(ev, enough: int) -> int:
+    """The distinct facts without a labelled null in the relations the
+    columns hold, counted relation by relation until ``enough`` (fewer
+    than the rows count, who hold every given relation too: a lower
+    bound that is safe to go on by)."""
+    from chronolog.language.exact_pairs import small_unique
+    from chronolog.language.nulls import Null
+
+    from .relation import term_columns
+    from .value_columns import is_values
+
+    count = 0
+    for pred in dict.fromkeys([*ev._growing, *ev._tables]):
+        df = ev.table(pred)
+        cols = [c for c in term_columns(ev._arity(pred)) if not is_values(df[c])]
+        keep = None
+        for c in cols:
+            used, at = small_unique(df[c].to_numpy())
+            null = [type(v) is Null for v in ev.terms.values.take(used)]
+            if any(null):
+                import numpy as np
+
+                ok = ~np.asarray(null, dtype=bool)[at]
+                keep = ok if keep is None else keep & ok
+        atoms = df.select(term_columns(ev._arity(pred)))
+        if keep is not None:
+            atoms = atoms.filter(keep)
+        count += atoms.unique().height
+        if count >= enough:
+            break
+    return count

@@ -110,8 +110,8 @@ def _with_witnesses(ev, rule, df):
     exist = list(dict.fromkeys(t.name for t in rule.head_terms if isinstance(t, ast.Var) and t.name in rule.existentials))
     cols = [var_column(v) for v in frontier_vars(rule)]
     if not cols:
-        codes = ev.terms.code_all([factory.witness((key, v, ())) for v in exist])
-        return df.with_columns(*(pl.lit(int(c), dtype=pl.Int64).alias(var_column(v)) for v, c in zip(exist, codes)))
+        made = ev.terms.code_all([factory.witness((key, v, ())) for v in exist])
+        return df.with_columns(*(pl.lit(int(c), dtype=pl.Int64).alias(var_column(v)) for v, c in zip(exist, made)))
     df = codes(df, cols, ev.values)  # (floats and exact pairs as terms: one way to rank and key them)
     fronts = df.select(cols).unique()
     decoded, ranks = [], []

@@ -108,8 +108,9 @@ class ChaseNode(MapNode):
         return []
 
     def uncovered(self, batch) -> list:
-        """``(binding, frontier, key, pieces)`` of each row of ``batch`` where
-        the head does not hold yet (``pieces``: the times it does not)."""
+        """``(binding, body interval, frontier, key, pieces)`` of each row of
+        ``batch`` where the head does not hold yet (``pieces``: the times it
+        does not; ``key``: the head's values but the existential ones)."""
         store, hz = self.state.store, self.horizon
         rel = store.get(self.head_pred)
         out = []
@@ -124,10 +125,9 @@ class ChaseNode(MapNode):
                 out.append((b, body_iv, tuple(b[s] for s in self.frontier_slots), key, rest))
         return out
 
-    def witness_keys(self, frontier) -> list:
-        """The witness keys of a frontier, one per existential variable in
-        head order (language/nulls.NullFactory.witness)."""
-        return [(self.rule_key, var, frontier) for var in dict.fromkeys(self.exist_at.values())]
+    def existentials(self) -> list:
+        """The existential variables in head order, each once."""
+        return list(dict.fromkeys(self.exist_at.values()))
 
     def make(self, rows, factory) -> list:
         """The new facts of the uncovered ``rows``, their nulls the witnesses
@@ -215,10 +215,9 @@ def fire_waiting(state, merges, order=()) -> bool:
     factory = null_factory(state)
     for nodes in sorted(by_rule.values(), key=lambda ns: place.get(id(ns[0][0].rule), len(place))):
         found = [(node, node.uncovered(rows)) for node, rows in nodes]
-        frontiers = {f for _, rows in found for _, _, f, _, _ in rows}
-        for f in sorted(frontiers, key=frontier_order):
-            for key in nodes[0][0].witness_keys(f):
-                factory.witness(key)
+        first = nodes[0][0]
+        factory.witnesses(first.rule_key, first.existentials(),
+                          sorted({f for _, rows in found for _, _, f, _, _ in rows}, key=frontier_order))
         for node, rows in found:
             out = node.make(rows, factory)
             if out:

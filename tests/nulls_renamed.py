@@ -62,3 +62,13 @@ def assert_same_up_to_nulls(got, want) -> None:
     up to a one-to-one renaming of nulls."""
     facts = [sorted(str((p, r)) for p, rows in m.items() for r in rows) for m in (got, want)]
     assert renaming(got, want) is not None, facts
+
+
+def same_models(got, want) -> bool:
+    """``got`` and ``want`` (``{pred: list of (terms, interval)}``) equal,
+    up to a one-to-one renaming of nulls where they hold any (two runs'
+    nulls are never equal, and a run that keeps the witnesses it made, or
+    searches where a model repeats, may label them otherwise)."""
+    if any(type(t) is Null for rows in want.values() for terms, _ in rows for t in terms):
+        return renaming(got, want) is not None
+    return all(sorted(got[p], key=repr) == sorted(want[p], key=repr) for p in want) and set(got) == set(want)

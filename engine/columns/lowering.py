@@ -26,7 +26,7 @@ def rule_pipeline(ev, rp, variant=None):
 
     op = rp.operator
     lower = _LOWERINGS.get(type(op))
-    if lower is None:  # (the plan puts such strata on rows: backend_choice.columns_refusal)
+    if lower is None:  # (a ChaseStep: fired between rounds, chase.py; met anywhere else, the rows run it)
         raise Fallback(f"{op.label()} has no columnar lowering")
     node = lower(ev, op, rp.rule, variant)
     out = rp.root

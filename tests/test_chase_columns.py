@@ -234,3 +234,16 @@ def test_a_watched_chase_past_what_the_columns_count_goes_on_on_rows():
             chronolog.reason(program, engine=engine)
         errors.append(str(e.value))
     assert errors[0] == errors[1]
+
+
+def test_a_firings_rules_fire_on_the_bindings_found_before_any_fires():
+    """Two rules for r, the second reading r: in one firing it fires on the
+    bindings found before the first made its null (the rows' waiting rows),
+    not on that null, which the plain rule then covers; the columns once
+    read the first rule's facts at once, made nulls three deep and fell
+    back (a hunt found it)."""
+    program = "r(a, X) :- r(X, Y).\nr(W, X) :- q(X, X).\nr(Z, V) :- r(X, Z).\nq(a, a)@[0,0]."
+    rows = chronolog.reason(program, engine="rows")
+    cols = chronolog.reason(program, engine="columns")
+    assert cols.to_text() == rows.to_text() == "r(a,a)@[0,0]\nr(a,_:n1)@[0,0]\nr(_:n1,a)@[0,0]"
+    assert set(cols.stats["executors"].values()) == {"columns"} and not cols.stats.get("fallbacks")

@@ -4,8 +4,9 @@ over frames, making the same nulls.
 An existential rule derives nothing in a round.  Once the rest of its
 stratum is at its fixpoint (``ColumnRounds.settle``: after round 1 without
 recursion), each existential rule whose body read a predicate that changed
-since it last fired fires, in the program's order, each seeing the facts
-of those before it:
+since it last fired fires, in the plan's order, its body's bindings all
+found before any rule fires (as the rows' waiting rows are), its check
+seeing the facts of the rules before it:
 
 * its body's bindings over the full relations, clipped to the horizon,
   minus the time where the head already holds: a difference against the
@@ -49,9 +50,15 @@ def fire(ev, stratum, rps) -> dict:
     from .relation import term_columns
     from .value_columns import same_kinds
 
+    from .base import drain
+    from .lowering import body_pipeline
+
+    # every body first, as the rows' waiting rows were all found before any rule fired; then each
+    # rule's check against the head as the earlier rules of the firing left it
+    bodies = [drain(body_pipeline(ev, rp.operator.input, rp.rule)) for rp in rps]
     delta: dict = {}
-    for rp in rps:
-        made = _made(ev, rp)
+    for rp, body in zip(rps, bodies):
+        made = _made(ev, rp, body)
         if made is None:
             continue
         ev.stats["derivations"] += made.height
@@ -64,19 +71,16 @@ def fire(ev, stratum, rps) -> dict:
     return delta
 
 
-def _made(ev, rp):
-    """The facts one existential rule makes now, as an OutputNode writes a
-    round's (None: none)."""
+def _made(ev, rp, df):
+    """The facts one existential rule makes now from its body's bindings
+    ``df``, as an OutputNode writes a round's (None: none)."""
     from ..interval_shift import clipped
     from . import code_frames
-    from .base import drain
     from .difference import DifferenceNode
-    from .lowering import body_pipeline
     from .output import OutputNode
     from .scan import ScanNode
 
     op, rule = rp.operator, rp.rule
-    df = drain(body_pipeline(ev, op.input, rule))
     if df is None or not df.height:
         return None
     if rp.root.clip and ev.horizon is not None:  # (before the check: a binding outside the horizon makes no null)

@@ -837,7 +837,7 @@ class ColumnRounds(seminaive.Backend):
         self.derived_before = ev.stats["derivations"]  # (auto hands a stratum of small rounds to the rows)
         planned = ph.stratum_plan(ev.plan, stratum)
         self.small_to_rows = ev.engine == "auto" and small_rounds_to_rows(planned)
-        # existential rules, in the program's order: fired at a fixpoint (:meth:`settle`)
+        # existential rules, in the plan's order: fired at a fixpoint (:meth:`settle`)
         self.chasing = [rp for rp in planned.rules if isinstance(rp.operator, ph.ChaseStep)]
         self.changed = None  # the predicates changed since the chase last fired (None: it has not)
 

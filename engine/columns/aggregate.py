@@ -437,13 +437,16 @@ def _term_ranks(expr, df, values):
     keyed = values.order_keys(used)
     if keyed is not None:
         order = np.argsort(keyed[1], kind="stable")
+        rank_of = np.empty(len(used), dtype=np.int64)
+        rank_of[order] = np.arange(len(used), dtype=np.int64)
     else:
+        from chronolog.language.term_ranks import term_ranks
+
         vals = values.terms.values.take(used)
         if not all(type(v) is str for v in vals):
             return None
-        order = sorted(range(len(vals)), key=vals.__getitem__)
-    rank_of = np.empty(len(used), dtype=np.int64)
-    rank_of[order] = np.arange(len(used), dtype=np.int64)
+        rank_of = term_ranks(vals)  # (the output's order of strings: polars' sort for many)
+        order = np.argsort(rank_of, kind="stable")
     return rank_of[at], used[order]
 
 

@@ -135,8 +135,8 @@ class NullFactory:
     def witnesses(self, rule, variables, frontiers) -> list:
         """Per variable of ``variables``, :meth:`witness` of ``(rule,
         variable, f)`` for each of the distinct ``frontiers``, the new ones
-        made in their order, a frontier's variables in theirs (the columns'
-        chase: many at once, the labels in one pass)."""
+        made in their order, a frontier's variables in theirs (a chase
+        firing's new witnesses, rows or columns: the labels in one pass)."""
         keys = [(rule, v, f) for f in frontiers for v in variables]
         got = list(map(self.made.get, keys))
         if None in got:

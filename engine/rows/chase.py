@@ -194,7 +194,7 @@ def witness_rule(rule) -> tuple:
     return (str(src.pos), src.text) if src is not None else (rule.describe(),)
 
 
-def fire_waiting(state, merges, order=()) -> bool:
+def fire_waiting(state, merges, order) -> bool:
     """Fire the existential rules' waiting body rows into their MergeNodes;
     whether there were any.
 

@@ -17,8 +17,6 @@ rows each rule produced per round, which the backend counts in ``produced``.
 
 from __future__ import annotations
 
-from functools import partial
-
 # what a body atom reads: its predicate's whole relation, or in a delta
 # variant the round's new facts or the facts from before them
 FULL, DELTA, OLD = "full", "delta", "old"
@@ -77,22 +75,28 @@ def run(backend: Backend, planned, deltas: dict = None) -> int:
     else:
         variants = backend.variants(planned, deltas)
     # (recorded: each round's rows per rule; else the backend's own round, no call between)
-    step = backend.round if backend.record is None else partial(_recorded_round, backend)
-    deltas = backend.settle(step(variants, deltas))
+    step = _round if backend.record is None else _recorded_round
+    deltas = step(backend, variants, deltas)
     rounds = 1
     while deltas := planned.recursion(deltas):
         rounds += 1
         backend.before_round(rounds, deltas)
-        deltas = backend.settle(step(backend.variants(planned, deltas), deltas))
+        deltas = step(backend, backend.variants(planned, deltas), deltas)
     return rounds
 
 
+def _round(backend: Backend, variants, deltas: dict) -> dict:
+    """A round, then what settles it (a chase that fires at the fixpoint
+    the round reached belongs to that round)."""
+    return backend.settle(backend.round(variants, deltas))
+
+
 def _recorded_round(backend: Backend, variants, deltas: dict) -> dict:
-    """A round whose rows per rule the backend counts into ``produced``,
-    then given to its ``record`` (EXPLAIN ANALYZE)."""
+    """A round (and its settling) whose rows per rule the backend counts
+    into ``produced``, then given to its ``record`` (EXPLAIN ANALYZE)."""
     backend.produced = produced = {}
     try:
-        return backend.round(variants, deltas)
+        return backend.settle(backend.round(variants, deltas))
     finally:
         backend.produced = None
         backend.record.add_round(produced)

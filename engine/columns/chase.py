@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from chronolog.language import ast
 
+from chronolog.planner import physical as ph
+
 from .. import seminaive
 from ..rows.chase import frontier_vars, null_factory, witness_rule
 
@@ -41,10 +43,12 @@ def reads(rp) -> set:
     return set(_reads(rp.operator.input))
 
 
-def fire(ev, stratum, rps) -> dict:
+def fire(ev, stratum, rps, produced=None) -> dict:
     """Fire the existential rules ``rps`` (RulePlans, the program's order)
     of ``stratum`` on the HybridEvaluator ``ev``; their new maximal
-    intervals per predicate."""
+    intervals per predicate.  Under EXPLAIN ANALYZE the facts each rule
+    makes are its rows (into ``produced`` per RulePlan, and its ChaseStep's
+    and Output's figures, the ChaseStep with the firing's own time)."""
     import polars as pl
 
     from .relation import term_columns
@@ -53,18 +57,32 @@ def fire(ev, stratum, rps) -> dict:
     from .base import drain
     from .lowering import body_pipeline
 
+    meter = ev.meter
     # every body first, as the rows' waiting rows were all found before any rule fired; then each
     # rule's check against the head as the earlier rules of the firing left it
     bodies = [drain(body_pipeline(ev, rp.operator.input, rp.rule)) for rp in rps]
     delta: dict = {}
     for rp, body in zip(rps, bodies):
+        started = meter.start() if meter is not None else None
         made = _made(ev, rp, body)
+        rows = 0 if made is None else made.height
+        if produced is not None:
+            produced[id(rp)] = produced.get(id(rp), 0) + rows
+        if meter is not None:
+            meter.stop(started, rp.operator, rows)
+            meter.figure(rp.root)[1] += rows
         if made is None:
             continue
         ev.stats["derivations"] += made.height
         pred = rp.rule.head_pred
         new: dict = {}
-        ev._merge_into(stratum, pred, {pred: [made]}, new)
+        if meter is None:
+            ev._merge_into(stratum, pred, {pred: [made]}, new)
+        else:  # (EXPLAIN ANALYZE's: the merge's time, and as its rows the new maximal intervals)
+            coalesce = next(c for c in ph.stratum_plan(ev.plan, stratum).coalesce if c.pred == pred)
+            started = meter.start()
+            ev._merge_into(stratum, pred, {pred: [made]}, new)
+            meter.stop(started, coalesce, new[pred].height if pred in new else 0)
         if pred in new:  # (two rules for one head: both their facts (other nulls, other terms) the next deltas)
             delta[pred] = new[pred] if pred not in delta else \
                 pl.concat(same_kinds([delta[pred], new[pred]], term_columns(ev._arity(pred)), ev.values))

@@ -862,7 +862,7 @@ class ColumnRounds(seminaive.Backend):
 
         rules = [rp for rp in self.chasing if self.changed is None or reads(rp) & self.changed]
         self.changed = set()
-        new = fire(self.ev, self.stratum, rules) if rules else {}
+        new = fire(self.ev, self.stratum, rules, self.produced) if rules else {}
         self.changed |= set(new)
         return {**deltas, **new}
 

@@ -194,34 +194,48 @@ def witness_rule(rule) -> tuple:
     return (str(src.pos), src.text) if src is not None else (rule.describe(),)
 
 
-def fire_waiting(state, merges, order) -> bool:
+def fire_waiting(state, merges, order, produced=None) -> bool:
     """Fire the existential rules' waiting body rows into their MergeNodes;
     whether there were any.
 
     The labels do not depend on the order the pipelines produced rows in:
-    the rules fire in ``order`` (the stratum plan's: the program's order),
-    each seeing the facts of those before it, all of a rule's variants at
-    once; a rule's new witnesses are made in the term order of their
-    frontiers (:func:`frontier_order`).  The columns' chase
-    (engine/columns/chase.py) fires so too, and makes the same nulls."""
+    the rules fire in ``order`` (the stratum plan's RulePlans: the
+    program's order), each seeing the facts of those before it, all of a
+    rule's variants at once; a rule's new witnesses are made in the term
+    order of their frontiers (:func:`frontier_order`).  The columns' chase
+    (engine/columns/chase.py) fires so too, and makes the same nulls.
+
+    Under EXPLAIN ANALYZE the facts each rule makes are its rows (into
+    ``produced`` per RulePlan, and its ChaseStep's and Output's figures
+    with the firing's time: the round only buffered them)."""
     waiting = getattr(state, "_chase_waiting", None)
     if not waiting:
         return False
     state._chase_waiting = {}
-    place = {id(r): i for i, r in enumerate(order)}
+    place = {id(rp.rule): (i, rp) for i, rp in enumerate(order)}
     by_rule: dict = {}
     for node, rows in waiting.values():
         by_rule.setdefault(id(node.rule), []).append((node, rows))
     factory = null_factory(state)
-    for nodes in sorted(by_rule.values(), key=lambda ns: place.get(id(ns[0][0].rule), len(place))):
+    meter = getattr(state, "meter", None)
+    for nodes in sorted(by_rule.values(), key=lambda ns: place.get(id(ns[0][0].rule), (len(place),))[0]):
+        started = meter.start() if meter is not None else None
         found = [(node, node.uncovered(rows)) for node, rows in nodes]
         first = nodes[0][0]
         factory.witnesses(first.rule_key, first.existentials(),
                           sorted({f for _, rows in found for _, _, f, _, _ in rows}, key=frontier_order))
+        made = 0
         for node, rows in found:
             out = node.make(rows, factory)
             if out:
+                made += len(out)
                 merges[node.head_pred].merge(out)
+        rp = place.get(id(first.rule), (None, None))[1]
+        if produced is not None and rp is not None:
+            produced[id(rp)] = produced.get(id(rp), 0) + made
+        if meter is not None and rp is not None:
+            meter.stop(started, rp.operator, made)
+            meter.figure(rp.root)[1] += made
     return True
 
 

@@ -155,16 +155,21 @@ class Evaluator:
             self._report(stratum, rounds, merges, True)
         return {p: ch for p, m in merges.items() if (ch := m.stratum_changes())}
 
-    def _chase(self, stratum, merges, delta) -> dict:
+    def _chase(self, stratum, merges, delta, produced=None) -> dict:
         """Existential rules fire once the rest of the stratum is at its
-        fixpoint (engine/rows/chase.py); their facts are the next delta."""
+        fixpoint (engine/rows/chase.py); their facts are the next delta
+        (``produced``: EXPLAIN ANALYZE's rows per rule of the round)."""
         if delta and stratum.recursive:
             return delta
-        if not fire_waiting(self, merges, [rp.rule for rp in ph.stratum_plan(self.plan, stratum).rules]):
+        if not fire_waiting(self, merges, ph.stratum_plan(self.plan, stratum).rules, produced):
             return delta
+        meter = self.meter  # (EXPLAIN ANALYZE's: the chase's new maximal intervals are its merges' rows)
+        coalesce = {c.pred: c for c in ph.stratum_plan(self.plan, stratum).coalesce} if meter is not None else {}
         for p, m in merges.items():
             ch = m.take_changes()
             if ch:
+                if p in coalesce:
+                    meter.figure(coalesce[p])[1] += sum(map(len, ch.values()))
                 old = delta.setdefault(p, {})
                 for terms, ivs in ch.items():
                     old[terms] = old.get(terms, set()) | ivs
@@ -250,7 +255,7 @@ class RowRounds(seminaive.Backend):
         return delta
 
     def settle(self, deltas: dict) -> dict:
-        return self.ev._chase(self.stratum, self.merges, deltas)
+        return self.ev._chase(self.stratum, self.merges, deltas, self.produced)
 
     def before_round(self, number: int, deltas: dict) -> None:
         ev, stratum = self.ev, self.stratum

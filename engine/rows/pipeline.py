@@ -109,8 +109,9 @@ def pipeline_for(rule, state, variant=None, horizon=None, explain=False, scans_f
     if lower is None:
         lower = _load_lowerings()[type(op)]
     out = lower(op, rule, state, variant, horizon, explain, scans_first)
-    meter = getattr(state, "meter", None)  # (EXPLAIN ANALYZE's: a body's steps measure themselves)
-    if meter is not None and not isinstance(op, ph.Body):
+    meter = getattr(state, "meter", None)  # (EXPLAIN ANALYZE's: a body's steps measure themselves,
+    # a chase step when it fires: engine/rows/chase.fire_waiting)
+    if meter is not None and not isinstance(op, (ph.Body, ph.ChaseStep)):
         out.child = meter.wrap(out.child, op)
         out.children = (out.child,)
     return out

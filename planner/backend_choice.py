@@ -21,7 +21,6 @@ from fractions import Fraction
 from typing import Optional
 
 from chronolog.language import ast
-from chronolog.language.builtins import FOLDS
 from chronolog.language.timeline import POS_INF
 
 from . import physical as ph
@@ -45,10 +44,6 @@ ONE_TASK_BYTES = 4 << 20
 # "false" here: linear on Spark too
 DOUBLING_CONF = "spark.chronolog.closureByDoubling"
 
-# the aggregates Spark's rounds compute, by their folds (language/builtins.py's
-# FOLDS): every fold (connectors/spark_rounds/aggregate.py), as the rows
-# and the columns do
-SPARK_AGGREGATES = set(FOLDS)
 ROUND_DIGITS = 37  # round(X, D) on Spark for a constant |D| <= 37: its decimals hold the result exactly
 
 
@@ -541,10 +536,7 @@ def _spark_refusal(st: ph.StratumPlan, horizon=None) -> Optional[Refusal]:
                                f"(more than {ROUNDS_THROUGH_TIME}; one task steps through them in one process)", moving[0])
     for rp in st.rules:
         op, rule = rp.operator, rp.rule
-        if isinstance(op, ph.Aggregate):
-            for _, a in op.aggregates:
-                if a.func not in SPARK_AGGREGATES:
-                    return Refusal(f"aggregation: {a.func}", rule)
+        if isinstance(op, ph.Aggregate):  # (every fold runs on the rounds: connectors/spark_rounds/aggregate.py)
             exprs = [a.expr for _, a in op.aggregates if a.expr is not None and not isinstance(a.expr, ast.Var)]
             for step in (*op.input.steps, *op.after):
                 refused = _step_refusal(step, rule)

@@ -123,6 +123,33 @@ def test_aggregates_of_other_contributors_in_one_rule_match_the_rows(data, facts
     both(program, {"p": [((k, i % 3, v), iv) for i, ((k, v), iv) in enumerate(facts)]})
 
 
+# integers the columns compute on (under 2**62 in size): products past 63 bits (exact, as Python
+# ints), a zero among them, wrapped products that would look like small ones (2**32 * 2**32 is 0
+# modulo 2**64), products just under and over 2**63 (3037000499**2 and 3037000500**2)
+WIDE_INTS = st.one_of(st.sampled_from([0, 1, -1, 2, 3, 2**31, -(2**31) - 1, 2**32, 3037000499, 3037000500, 2**61,
+                                       2**62 - 1, -(2**62) + 1]), st.integers(-(2**62) + 1, 2**62 - 1))
+
+
+@settings(deadline=None, max_examples=examples(100))
+@given(facts_of(WIDE_INTS), st.sampled_from(["prod", "mprod"]))
+def test_products_of_64_bit_integers_are_exact(facts, func):
+    """Products per segment in int64 where no product can leave 63 bits, the
+    others over Python ints: the rows' products, and at every point
+    math.prod of the values that hold there."""
+    program = f"r(K, X) :- p(K, D, V), X = {func}(V)."
+    p = [((k, i, v), iv) for i, ((k, v), iv) in enumerate(facts)]
+    rows = both(program, {"p": p})
+    got = {}
+    for (k, x), iv in rows.facts("r"):
+        got.setdefault(k, []).append((iv, x))
+    ends = sorted({b for _, iv in facts for b in iv[:2] if abs(b) != tl.POS_INF})
+    for t in ends + [(a + b) / 2 for a, b in zip(ends, ends[1:])]:  # (the ends, and between them)
+        for k in "xy":
+            held = [v for (kk, _, v), iv in p if kk == k and tl.contains_point(iv, t)]
+            want = [math.prod(held)] if held else []
+            assert [x for iv, x in got.get(k, []) if tl.contains_point(iv, t)] == want, (k, t)
+
+
 def test_a_product_of_a_name_is_the_rows_error_on_columns():
     program = "r(K, X) :- p(K, V), X = prod(V).\np(a, 2)@[0,3]. p(a, \"b\")@[1,2]."
     with pytest.raises(chronolog.ChronologError) as rows:

@@ -199,6 +199,34 @@ def test_names_of_a_file_print_as_format_term_prints_them(names):
     assert _name_texts(pl.Series(names, dtype=pl.String), format_term).to_list() == [format_term(v) for v in names]
 
 
+MEMBERS = st.one_of(st.integers(-5, 5), st.sampled_from([0.0, -0.0, 1.0, 0.1, 2.5, Fraction(1, 3), True, False]),
+                    st.sampled_from(["a", "b c", 'say "hi"', "x\ny", "1", "ID1", "a1:Lecturer"]),
+                    st.sampled_from([dt.datetime(2024, 1, 1), dt.datetime(2024, 1, 1, 12)]))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.one_of(MEMBERS, st.lists(st.one_of(MEMBERS, st.lists(MEMBERS, max_size=2).map(tuple)),
+                                            max_size=4).map(tuple)), max_size=12))
+def test_sets_print_as_each_printer_prints_them(vals):
+    """The output makes a set's members' texts once each (TermTexts.of): the
+    text each printer gives the set, the dialects' and term text's too
+    (a member 0.0 beside -0.0, 1 beside 1.0 and True, a set in a set)."""
+    import numpy as np
+
+    from chronolog.connectors.text_out import TermTexts
+    from chronolog.language.lars import LarsDialect
+    from chronolog.language.meteor import MeteorDialect
+    from chronolog.language.text import format_term, format_term_text
+
+    def term(v):
+        return (TRUE if v else FALSE) if type(v) is bool else tuple(map(term, v)) if type(v) is tuple else v
+
+    vals = [term(v) for v in vals]
+    for printer in (format_term, format_term_text, MeteorDialect().format_term, LarsDialect().format_term):
+        codes = np.arange(len(vals), dtype=np.int64)
+        assert TermTexts().of(codes, vals, printer) == [printer(v) for v in vals]
+
+
 @settings(max_examples=examples(300), deadline=None)
 @given(st.lists(NAME_TEXTS, unique=True, max_size=30))
 def test_string_ranks_are_pythons_order(strings):

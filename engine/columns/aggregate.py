@@ -219,7 +219,9 @@ class Segments:
             key = expr_of.get(agg.expr.name, agg.expr) if agg.expr is not None else None  # (the memos: by expression)
             ranked = _term_ranks(agg.expr, df, values) if fold in ("min", "max") else None
             if fold in PYTHON_FOLDS:
-                codes = _python_folds(fold, df[var_column(agg.expr.name)], self.i_s, self.i_e, seg, values)
+                codes = _int_products(agg.expr, df, self.i_s, self.i_e, seg, values) if fold == "prod" else None
+                if codes is None:
+                    codes = _python_folds(fold, df[var_column(agg.expr.name)], self.i_s, self.i_e, seg, values)
                 if isinstance(codes, pl.Series):
                     codes = codes.to_numpy()  # float values
             elif fold == "count":
@@ -273,6 +275,65 @@ class Segments:
 PYTHON_FOLDS = ("prod", "munion")
 
 
+def _segment_rows(i_s, i_e, seg):
+    """``(rows, starts)``: each binding's row repeated over the kept
+    segments ``seg`` it covers (from ``i_s`` to ``i_e``), grouped by
+    segment, and where each segment's rows start."""
+    import numpy as np
+
+    from .code_frames import ranges
+
+    count = i_e - i_s
+    rows = np.repeat(np.arange(len(i_s), dtype=np.int64), count)
+    at = np.searchsorted(seg, ranges(i_s, count))  # (every point a binding covers is a kept segment's)
+    order = np.argsort(at, kind="stable")
+    rows, at = rows[order], at[order]
+    return rows, at, np.searchsorted(at, np.arange(len(seg) + 1, dtype=np.int64))
+
+
+def _int_products(expr, df, i_s, i_e, seg, values):
+    """The codes of prod of ``expr`` per segment where its values are
+    64-bit integers (None otherwise, for the rows' fold): numpy's products
+    per segment, in int64 where no product can leave 63 bits (the bit
+    lengths of its factors sum to at most 63, or one is zero: a wrapped
+    product is the true one modulo 2^64, so exact below 2^63), the others
+    over Python ints in numpy's loop (exact, as the rows multiply ints).
+    The rows' fold, a Python call per segment, took 1 s of a 1.4 s command
+    over 200,000 bindings."""
+    import numpy as np
+
+    from .code_frames import ranges
+
+    if float_rows(expr, df, values).any():
+        return None
+    kind, v = evaluate(expr, df, values)
+    if kind != INT:
+        return None
+    v = np.asarray(v, dtype=np.int64)
+    rows, _, bounds = _segment_rows(i_s, i_e, seg)
+    starts = bounds[:-1]
+    if not len(starts) or (np.diff(bounds) == 0).any():
+        return None
+    x = v[rows]
+    size = np.abs(x.astype(np.float64))
+    with np.errstate(divide="ignore"):  # (a zero's bit length: 0; floor(log2) never under a float's rounding)
+        bits = np.where(size == 0, 0, np.floor(np.log2(size)) + 1)
+    fits = (np.add.reduceat(bits, starts) <= 63) | np.logical_or.reduceat(x == 0, starts)
+    with np.errstate(over="ignore"):
+        products = np.multiply.reduceat(x, starts)
+    if fits.all():
+        return values.encode(INT, products)
+    codes = np.zeros(len(starts), dtype=np.int64)
+    codes[fits] = values.encode(INT, products[fits])  # (a wrapped product is no value: never coded)
+    big = np.flatnonzero(~fits)
+    lo, n = bounds[big], np.diff(bounds)[big]
+    exact = np.multiply.reduceat(x[ranges(lo, n)].astype(object), np.cumsum(n) - n).tolist()  # (Python ints)
+    distinct = list(dict.fromkeys(exact))
+    coded = dict(zip(distinct, values.terms.code_all(distinct).tolist()))
+    codes[big] = [coded[p] for p in exact]
+    return codes
+
+
 def _python_folds(fold, column, i_s, i_e, seg, values):
     """The codes of ``fold`` (prod or munion) of ``column``'s values per
     segment ``seg``: each binding's values repeated over the segments it
@@ -287,15 +348,9 @@ def _python_folds(fold, column, i_s, i_e, seg, values):
     from chronolog.engine.rows.aggregate import _FOLD
     from chronolog.language.builtins import is_number
 
-    from .code_frames import ranges
     from .value_columns import python_list
 
-    count = i_e - i_s
-    rows = np.repeat(np.arange(len(i_s), dtype=np.int64), count)
-    at = np.searchsorted(seg, ranges(i_s, count))  # (every point a binding covers is a kept segment's)
-    order = np.argsort(at, kind="stable")
-    rows, at = rows[order], at[order]
-    bounds = np.searchsorted(at, np.arange(len(seg) + 1, dtype=np.int64))
+    rows, at, bounds = _segment_rows(i_s, i_e, seg)
     vals = python_list(column, values.terms)
     if fold == "prod" and not all(map(is_number, vals)):
         raise Fallback("a product of a value that is no number: the rows report it")

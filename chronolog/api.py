@@ -678,29 +678,14 @@ def _has_existentials(prog) -> bool:
 
 
 def _without_null_labels(facts) -> bool:
-    """Whether what ``facts`` gives straight to the columns holds no
-    labelled null.  The chase names its nulls past every label the given
-    facts use, which it learns from rows: so a program with existential
-    rules reads a fact file into columns only where it has no ``_:`` in
-    its bytes (a memchr-speed search; a ``_:`` in a quoted string reads
-    as rows too).  A table never holds one in columns (a column of term
-    text is read as rows: connectors/table_columns.py), nor do facts as
-    text or lists of rows; a Spark task's columns (FactColumns) may."""
-    import mmap
-
+    """Whether ``facts`` holds no FactColumns read before the run (a Spark
+    task's): the chase names its nulls past every label the given facts
+    use, and the run notes those of what it reads itself (nulls.labels_read),
+    not of columns read before it.  A table never holds one in columns (a
+    column of term text is read as rows: connectors/table_columns.py)."""
     if isinstance(facts, dict):
         read = sys.modules.get("chronolog.language.fact_columns")  # (none made unless imported)
         return read is None or not any(isinstance(v, read.FactColumns) for v in facts.values())
-    paths = [facts] if isinstance(facts, os.PathLike) else facts if isinstance(facts, (list, tuple)) else []
-    for p in paths:
-        if not isinstance(p, os.PathLike):
-            continue
-        try:
-            with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-                if m.find(b"_:") >= 0:
-                    return False
-        except (OSError, ValueError):  # (an empty file cannot be mapped; a missing one is reported when read)
-            continue
     return True
 
 
@@ -1120,42 +1105,13 @@ class Reasoner:
         facts = placed_times(prog, facts, closed)  # (@timeMapping and closed= of tables: their times by name)
         check_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
-        # per fact) when the columnar executor may read them
-        # (with existential rules, only files that hold no labelled null: the
-        # chase names its nulls past every label the given facts use)
-        existential = _has_existentials(prog)
-        direct = self.engine != "rows" and not explain and (not existential or _without_null_labels(facts))
-        min_rows = direct_min_rows(self.engine) or 0
-        columns = _fact_columns(facts, dialect, prog.calendar, _terms_of(prog)) if direct else None
-        in_program = prog.fact_columns  # (the program's fact lines, read by the kernel reader)
-        if in_program:
-            prog.fact_columns = []  # (the run holds them from here on)
-            if direct and (facts is None or columns is not None) and _same_widths(in_program + (columns or [])):
-                columns = in_program + (columns or [])
-                in_program = []
-        # large tables given as facts as columns too (connectors/table_columns.py);
-        # not in LARS, whose rows are ticks (language/lars.py, fact_rows)
-        tables = None if columns else _table_facts(facts, dialect, prog.calendar,
-                                                   direct_min_table_rows(self.engine) if direct and dialect != "lars" else None)
-        if tables is not None:
-            columns, extra = tables
-        else:
-            extra = load_facts(None if columns else facts, dialect, prog.calendar)
-            _repeating_apart(columns, extra)
-        if in_program:  # rows after all (before the given facts: the program's come first)
-            given_rows = FactRows()
-            for fc in in_program:
-                given_rows.merge(fc.rows())
-            given_rows.merge(extra)
-            extra = given_rows
-        if any(a.name == "bind" for a in prog.annotations):  # (else nor the connectors imported)
-            from chronolog.connectors.bindings import load_bound_inputs
+        # per fact) when the columnar executor may read them; the labels of
+        # the labelled nulls they hold are noted as read (the chase names its
+        # nulls past them: ``labels``)
+        from chronolog.language.nulls import labels_read
 
-            # large bound CSV files as columns too (connectors/csv_columns.py)
-            bound = [] if direct and not existential else None  # (a CSV cell _:n1 is a null)
-            extra.extend_facts(load_bound_inputs(prog, _base_dir(base_dir, program), columns=bound, min_rows=min_rows))
-            if bound:
-                columns = (columns or []) + bound
+        with labels_read() as labels:
+            columns, extra = self._read_facts(prog, facts, dialect, base_dir, program, explain)
         if getattr(prog, "tuple_windows", None):  # LARS tuple windows filter the input
             from chronolog.language.lars import tuple_window_rows
 
@@ -1230,7 +1186,7 @@ class Reasoner:
         # every evaluator of it names a witness alike, skipping given labels
         from chronolog.language.nulls import NullFactory, null_labels, run_scope
 
-        nulls = NullFactory(lambda: null_labels([t for t, _ in rows] for rows in given.values()))
+        nulls = NullFactory(lambda: null_labels([t for t, _ in rows] for rows in given.values()) | labels)
         try:
             with run_scope(nulls):
                 self._evaluate(store, hz, strategy, explain, _GivenRows(base, columns) if columns else base)
@@ -1241,6 +1197,45 @@ class Reasoner:
 
             raise with_origin(e, prog, facts, dialect, prog.calendar, _base_dir(base_dir, program), program) from None
         self.model._nulls = nulls  # a proof's re-run names the witnesses alike
+
+    def _read_facts(self, prog, facts, dialect, base_dir, program, explain) -> tuple:
+        """``(columns, rows)`` of the given facts: fact files, tables and
+        bound CSV files the columnar executor may read as the readers'
+        columns (a list of FactColumns, or None), the rest as FactRows."""
+        # (given FactColumns, a Spark task's, read before this run noted their labels: rows for a chase)
+        direct = self.engine != "rows" and not explain and (not _has_existentials(prog) or _without_null_labels(facts))
+        min_rows = direct_min_rows(self.engine) or 0
+        columns = _fact_columns(facts, dialect, prog.calendar, _terms_of(prog)) if direct else None
+        in_program = prog.fact_columns  # (the program's fact lines, read by the kernel reader)
+        if in_program:
+            prog.fact_columns = []  # (the run holds them from here on)
+            if direct and (facts is None or columns is not None) and _same_widths(in_program + (columns or [])):
+                columns = in_program + (columns or [])
+                in_program = []
+        # large tables given as facts as columns too (connectors/table_columns.py);
+        # not in LARS, whose rows are ticks (language/lars.py, fact_rows)
+        tables = None if columns else _table_facts(facts, dialect, prog.calendar,
+                                                   direct_min_table_rows(self.engine) if direct and dialect != "lars" else None)
+        if tables is not None:
+            columns, extra = tables
+        else:
+            extra = load_facts(None if columns else facts, dialect, prog.calendar)
+            _repeating_apart(columns, extra)
+        if in_program:  # rows after all (before the given facts: the program's come first)
+            given_rows = FactRows()
+            for fc in in_program:
+                given_rows.merge(fc.rows())
+            given_rows.merge(extra)
+            extra = given_rows
+        if any(a.name == "bind" for a in prog.annotations):  # (else nor the connectors imported)
+            from chronolog.connectors.bindings import load_bound_inputs
+
+            # large bound CSV files as columns too (connectors/csv_columns.py)
+            bound = [] if direct else None
+            extra.extend_facts(load_bound_inputs(prog, _base_dir(base_dir, program), columns=bound, min_rows=min_rows))
+            if bound:
+                columns = (columns or []) + bound
+        return columns, extra
 
     def _evaluate(self, store, hz, strategy, explain, base) -> None:
         if self.terminating:

@@ -65,20 +65,35 @@ class Null:
 
 
 class NullTable:
-    """The nulls of one file: label -> Null (same label, same null)."""
+    """The nulls of one file: label -> Null (same label, same null).  Made
+    inside :func:`labels_read`, it adds each label it meets to that block's
+    set (a run's readers, whichever they are, say which labels its facts
+    hold; its reader threads too, which do not inherit the block)."""
 
     def __init__(self):
         self.scope = object()
         self.nulls: dict = {}
+        self.read = _LABELS_READ.get()
 
     def get(self, label: str) -> Null:
         n = self.nulls.get(label)
         if n is None:
             n = self.nulls[label] = Null(label, self.scope)
+            if self.read is not None:
+                self.read.add(label)
         return n
 
 
 _TABLE: contextvars.ContextVar = contextvars.ContextVar("chronolog_null_table", default=None)
+_LABELS_READ: contextvars.ContextVar = contextvars.ContextVar("chronolog_null_labels_read", default=None)
+
+
+def labels_read():
+    """A block whose files' labelled nulls (read by any reader, into rows or
+    columns) leave their labels in the set it gives: the labels a run's
+    chase names its own nulls past (the given facts' columns hold no row
+    to look into)."""
+    return scoped(_LABELS_READ, set())
 
 
 @contextlib.contextmanager

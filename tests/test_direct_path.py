@@ -316,8 +316,8 @@ def test_arity_clash_between_files_is_reported_by_the_rows_reader(tmp_path):
 
 def test_nulls_in_fact_files(tmp_path):
     """Labelled nulls read on the direct path are nulls; an existential
-    program reads its files as rows, so its chase names new nulls past every
-    label the files use (as on rows)."""
+    program reads its files on the direct path too, and its chase names new
+    nulls past every label the files use (as on rows)."""
     facts = "".join(f"owns(_:n{i % 7},c{i},0.{i % 9 + 1})@[{i},{i + 5}].\n" for i in range(300))
     plain = "someNull(X) :- owns(X, C, S).\nsame(C, D) :- owns(X, C, S), owns(X, D, T), C != D.\n"
     cols = _run(tmp_path, plain, facts, "vadalog", "columns")
@@ -327,8 +327,31 @@ def test_nulls_in_fact_files(tmp_path):
     chase = "company(C) :- owns(X, C, S).\ncontroller(Y, C) :- company(C).\n"
     cols = _run(tmp_path, chase, facts, "vadalog", "columns")
     rows = _run(tmp_path, chase, facts, "vadalog", "rows")
+    assert cols._columns.given_columns, "the direct path was not taken"
     assert cols.to_text() == rows.to_text()
     assert "controller(_:n7,c0)" in cols.to_text()  # _:n0.._:n6 are the files'
+    # a label in a quoted string or a comment is no null's: the chase may use it
+    quoted = facts + 'owns("_:n9",c0,0.5)@[0,1].\n% owns(_:n8,c0,0.5)@[0,1].\n'
+    cols = _run(tmp_path, chase, quoted, "vadalog", "columns")
+    assert cols._columns.given_columns and cols.to_text() == _run(tmp_path, chase, quoted, "vadalog", "rows").to_text()
+    assert "controller(_:n8,c1)" in cols.to_text() and "controller(_:n9,c10)" in cols.to_text()  # (c0, c1, c10: term order)
+
+
+def test_nulls_in_bound_csv_files(tmp_path):
+    """A bound CSV file's cells _:n1 are labelled nulls, read as columns for
+    an existential program too: its chase names new nulls past their labels."""
+    path = tmp_path / "owns.csv"  # (past the 64 KB from which the kernels read a CSV file)
+    path.write_text("owner,company,share,s,e\n" + "".join(f"_:n{i % 5},c{i},0.{i % 9 + 1},{i},{i + 5}\n" for i in range(5000)))
+    program = (f'@bind("owns","csv","","{path.name}"). @timeMapping("owns",3,4).\n'
+               "company(C) :- owns(X, C, S).\ncontroller(Y, C) :- company(C).\n")
+    texts = {}
+    for engine in ("rows", "columns"):
+        m = reason(program, engine=engine, base_dir=tmp_path)
+        texts[engine] = m.to_text()
+        if engine == "columns":
+            assert m._columns is not None and m._columns.given_columns, "the bound file was not read as columns"
+    assert texts["rows"] == texts["columns"]
+    assert "controller(_:n5,c0)" in texts["rows"] and "company(c4999)" in texts["rows"]  # (_:n0.._:n4 are the file's)
 
 
 def test_indices_narrow_to_uint16_only_where_the_distinct_tokens_fit(tmp_path, monkeypatch):

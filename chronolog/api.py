@@ -1121,6 +1121,9 @@ class Reasoner:
         shapes = _with_shapes(extra, columns)
         with allocators.settled():  # (as the program's)
             self.plan = make_plan(prog, shapes)
+        analysis = _analysis_under_way()
+        if analysis is not None:  # (EXPLAIN ANALYZE prints the figures beside the plan that ran)
+            analysis.plan = self.plan
         from chronolog.planner.validate import note_unsupplied
 
         note_unsupplied(prog, {p for p, rows in shapes.items() if rows} | set(shapes.repeating), dialect)

@@ -90,5 +90,7 @@ def explain_spark_plan(spark, program, inputs=None, *, analyze: bool = False, re
     analysis.on_spark(stats, jobs_so_far(spark) - before, perf_counter() - started)
     analysis.seconds = analysis.spark.seconds
     analysis.count_tables({p: t if options.get("arrow") else t.toArrow() for p, t in out.items()})
+    if analysis.spark.path == "driver" and analysis.plan is not None:
+        plan = analysis.plan  # (the embedded engine ran in this process: its figures are its plan's)
     return describe_plan(plan, "auto", hz, None, analysis)
 

@@ -188,14 +188,15 @@ def _on_spark(spark) -> list:
     out += [f"spark ran the rounds again: {why}" for why in spark.again]  # (its time and jobs counted above)
     if spark.load is not None:
         out.append(f"spark loaded the inputs: {_counted(spark.load.jobs, 'Spark job')}, {_ms(spark.load.seconds)}")
-    out.append(f"per operator: no rows or time on Spark ({_NO_SPARK_FIGURES})")
+    if spark.path != "driver":  # (the driver's embedded run prints its figures per operator, as embedded)
+        out.append(f"per operator: no rows or time on Spark ({_NO_SPARK_FIGURES})")
     return out
 
 
 # why a Spark call prints no figures per operator (the embedded executors do: engine/operator_figures.py)
 _NO_SPARK_FIGURES = ("a round's statements run as Spark SQL, whose operators Catalyst rewrites and fuses and whose "
-                     "rows only Spark's SQL metrics hold; the other paths run the embedded engine in Spark's workers "
-                     "or on a plan of their own")
+                     "rows only Spark's SQL metrics hold; the keyed and one-task paths run the embedded engine in "
+                     "Spark's workers")
 
 
 def _ran_in_all(analysis) -> str:

@@ -107,6 +107,9 @@ class Analysis:
     # unbounded literal the search materialised in a predicate of its own)
     helpers: list = field(default_factory=list)
     spark: SparkRun | None = None  # a Spark call's path, jobs and time (None: embedded)
+    # the plan the last embedded run in this context made and ran (a Spark call's
+    # driver path plans the program over its tables: its figures are that plan's)
+    plan: object = None
 
     def stratum(self, index: int) -> StratumRun:
         got = self.strata.get(index)

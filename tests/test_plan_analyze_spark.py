@@ -96,13 +96,22 @@ def test_one_task_and_driver(spark):
         got = parse(text)
         assert stats["path"] == path and got["path"].endswith(f": {stats['why']}")
         assert {p: c for s in got["strata"].values() for p, c in s["holds"].items()} == model_counts(model)
-        assert_no_operator_figures(text)  # (the driver's run is recorded on a plan of its own)
         if path == "one task":  # (small inputs: why it is not the rounds)
+            assert_no_operator_figures(text)
             assert "oneTaskBytes" in stats["why"] and got["jobs"] >= 1
             assert all(s["ran"] == "one Spark task (the whole program, the embedded engine)" for s in got["strata"].values())
         else:  # the embedded engine on the driver, its strata recorded as an embedded run's; no job
             assert got["jobs"] == 0
             assert {i: s["ran"] for i, s in got["strata"].items()} == {i: "rows" for i in model.stats["executors"]}
+            # and its figures per rule and operator, on the plan it ran: the embedded run's
+            embedded = chronolog.explain_plan(PROGRAM + FACTS, analyze=True)
+            assert "per operator: no rows" not in text
+            assert _figures(text) == _figures(embedded) and len(_figures(text)) > 10
+
+
+def _figures(text: str) -> list:
+    """The rows per rule and operator a plan prints (its times apart)."""
+    return re.findall(r"^(.*?(?:produced [\d,]+ rows?, [\d,]+ in the last round|rows=[\d,]+))", text, re.M)
 
 
 def doc_example() -> tuple:

@@ -207,6 +207,8 @@ def _ran_in_all(analysis) -> str:
     where = ", ".join(f"{n} on {ex}" for ex, n in sorted(on.items()))
     out = f"{_ms(analysis.seconds)} in all (reading, planning, running); strata {where} in " \
           f"{_ms(sum(r.seconds for r in analysis.strata.values()))}"
+    if analysis.loading >= 0.0005:
+        out += f"; loading the columnar executor's libraries {_ms(analysis.loading)}"
     if any(r.bounded is not None for r in analysis.strata.values()):
         out += "; the model found where it repeats, in bounded runs"
     if analysis.helpers:

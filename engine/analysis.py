@@ -110,6 +110,9 @@ class Analysis:
     # the plan the last embedded run in this context made and ran (a Spark call's
     # driver path plans the program over its tables: its figures are that plan's)
     plan: object = None
+    # loading the columnar executor's libraries (polars, its lowerings) before its
+    # first stratum, timed apart: a stratum's time is its own work
+    loading: float = 0.0
 
     def stratum(self, index: int) -> StratumRun:
         got = self.strata.get(index)

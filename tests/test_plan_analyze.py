@@ -227,6 +227,28 @@ def test_command_line(tmp_path):
         assert parse(r.output)[0]["ran"][0] == engine
 
 
+def test_a_first_columns_run_times_loading_its_libraries_apart(tmp_path):
+    """In a fresh process the columnar executor's libraries load before
+    its first stratum, timed apart: the first line says how long, and the
+    strata's time is theirs (with the line, the whole call's parts add up)."""
+    import subprocess
+    import sys
+
+    prog, facts = tmp_path / "reach.vada", tmp_path / "reach.facts"
+    prog.write_text(RECURSIVE)
+    facts.write_text(RECURSIVE_FACTS)
+    code = ("import sys, chronolog\nfrom pathlib import Path\n"
+            "print(chronolog.explain_plan(Path(sys.argv[1]), Path(sys.argv[2]), analyze=True, engine='columns'))\n")
+    out = subprocess.run([sys.executable, "-c", code, str(prog), str(facts)], capture_output=True, text=True, check=True).stdout
+    m = re.match(r"analyzed: ([\d.]+) ms in all \(reading, planning, running\); strata 1 on columns in ([\d.]+) ms; "
+                 r"loading the columnar executor's libraries ([\d.]+) ms$", out.splitlines()[0])
+    assert m, out.splitlines()[0]
+    whole, strata, loading = map(float, m.groups())
+    assert strata + loading <= whole + 0.01 and loading > 0
+    assert "polars" in sys.modules  # (this process loaded them long ago: no such line here)
+    assert "loading the columnar" not in chronolog.explain_plan(RECURSIVE, RECURSIVE_FACTS, analyze=True, engine="columns")
+
+
 def test_command_line_bad_facts(tmp_path):
     prog, facts = tmp_path / "reach.vada", tmp_path / "reach.facts"
     prog.write_text(RECURSIVE)

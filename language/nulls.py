@@ -31,10 +31,10 @@ class Null:
     by identity).  Hand-written rather than a dataclass: nulls are hashed
     with every atom that holds one, so the hash is computed once."""
 
-    __slots__ = ("label", "scope", "_hash")
+    __slots__ = ("label", "scope", "_hash", "number")
 
-    def __init__(self, label: str, scope: object = None):
-        self.label, self.scope = label, scope
+    def __init__(self, label: str, scope: object = None, number: int | None = None):
+        self.label, self.scope, self.number = label, scope, number  # (number: k of the chase's n<k>, else None)
         self._hash = hash((label, id(scope)))
 
     def __hash__(self) -> int:
@@ -53,6 +53,8 @@ class Null:
 
     def sort_key(self) -> tuple:
         """Natural order of labels: n2 before n10."""
+        if self.number is not None:
+            return ("n", self.number, "")
         label = self.label
         if label[:1] == "n" and label[1:].isascii() and label[1:].isdigit():  # (the chase's: the split's result, at once)
             return ("n", int(label[1:]), "")
@@ -142,42 +144,54 @@ class NullFactory:
         self._next = 1
 
     def witness(self, key) -> Null:
-        n = self.made.get(key)
+        """The null of ``key``: (rule, variable, frontier values)."""
+        per = self.made.get(key[:2])
+        if per is None:
+            per = self.made[key[:2]] = {}
+        n = per.get(key[2])
         if n is None:
-            n = self.made[key] = Null(self._labels(1)[0], self.scope)
+            n = per[key[2]] = self._new(1)[0]
         return n
 
     def witnesses(self, rule, variables, frontiers) -> list:
         """Per variable of ``variables``, :meth:`witness` of ``(rule,
         variable, f)`` for each of the distinct ``frontiers``, the new ones
         made in their order, a frontier's variables in theirs (a chase
-        firing's new witnesses, rows or columns: the labels in one pass)."""
-        keys = [(rule, v, f) for f in frontiers for v in variables]
-        got = list(map(self.made.get, keys))
-        if None in got:
-            new = [i for i, g in enumerate(got) if g is None]
-            scope = self.scope
-            made = [Null(label, scope) for label in self._labels(len(new))]
-            self.made.update(zip([keys[i] for i in new], made))
-            for i, n in zip(new, made):
-                got[i] = n
-        k = len(variables)
-        return [got[j::k] for j in range(k)]
+        firing's new witnesses, rows or columns: the labels in one pass).
+        The witnesses are kept per rule and variable, keyed by frontier:
+        200,000 of them, a key tuple each, took 0.6 s."""
+        made = self.made
+        per = [made.get((rule, v)) for v in variables]
+        for j, v in enumerate(variables):
+            if per[j] is None:
+                per[j] = made[(rule, v)] = {}
+        cols = [list(map(p.get, frontiers)) for p in per]
+        if any(None in col for col in cols):
+            k = len(variables)
+            missing = [(i, j) for i in range(len(frontiers)) for j in range(k) if cols[j][i] is None]
+            for (i, j), n in zip(missing, self._new(len(missing))):
+                cols[j][i] = per[j][frontiers[i]] = n
+        return cols
 
-    def _labels(self, count: int) -> list:
-        """The next ``count`` labels, past the given nulls' ones."""
+    def _new(self, count: int) -> list:
+        """``count`` new nulls, labelled ``n<k>`` past the given nulls' labels."""
+        scope = self.scope
+        return [Null(f"n{k}", scope, k) for k in self._numbers(count)]
+
+    def _numbers(self, count: int) -> list:
+        """The next ``count`` label numbers, past the given nulls' labels."""
         if self._skip is None:
             self._skip = set(self._given()) if self._given is not None else set()
         start = self._next
         if not self._skip:
             self._next = start + count
-            return [f"n{i}" for i in range(start, start + count)]
+            return range(start, start + count)
         out = []
         while len(out) < count:
-            label = f"n{self._next}"
+            k = self._next
             self._next += 1
-            if label not in self._skip:
-                out.append(label)
+            if f"n{k}" not in self._skip:
+                out.append(k)
         return out
 
     def nest(self, null: Null, key) -> int:

@@ -136,9 +136,13 @@ def _one_kind(vals: list) -> list:
 
 def _null_order(vals: list) -> list:
     """Nulls in their labels' order: the chase's ``n1, n2, ...`` by their
-    numbers in numpy (400,000 of them: 0.1 s, a key each 0.4 s)."""
+    numbers in numpy (400,000 of them: 0.1 s, a key each 0.4 s), those it
+    made by the numbers they hold."""
     import numpy as np
 
+    numbers = [v.number for v in vals]
+    if None not in numbers:
+        return np.argsort(np.array(numbers, dtype=np.int64), kind="stable").tolist()
     labels = [v.label for v in vals]
     if all(label[:1] == "n" and label[1:].isascii() and label[1:].isdigit() and len(label) < 19 for label in labels):
         return np.argsort(np.array([int(label[1:]) for label in labels], dtype=np.int64), kind="stable").tolist()

@@ -471,12 +471,19 @@ def dependency_levels(strata) -> tuple:
     others, so a backend whose rounds cost more than their joins (Spark's)
     runs a level's strata as one (:func:`level_plan`); what a stratum
     negates or aggregates lies in a lower level, as it lay in an earlier
-    stratum."""
+    stratum.  A stratum with existential rules lies above every earlier
+    one with them: the engine numbers nulls stratum after stratum (every
+    firing of one before the next's), and a level's firings would
+    interleave them."""
     level_of: dict = {}  # predicate -> the level of the stratum deriving it
     levels: list = []
+    chase_floor = 0  # the lowest level a stratum with existential rules may take
     for st in strata:
         reads = {lit.pred for r in st.rules for lit in r.body if isinstance(lit, (IRScan, NegScan))}
         level = 1 + max((level_of[p] for p in reads if p in level_of and p not in st.preds), default=-1)
+        if any(getattr(r, "existentials", None) for r in st.rules):  # (a PlanRule of an aggregate has none)
+            level = max(level, chase_floor)
+            chase_floor = level + 1
         level_of.update(dict.fromkeys(st.preds, level))
         if level == len(levels):
             levels.append([])

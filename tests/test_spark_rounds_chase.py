@@ -186,6 +186,36 @@ def test_existential_rules_of_one_head_fire_in_the_engines_order_in_the_rounds(s
     assert labelled(got) == labelled(want)
 
 
+# Existential rules of several heads and strata: the engine numbers nulls
+# stratum after stratum (every firing of one before the next's), each's
+# rules in the plan's order; the rounds fire a level's rules so, and place a
+# stratum with existential rules above every earlier one with them
+# (physical.dependency_levels), where a level would fire them together
+ORDERS = {
+    "a rule of another head between two of one": "h(X, Y) :- a(X).\ng(X, Y) :- c(X).\nh(X, Y) :- b(X).\n"
+                                                  "a(x)@[0,5]. b(x)@[3,8]. c(z)@[0,1]. c(w)@[0,1].\n",
+    "a rule of another head first": "g(X, Y) :- c(X).\nh(X, Y) :- a(X).\nh(X, Y) :- b(X).\n"
+                                    "a(x)@[0,5]. b(x)@[3,8]. c(z)@[0,1]. c(w)@[0,1].\n",
+    "two heads of two rules each": "h(X, Y) :- a(X).\nk(X, Y) :- a(X).\nh(X, Y) :- b(X).\nk(X, Y) :- b(X).\n"
+                                   "a(x)@[0,5]. b(x)@[3,8]. b(y)@[0,1].\n",
+    "two strata of one level": "o(Y, C) :- c(C).\nw(Z, Y) :- o(Y, C).\np(Y, C) :- d(C).\nc(a)@[0,4]. d(b)@[2,6].\n",
+    "a recursive chase beside another": "h(Y, X) :- a(X).\na(Y) :- h(Y, X), s(X).\ng(Y, X) :- b(X).\n"
+                                        "a(x)@[0,5]. s(x)@[0,5]. b(q)@[0,1]. b(r)@[0,1].\n",
+    "one level up, then one below it": "p(Y, X) :- d(X).\nm(X) :- c(X).\no(Y, X) :- m(X).\nc(a)@[0,4]. d(b)@[2,6].\n",
+    "one level up first": "m(X) :- c(X).\no(Y, X) :- m(X).\np(Y, X) :- d(X).\nc(a)@[0,4]. d(b)@[2,6].\n",
+    "a null read by a chase a level up": "h(X, Y) :- a(X).\nk(X, Y) :- e(X).\nh(X, Y) :- b(X).\ng(Y) :- k(X, Z).\n"
+                                         "a(x)@[0,5]. b(x)@[3,8]. b(y)@[0,1]. e(q)@[0,2].\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORDERS))
+def test_existential_rules_of_several_heads_and_strata_make_the_engines_labels(spark, name):
+    m, want = engine_model(ORDERS[name])
+    got, stats = rounds_model(spark, ORDERS[name], want)
+    assert_same_up_to_nulls(got, want)
+    assert labelled(got) == labelled(want)
+
+
 def test_existential_rules_of_one_head_over_checkpoints_fire_in_the_engines_order(spark):
     """DataFrame inputs past what the driver holds: the variants' body rows
     are checkpointed in the rounds' actions (a probe's too: a plain rule

@@ -68,6 +68,21 @@ def test_plan_groups_independent_strata_into_levels():
     assert levels[1:] == ((strata["k"],),)
 
 
+def test_strata_with_existential_rules_take_levels_in_the_strata_order():
+    """The engine numbers nulls stratum after stratum: a stratum with
+    existential rules lies above every earlier one with them (a level's
+    firings would interleave their labels); the others keep their levels."""
+    from chronolog.api import load_program
+    from chronolog.planner import plan
+
+    p = plan(load_program("o(Y, C) :- c(C).\np(Y, C) :- d(C).\nq(C) :- e(C).\nk(Y, C) :- q(C).\n"))
+    strata = {next(iter(s.preds)): s.index for s in p.strata}
+    level = {i: n for n, members in enumerate(p.physical.levels) for i in members}
+    chased = sorted((strata[x] for x in "opk"))
+    assert [level[i] for i in chased] == sorted({level[i] for i in chased}) and len({level[i] for i in chased}) == 3
+    assert level[strata["q"]] == 0 and all(i in level for i in strata.values())
+
+
 def test_independent_strata_run_in_fewer_rounds_and_jobs_than_strata(spark):
     """Six strata of level 0 in ONE round (one action), the seventh in a
     round of its own: two rounds, not seven, and fewer Spark jobs than

@@ -32,17 +32,21 @@ Existential rules that share a head predicate fire as the engine's do
 restricted check seeing the facts of those before it.  The rounds write
 each variant's body rows in each round's own action (:meth:`Chase.rows`,
 rounds.Rounds._keep) and fire them here one node (a rule, all its
-variants' rows) at a time: the other rules and the first node in one
-action, each later node in one of its own, its difference against the
-head relation and the earlier nodes' facts (:meth:`Chase._with_made`).
+variants' rows) at a time, among the other rules in the engine's order:
+a node of a head an earlier node of the action has starts the next
+action, its difference against the head relation and the earlier nodes'
+facts (:meth:`Chase._with_made`).
 
-The labels run ``n1, n2, ...`` over the run, the rules of one firing in
-the plan's order (the nodes after, in firing order), each rule's in the order of its frontier terms as Spark
-orders their columns, as the engine numbers them where a rule's
-frontier columns each hold one kind of term (Spark orders a column of
-term text by its text, the engine mixed kinds as the language does);
-the two executors' models are equal up to a one-to-one renaming of
-nulls in any case (docs/spark.md).
+The labels run ``n1, n2, ...`` over the run as the engine numbers them:
+stratum after stratum (a stratum with existential rules runs in a level
+above every earlier one with them: planner/physical.dependency_levels),
+the rules of one firing in the plan's order, each rule's in the order
+of its frontier terms as Spark orders their columns, which is the
+engine's order where a rule's frontier columns each hold one kind of
+term (Spark orders a column of term text by its text, the engine mixed
+kinds as the language does); the two executors' models are equal up to
+a one-to-one renaming of nulls in any case (docs/spark.md).
+
 A run's inputs hold no null (a null in an input goes to one task).
 
 A watched rule (planner/existential.py: its nulls may flow back into its
@@ -78,17 +82,23 @@ class Chase:
         self.fired: dict = {}  # id(rule) -> firings that made nulls (a watched rule's nesting bound)
         self.limit = 0  # distinct facts without nulls at the last count (watched rules)
 
-    def fire(self, rules, nodes=()) -> tuple:
-        """The head facts of ``rules`` (existential rules of one level, in
-        the plan's order, each over its body's full relations) and of
-        ``nodes`` (``[(rule, [Rel])]``: the recorded body rows of a rule
-        that shares its head with another, one variant's since the last
-        firing, in the engine's order: see :meth:`rows`) where their heads
-        do not hold yet: ``({pred: Stmt}, {pred: [step]})`` as a round's
-        (rounds.Rounds.round).  The rules and the first node fire in one
-        action, each later node in one of its own, its restricted check
-        reading the facts of the nodes before it."""
-        batches = [[*((rule, None) for rule in rules), *nodes[:1]], *([node] for node in nodes[1:])]
+    def fire(self, firing) -> tuple:
+        """The head facts of ``firing`` (``[(rule, parts)]``, the level's
+        existential rules that fire now, in the engine's order: its strata's,
+        each's rules in the plan's) where their heads do not hold yet:
+        ``({pred: Stmt}, {pred: [step]})`` as a round's
+        (rounds.Rounds.round).  A rule of ``parts`` None fires over its
+        body's full relations; one that shares its head with another over
+        ``parts``, its variants' recorded body rows since the last firing
+        (:meth:`rows`).  They fire in as few actions as the engine's order
+        allows: a rule of a head an earlier one of this action shares
+        starts the next action, its restricted check reading their facts;
+        their nulls are numbered in that order, as the engine numbers them."""
+        batches: list = [[]]
+        for rule, parts in firing:
+            if parts is not None and any(r.head_pred == rule.head_pred for r, _ in batches[-1]):
+                batches.append([])
+            batches[-1].append((rule, parts))
         stmts, outs = {}, {}
         made: dict = {}  # head predicate -> [(SQL of a node's facts, its uncovered rows)]: the later nodes' checks read them
         watch = []

@@ -298,17 +298,21 @@ class Rounds(seminaive.Backend):
         if self._level.recursion(deltas):
             return deltas
         rules = [r for r in self._chasing if id(r) not in self._ordered and (self._changed is None or body_preds(r) & self._changed)]
-        place = {id(r): i for i, r in enumerate(self._chasing)}  # (the program's order, as the engine fires them)
-        nodes = [(rule, parts) for _, rule, parts in sorted(self._nodes.values(), key=lambda n: (place[id(n[1])], n[0]))]
+        # the engine's order: its strata one after another, each's rules in the plan's order
+        place = {id(r): (self._owner[r.head_pred][1], i) for i, r in enumerate(self._chasing)}
+        firing = sorted([*((place[id(r)], (r, None)) for r in rules),
+                         *((place[id(rule)], (rule, parts)) for _, rule, parts in self._nodes.values())], key=lambda f: f[0])
+        firing = [item for _, item in firing]
+        nodes = [(rule, parts) for rule, parts in firing if parts is not None]
         self._nodes = {}
-        if not rules and not nodes:
+        if not firing:
             return deltas
         self._number += 1
         sc = self.spark.sparkContext
         group = f"chronolog-round-{next(_GROUPS)}"
         sc.setJobGroup(group, f"chase round {self._number}")
         t0, started = time.perf_counter(), time.time()
-        stmts, outs = self.chase.fire(rules, nodes)
+        stmts, outs = self.chase.fire(firing)
         flagged = {p: (stmts[p], merged(stmts[p], self.relations, p, parts)) for p, parts in outs.items()}
         new = self.commit(flagged) if flagged else {}
         for _, parts in nodes:  # (fired: the checkpoints of the uncovered rows hold what the merge read)

@@ -304,9 +304,12 @@ def _int_products(expr, df, i_s, i_e, seg, values):
 
     from .code_frames import ranges
 
-    if float_rows(expr, df, values).any():
+    try:
+        if float_rows(expr, df, values).any():
+            return None
+        kind, v = evaluate(expr, df, values)
+    except Fallback:  # (integers past 62 bits, names: the rows' fold takes them, or reports them)
         return None
-    kind, v = evaluate(expr, df, values)
     if kind != INT:
         return None
     v = np.asarray(v, dtype=np.int64)

@@ -123,11 +123,13 @@ def test_aggregates_of_other_contributors_in_one_rule_match_the_rows(data, facts
     both(program, {"p": [((k, i % 3, v), iv) for i, ((k, v), iv) in enumerate(facts)]})
 
 
-# integers the columns compute on (under 2**62 in size): products past 63 bits (exact, as Python
-# ints), a zero among them, wrapped products that would look like small ones (2**32 * 2**32 is 0
-# modulo 2**64), products just under and over 2**63 (3037000499**2 and 3037000500**2)
+# integers about the edges of 64 bits: products past 63 bits (exact, as Python ints), a zero among
+# them, wrapped products that would look like small ones (2**32 * 2**32 is 0 modulo 2**64), products
+# just under and over 2**63 (3037000499**2 and 3037000500**2), factors the int64 path does not
+# compute on (from 2**62) or past 64 bits (the rows' fold per segment, still on columns)
 WIDE_INTS = st.one_of(st.sampled_from([0, 1, -1, 2, 3, 2**31, -(2**31) - 1, 2**32, 3037000499, 3037000500, 2**61,
-                                       2**62 - 1, -(2**62) + 1]), st.integers(-(2**62) + 1, 2**62 - 1))
+                                       2**62 - 1, -(2**62) + 1, 2**62, 2**63 - 1, -(2**63), 2**64 + 1]),
+                      st.integers(-(2**62) + 1, 2**62 - 1))
 
 
 @settings(deadline=None, max_examples=examples(100))

@@ -41,11 +41,10 @@ The labels run ``n1, n2, ...`` over the run as the engine numbers them:
 stratum after stratum (a stratum with existential rules runs in a level
 above every earlier one with them: planner/physical.dependency_levels),
 the rules of one firing in the plan's order, each rule's in the order
-of its frontier terms as Spark orders their columns, which is the
-engine's order where a rule's frontier columns each hold one kind of
-term (Spark orders a column of term text by its text, the engine mixed
-kinds as the language does); the two executors' models are equal up to
-a one-to-one renaming of nulls in any case (docs/spark.md).
+of its frontier terms (a column of term text in the engine's order of
+terms as far as SQL holds it: text_order.sort_struct), its existential
+variables in head order; the two executors' models are equal up to a
+one-to-one renaming of nulls in any case (docs/spark.md).
 
 A run's inputs hold no null (a null in an input goes to one task).
 
@@ -70,6 +69,7 @@ from .classes import TEXT, body_classes
 from .fragment import NotRelational
 from .relations import Rel
 from .sql import Stmt, variable_columns
+from .text_order import sort_struct
 
 
 class Chase:
@@ -121,13 +121,16 @@ class Chase:
             if not found:
                 continue
             items = []
-            for rule, _, keys, _, _, un in found:
+            for rule, _, keys, varcols, varcls, un in found:
                 k = ", ".join(keys)
                 fresh = f"(SELECT DISTINCT {k} FROM {self.catalog.view(un)})"
                 old = self._known(rule, keys)
                 if old:
                     fresh = f"(SELECT * FROM {fresh} AS d LEFT ANTI JOIN ({old}) AS w USING ({k}))"
-                items += [(un, True, None), (f"SELECT {k}, row_number() OVER (ORDER BY {k}) AS _rn FROM {fresh} AS f", True, None)]
+                # (the frontiers in the engine's order of terms: a column of term text by its kinds, text_order.sort_struct)
+                classes = {varcols[v]: varcls.get(v) for v in frontier_vars(rule)}
+                order = ", ".join(sort_struct(c) if classes.get(c) == TEXT else c for c in keys)
+                items += [(un, True, None), (f"SELECT {k}, row_number() OVER (ORDER BY {order}) AS _rn FROM {fresh} AS f", True, None)]
             done = self.catalog.materialize(items)
             for (rule, node, keys, varcols, varcls, _), (un, n_un, _), (w, n_new, _) in zip(found, done[0::2], done[1::2]):
                 if n_new:

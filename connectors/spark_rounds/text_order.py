@@ -135,6 +135,27 @@ def decoded(x: str, numbers_only: bool = False) -> str:
     return _let(x, body)
 
 
+def sort_struct(x: str) -> str:
+    """A struct of the key text ``x`` whose order (Spark's, field by field)
+    is the engine's order of terms (language/term_ranks.py: numbers, then
+    strings, instants, booleans, sets, labelled nulls) as far as SQL holds
+    it: numbers by their double value, then whole ones exactly (a fraction
+    or a decimal no double tells apart, a set, a null labelled other than
+    ``n<k>`` by their text), strings by code point, instants in time,
+    ``#F`` before ``#T``, the chase's nulls ``_:n<k>`` by ``k``; the text
+    itself last.  What a chase numbers its witnesses by (chase.py): an
+    order, not a comparison the run stops at."""
+
+    def body(d):
+        kind = (f"CASE {d}.k WHEN 'n' THEN 0 WHEN 's' THEN 1 WHEN 't' THEN 2 WHEN 'b' THEN 3 "
+                f"ELSE (CASE WHEN startswith({x}, '{{') THEN 4 WHEN startswith({x}, '_:') THEN 5 ELSE 6 END) END")
+        null = f"(CASE WHEN {x} RLIKE {_re('^_:n[0-9]{1,18}' + chr(92) + 'z')} THEN CAST(substr({x}, 4) AS BIGINT) END)"
+        return (f"named_struct('k', {kind}, 'v', try_divide(CAST({d}.n AS DOUBLE), CAST({d}.d AS DOUBLE)), "
+                f"'w', (CASE WHEN {d}.d = 1 THEN {d}.n END), 's', {d}.s, 't', {d}.t, 'b', {d}.b, 'z', {null}, 'x', {x})")
+
+    return _let(decoded(x), body)
+
+
 def typed(x: str, c, types) -> str | None:
     """The struct of the typed SQL ``x`` of class ``c`` (None: a class with
     no order here, a set)."""

@@ -276,9 +276,10 @@ PYTHON_FOLDS = ("prod", "munion")
 
 
 def _segment_rows(i_s, i_e, seg):
-    """``(rows, starts)``: each binding's row repeated over the kept
+    """``(rows, at, bounds)``: each binding's row repeated over the kept
     segments ``seg`` it covers (from ``i_s`` to ``i_e``), grouped by
-    segment, and where each segment's rows start."""
+    segment, the segment of each, and where each segment's rows start
+    (and the last ends)."""
     import numpy as np
 
     from .code_frames import ranges

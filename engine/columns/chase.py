@@ -29,7 +29,6 @@ the rows decide.
 from __future__ import annotations
 
 from chronolog.language import ast
-
 from chronolog.planner import physical as ph
 
 from .. import seminaive

@@ -219,9 +219,10 @@ def fire_waiting(state, merges, order, produced=None) -> bool:
     factory = null_factory(state)
     meter = getattr(state, "meter", None)
     for nodes in sorted(by_rule.values(), key=lambda ns: place.get(id(ns[0][0].rule), (len(place),))[0]):
-        started = meter.start() if meter is not None else None
-        found = [(node, node.uncovered(rows)) for node, rows in nodes]
         first = nodes[0][0]
+        rp = place.get(id(first.rule), (None, None))[1]
+        started = meter.start() if meter is not None and rp is not None else None
+        found = [(node, node.uncovered(rows)) for node, rows in nodes]
         factory.witnesses(first.rule_key, first.existentials(),
                           sorted({f for _, rows in found for _, _, f, _, _ in rows}, key=frontier_order))
         made = 0
@@ -230,10 +231,9 @@ def fire_waiting(state, merges, order, produced=None) -> bool:
             if out:
                 made += len(out)
                 merges[node.head_pred].merge(out)
-        rp = place.get(id(first.rule), (None, None))[1]
         if produced is not None and rp is not None:
             produced[id(rp)] = produced.get(id(rp), 0) + made
-        if meter is not None and rp is not None:
+        if started is not None:
             meter.stop(started, rp.operator, made)
             meter.figure(rp.root)[1] += made
     return True

@@ -303,6 +303,19 @@ def test_chase_counted_on_paper(engine):
     assert figures == {"ChaseStep": 6, "Output boss(X,B)": 6}
 
 
+def test_a_chase_the_columns_give_back_is_counted_once():
+    """Managers of managers: the columns make nulls two deep, then give the
+    stratum to the rows (tests/test_chase_columns.py), which make them all
+    again: the rows' rounds and derivations are the run's, not the sum."""
+    program = ("manager(M, E, L2) :- employee(E, L), L < 3, L2 = L + 1.\nemployee(M, L) :- manager(M, E, L).\n"
+               "employee(bob, 0)@[0,5].\n" + " ".join(f"x({i})@0." for i in range(5)))
+    strata = check_against_model(program, None, "columns")
+    assert strata[0]["fallback"].startswith("a chase whose nulls nest 2 deep")
+    rows = chronolog.reason(program, engine="rows").stats
+    cols = chronolog.reason(program, engine="columns").stats
+    assert (cols["rounds"], cols["derivations"]) == (rows["rounds"], rows["derivations"]) == (7, 6)
+
+
 PEOPLE = st.lists(st.tuples(st.sampled_from(["emp", "senior", "manages"]), st.sampled_from("abc"),
                             st.sampled_from("abc"), st.integers(0, 8), st.integers(0, 4)), max_size=8)
 

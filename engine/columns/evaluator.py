@@ -179,6 +179,7 @@ class HybridEvaluator(Evaluator):
                         self._report_columns(stratum, self.stats["rounds"] - rounds_before)
                 except Fallback as e:
                     why = e.text(self.plan.program.calendar)
+                    self.stats.update(rounds=rounds_before, derivations=derived_before)  # (the rows count it again)
                     self.stats.setdefault("fallbacks", []).append(f"stratum {stratum.index}: {why}")
                     if self.analysis is not None:
                         self.analysis.fell_back(stratum.index, why)

@@ -279,7 +279,7 @@ class ChaseStep(Unary):
     schema: tuple
 
     def label(self) -> str:
-        return f"ChaseStep (new nulls for {', '.join(self.existentials)})"
+        return f"ChaseStep (new nulls for {', '.join(self.existentials)}, at each fixpoint of the rest of its stratum)"
 
 
 @record(frozen=True)

@@ -371,6 +371,10 @@ class StratumPlan:
         looping = {p for st in self.parts if st.recursive for p in st.preds}
         return {p: d for p, d in deltas.items() if p in looping}
 
+    def merge_of(self, pred: str):
+        """The Coalesce that merges ``pred``'s rules (None: no rule of the stratum derives it)."""
+        return next((c for c in self.coalesce if c.pred == pred), None)
+
     def operators(self):
         """Every operator of the stratum, each rule's tree top-down."""
         for rp in self.rules:

@@ -29,7 +29,6 @@ the rows decide.
 from __future__ import annotations
 
 from chronolog.language import ast
-from chronolog.planner import physical as ph
 
 from .. import seminaive
 from ..rows.chase import frontier_vars, null_factory, witness_rule
@@ -75,13 +74,7 @@ def fire(ev, stratum, rps, produced=None) -> dict:
         ev.stats["derivations"] += made.height
         pred = rp.rule.head_pred
         new: dict = {}
-        if meter is None:
-            ev._merge_into(stratum, pred, {pred: [made]}, new)
-        else:  # (EXPLAIN ANALYZE's: the merge's time, and as its rows the new maximal intervals)
-            coalesce = next(c for c in ph.stratum_plan(ev.plan, stratum).coalesce if c.pred == pred)
-            started = meter.start()
-            ev._merge_into(stratum, pred, {pred: [made]}, new)
-            meter.stop(started, coalesce, new[pred].height if pred in new else 0)
+        ev._merge_into(stratum, pred, {pred: [made]}, new)
         if pred in new:  # (two rules for one head: both their facts (other nulls, other terms) the next deltas)
             delta[pred] = new[pred] if pred not in delta else \
                 pl.concat(same_kinds([delta[pred], new[pred]], term_columns(ev._arity(pred)), ev.values))
@@ -182,6 +175,8 @@ def facts_without_nulls(ev, enough: int) -> int:
     columns hold, counted relation by relation until ``enough`` (fewer
     than the rows count, who hold every given relation too: a lower
     bound that is safe to go on by)."""
+    import numpy as np
+
     from chronolog.language.exact_pairs import small_unique
     from chronolog.language.nulls import Null
 
@@ -197,8 +192,6 @@ def facts_without_nulls(ev, enough: int) -> int:
             used, at = small_unique(df[c].to_numpy())
             null = [type(v) is Null for v in ev.terms.values.take(used)]
             if any(null):
-                import numpy as np
-
                 ok = ~np.asarray(null, dtype=bool)[at]
                 keep = ok if keep is None else keep & ok
         atoms = df.select(term_columns(ev._arity(pred)))

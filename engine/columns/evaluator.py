@@ -767,15 +767,8 @@ class HybridEvaluator(Evaluator):
                 outs[rp.rule.head_pred].append(df)
                 self.stats["derivations"] += df.height
         delta = {}
-        meter = self.meter  # EXPLAIN ANALYZE's: each predicate's merge measured
-        coalesce = {c.pred: c for c in ph.stratum_plan(self.plan, stratum).coalesce} if meter is not None else None
         for pred in list(outs):
-            if meter is None:
-                self._merge_into(stratum, pred, outs, delta)
-            else:
-                started = meter.start()
-                self._merge_into(stratum, pred, outs, delta)
-                meter.stop(started, coalesce.get(pred), delta[pred].height if pred in delta else 0)
+            self._merge_into(stratum, pred, outs, delta)
         if stratum.recursive and sum(d.height for d in delta.values()) >= 1 << 15:
             from chronolog.language import allocators
 
@@ -787,7 +780,17 @@ class HybridEvaluator(Evaluator):
 
     def _merge_into(self, stratum, pred, outs, delta) -> None:
         """The round's frames of ``pred`` (popped from ``outs``) merged into
-        its relation; its new maximal intervals, if any, into ``delta``."""
+        its relation; its new maximal intervals, if any, into ``delta``
+        (under EXPLAIN ANALYZE the merge's time, and as its rows the new
+        maximal intervals, are its Coalesce's)."""
+        meter = self.meter
+        if meter is None:
+            return self._merge(stratum, pred, outs, delta)
+        started = meter.start()
+        self._merge(stratum, pred, outs, delta)
+        meter.stop(started, ph.stratum_plan(self.plan, stratum).merge_of(pred), delta[pred].height if pred in delta else 0)
+
+    def _merge(self, stratum, pred, outs, delta) -> None:
         from .coalesce import merge_new
         from .relation import term_columns
         from .value_columns import same_kinds

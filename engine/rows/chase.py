@@ -212,15 +212,16 @@ def fire_waiting(state, merges, order, produced=None) -> bool:
     if not waiting:
         return False
     state._chase_waiting = {}
-    place = {id(rp.rule): (i, rp) for i, rp in enumerate(order)}
+    planned = {id(rp.rule): rp for rp in order}
+    place = {id(rp.rule): i for i, rp in enumerate(order)}
     by_rule: dict = {}
     for node, rows in waiting.values():
         by_rule.setdefault(id(node.rule), []).append((node, rows))
     factory = null_factory(state)
     meter = getattr(state, "meter", None)
-    for nodes in sorted(by_rule.values(), key=lambda ns: place.get(id(ns[0][0].rule), (len(place),))[0]):
+    for nodes in sorted(by_rule.values(), key=lambda ns: place.get(id(ns[0][0].rule), len(place))):
         first = nodes[0][0]
-        rp = place.get(id(first.rule), (None, None))[1]
+        rp = planned.get(id(first.rule))
         started = meter.start() if meter is not None and rp is not None else None
         found = [(node, node.uncovered(rows)) for node, rows in nodes]
         factory.witnesses(first.rule_key, first.existentials(),

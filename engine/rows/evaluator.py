@@ -164,12 +164,12 @@ class Evaluator:
         if not fire_waiting(self, merges, ph.stratum_plan(self.plan, stratum).rules, produced):
             return delta
         meter = self.meter  # (EXPLAIN ANALYZE's: the chase's new maximal intervals are its merges' rows)
-        coalesce = {c.pred: c for c in ph.stratum_plan(self.plan, stratum).coalesce} if meter is not None else {}
+        planned = ph.stratum_plan(self.plan, stratum)
         for p, m in merges.items():
             ch = m.take_changes()
             if ch:
-                if p in coalesce:
-                    meter.figure(coalesce[p])[1] += sum(map(len, ch.values()))
+                if meter is not None:
+                    meter.figure(planned.merge_of(p))[1] += sum(map(len, ch.values()))
                 old = delta.setdefault(p, {})
                 for terms, ivs in ch.items():
                     old[terms] = old.get(terms, set()) | ivs
@@ -240,18 +240,18 @@ class RowRounds(seminaive.Backend):
         """Evaluator._round with each predicate's merge measured (EXPLAIN
         ANALYZE: its time, and as its rows the new maximal intervals)."""
         merges = self.merges
-        coalesce = {c.pred: c for c in ph.stratum_plan(self.ev.plan, self.stratum).coalesce}
+        planned = ph.stratum_plan(self.ev.plan, self.stratum)
         for pull in (MergeNode.pull_inputs, MergeNode.flush):
             for p, m in merges.items():
                 started = meter.start()
                 pull(m)
-                meter.stop(started, coalesce.get(p))
+                meter.stop(started, planned.merge_of(p))
         delta = {}
         for p, m in merges.items():
             ch = m.take_changes()
             if ch:
                 delta[p] = ch
-                meter.figure(coalesce.get(p))[1] += sum(map(len, ch.values()))
+                meter.figure(planned.merge_of(p))[1] += sum(map(len, ch.values()))
         return delta
 
     def settle(self, deltas: dict) -> dict:

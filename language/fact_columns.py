@@ -282,7 +282,8 @@ class _Block:
     predicates' :class:`_Part` views: a name column's ``name_idx`` into the
     block's distinct tokens (``names``, coded later by :func:`_code_names`
     into ``name_codes``), a value column's ``value_idx`` into
-    ``value_codes``; time indices into ``times``, closedness."""
+    ``value_codes`` (coded after the names: :func:`_code_terms`); time
+    indices into ``times``, closedness."""
 
     __slots__ = ("at", "width", "named", "name_idx", "names", "name_codes", "value_idx", "value_codes", "terms", "times",
                  "lo", "hi", "lc", "hc")
@@ -390,8 +391,9 @@ class FactColumns:
         # and time point, however many blocks, predicates and columns use it
         self.term_memo: dict = {}
         self.terms = None  # a run's term Dictionary: term columns are coded as read
-        self.pending_names = 0  # name tokens not coded yet (_Names columns)
+        self.pending_names = 0  # name and value tokens not coded yet (_Names columns; value_blocks)
         self.name_blocks: list = []  # the _Blocks whose names are not coded yet
+        self.value_blocks: list = []  # (block, its value tokens' values) not coded yet: coded after the names
         # share one object per distinct name across blocks (for rows built
         # from the columns); the columnar executor codes names without it
         self.share = True
@@ -602,9 +604,9 @@ def read_fact_columns(
             if rows is not None:
                 out.drain(rows)
             if out.pending_names >= NAMES_BATCH:
-                _code_names(out)
+                _code_terms(out)
         if out.terms is not None:
-            _code_names(out)
+            _code_terms(out)
     return out
 
 
@@ -630,15 +632,29 @@ class _Names:
         self.indices, self.tokens = indices, tokens
 
 
+def _code_terms(out: FactColumns) -> None:
+    """Code the terms read so far by the run's dictionary: the names
+    first (:func:`_code_names`), then the other values of each block, so
+    that a first file's names are the dictionary's first codes, a Series
+    the writers and the retraction print and find by kernels
+    (encoding.TermValues.names; coded after a block's numbers, a chase's
+    200,000 company names were printed and ranked one by one in Python).
+    Called every NAMES_BATCH tokens and at the end."""
+    out.pending_names = 0
+    _code_names(out)
+    values, out.value_blocks = out.value_blocks, []
+    for block, vals in values:
+        block.value_codes = _int32(_codes(vals, out.terms))  # (one array the block's columns share)
+
+
 def _code_names(out: FactColumns) -> None:
     """Code the name columns read so far by the run's dictionary, once per
     distinct name of those blocks: their distinct tokens of every predicate
     and argument are unified by one encoding of them all, so only
     those become Python strings (a name recurs across blocks and
-    predicates).  Called every NAMES_BATCH tokens and at the end."""
+    predicates)."""
     import numpy as np
 
-    out.pending_names = 0
     pending = out.name_blocks  # (the reader's parts of names: _Parts of these blocks)
     if not pending:
         return
@@ -1299,9 +1315,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
             for j, tok in enumerate(tokens):
                 value_rows = np.repeat((width_of > j) & fine & ~named[j], np.diff(bounds))
                 bad[by_pred[value_rows & tok_bad[tok]]] = True
-        if out.terms is not None:
-            every_codes = _int32(_codes(every_vals, out.terms))  # (one array the block's columns share)
-        else:
+        if out.terms is None:
             every_vals = _Column(every[:0], every_vals).values
     keep = ~bad[by_pred]
     rows, kept = by_pred, bounds
@@ -1324,10 +1338,13 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
     terms, parts, slow = out.terms, out.parts, out.slow
     block = None
     if terms is not None:
-        block = _Block(kept_at, widths_of, named_at, name_idx, kept_names, value_idx, every_codes if seen is not None else None,
+        block = _Block(kept_at, widths_of, named_at, name_idx, kept_names, value_idx, None,
                        terms, tcol, lo_all, hi_all, lc_all, hc_all)
         if names_pending:
             out.name_blocks.append(block)
+        if seen is not None:  # (coded after the names: _code_terms)
+            out.value_blocks.append((block, every_vals))
+            out.pending_names += len(every_vals)
     for k, name in enumerate(names):
         a, b = kept_at[k], kept_at[k + 1]
         if a == b:

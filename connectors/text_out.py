@@ -25,6 +25,7 @@ from chronolog.engine.columns.exact_columns import distinct as exact_distinct
 from chronolog.engine.columns.exact_columns import python_values as exact_values
 from chronolog.engine.exprs import to_numpy
 from chronolog.engine.interval_codes import closed_ends
+from chronolog.language.nulls import Null
 from chronolog.language.term_ranks import string_ranks, term_ranks
 from chronolog.language.text import format_term
 from chronolog.language.timeline import format_number
@@ -275,10 +276,16 @@ class TermTexts:
             grown[: len(self.texts)] = self.texts
             self.texts = grown
         got = self.texts[codes]
-        missing = np.flatnonzero(np.equal(got, None)).tolist()
-        text = _with_members_once(term_text) if any(type(vals[i]) is tuple for i in missing) else term_text
-        for i in missing:
-            got[i] = self.texts[codes[i]] = text(vals[i])
+        missing = np.flatnonzero(np.equal(got, None))
+        if len(missing):
+            todo = list(map(vals.__getitem__, missing.tolist()))
+            text = _with_members_once(term_text) if any(type(v) is tuple for v in todo) else term_text
+            # (a labelled null prints as its str in every dialect: a chase's 400,000 nulls without
+            # the printer's type tests, 0.3 -> 0.1 s)
+            made = np.empty(len(todo), dtype=object)
+            made[:] = [str(v) if type(v) is Null else text(v) for v in todo]
+            got[missing] = made
+            self.texts[codes[missing]] = made
         return got.tolist()
 
 

@@ -165,6 +165,13 @@ class NullFactory:
         for j, v in enumerate(variables):
             if per[j] is None:
                 per[j] = made[(rule, v)] = {}
+        if not any(per):  # (a first firing: every witness new, made in one pass)
+            k = len(variables)
+            made = self._new(len(frontiers) * k)
+            cols = [made[j::k] for j in range(k)]
+            for p, col in zip(per, cols):
+                p.update(zip(frontiers, col))
+            return cols
         cols = [list(map(p.get, frontiers)) for p in per]
         if any(None in col for col in cols):
             k = len(variables)
@@ -172,6 +179,12 @@ class NullFactory:
             for (i, j), n in zip(missing, self._new(len(missing))):
                 cols[j][i] = per[j][frontiers[i]] = n
         return cols
+
+    @property
+    def next_number(self) -> int:
+        """The number the next null made gets at least (those made from
+        here on are new to every dictionary of terms)."""
+        return self._next
 
     def _new(self, count: int) -> list:
         """``count`` new nulls, labelled ``n<k>`` past the given nulls' labels."""

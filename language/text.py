@@ -65,7 +65,7 @@ def format_term(v) -> str:
             text = _BREAKS.sub(_escape_break, text)
         return '"' + text + '"'
     if type(v) is Null:  # a labelled null (language/nulls.py)
-        return "_:" + v.label
+        return str(v)
     if type(v) is Boolean or type(v) is bool:  # (a Python bool: API values not yet terms)
         return "#T" if v else "#F"
     if hasattr(v, "isoformat"):  # a date or datetime constant (language/dates.py)

@@ -128,22 +128,39 @@ def _with_witnesses(ev, rule, df):
         return df.with_columns(*(pl.lit(int(c), dtype=pl.Int64).alias(var_column(v)) for v, c in zip(exist, made)))
     df = codes(df, cols, ev.values)  # (floats and exact pairs as terms: one way to rank and key them)
     fronts = df.select(cols).unique()
-    decoded, ranks = [], []
+    distinct, ranks = [], []
     for s in fronts.get_columns():
         used, at = small_unique(s.to_numpy())
-        distinct = ev.terms.values.take(used)
-        decoded.append([distinct[i] for i in at.tolist()])
-        ranks.append(term_ranks(distinct)[at])
-    order = np.lexsort(ranks[::-1]).tolist()  # (the first column the primary key)
-    tuples = list(zip(*decoded))
-    keys = [tuples[i] for i in order]
+        distinct.append((ev.terms.values.take(used), at))
+        ranks.append(term_ranks(distinct[-1][0])[at])
+    order = np.lexsort(ranks[::-1])  # (the first column the primary key)
+    keys = list(zip(*(list(map(vals.__getitem__, at[order].tolist())) for vals, at in distinct)))
     fronts = fronts[order]
+    first = factory.next_number
     nulls = factory.witnesses(key, exist, keys)
     if rule.watched is not None:
         _watch(ev, factory, key, exist, keys, nulls)
     return df.join(fronts.with_columns(
-        pl.Series(var_column(v), ev.terms.code_all(made), dtype=pl.Int64) for v, made in zip(exist, nulls)
+        pl.Series(var_column(v), _null_codes(ev.terms, made, first), dtype=pl.Int64) for v, made in zip(exist, nulls)
     ), on=cols, how="inner")
+
+
+def _null_codes(terms, nulls, first: int):
+    """The codes of ``nulls`` (distinct): those the factory made from the
+    number ``first`` on are new to every dictionary, appended without a
+    lookup (Dictionary.code_new); the others looked up."""
+    import numpy as np
+
+    numbers = np.fromiter((n.number for n in nulls), dtype=np.int64, count=len(nulls))
+    new = numbers >= first
+    if new.all():
+        return terms.code_new(nulls)
+    out = np.empty(len(nulls), dtype=np.int64)
+    old = np.flatnonzero(~new)
+    out[old] = terms.code_all([nulls[i] for i in old.tolist()], distinct=True)
+    fresh = np.flatnonzero(new)
+    out[fresh] = terms.code_new([nulls[i] for i in fresh.tolist()])
+    return out
 
 
 def _watch(ev, factory, key, exist, frontiers, nulls) -> None:

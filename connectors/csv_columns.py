@@ -160,6 +160,26 @@ def _quick(dictionary, tokens, kind):
     return out
 
 
+# a cell that is its own value: its ends printable ASCII, no blank (``convert``
+# strips Python's blanks, more than a pattern's \s); in an untyped column it
+# starts with a letter too, so it is no number, boolean (#T), null (_:x) or set
+# ({...}); an infinity's word (inf) stays its text there
+_OWN_TEXT = {"auto": r"^[A-Za-z](.*[!-~])?$", "string": r"^[!-~](.*[!-~])?$", "str": r"^[!-~](.*[!-~])?$"}
+
+
+def _own_values(dictionary, kind):
+    """Per distinct cell of a column of ``kind`` (numpy bool), whether
+    :func:`convert` gives its text as it is (a name); None for a kind
+    that converts every cell.  A column of 300,000 distinct names took
+    ``convert``'s Python per cell, 1.2 s of a 1.9 s command."""
+    pattern = _OWN_TEXT.get(kind)
+    if pattern is None:
+        return None
+    import pyarrow.compute as pc
+
+    return pc.match_substring_regex(dictionary, pattern).to_numpy(zero_copy_only=False)
+
+
 class _Tokens:
     """A column's distinct cells as Python strings, made only when iterated
     (the kernels convert most columns without them)."""
@@ -476,7 +496,7 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
     if n == 0:
         return None
 
-    from chronolog.language.fact_columns import FactColumns, _Column, _ExactColumn
+    from chronolog.language.fact_columns import FactColumns, _Column, _ExactColumn, _NameColumn
 
     def column(i, kind, name, cal=None):
         arr = table.column(i).combine_chunks()
@@ -499,8 +519,15 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
         if isinstance(vals, tuple):  # exact decimals as integer pairs
             return _ExactColumn(idx, vals[1], vals[2])
         if vals is None:
+            own = _own_values(enc.dictionary, kind)
+            if own is not None and own.all():  # (names: coded by a join, no Python string each)
+                import polars as pl
+
+                return _NameColumn(idx, pl.Series(pl.from_arrow(enc.dictionary), dtype=pl.String))
             _, at = np.unique(idx, return_index=True)  # the row of each distinct cell's first occurrence
-            vals = [convert(tok, kind, ast.Pos(str(path), line_of(r), i + 1), name, cal) for tok, r in zip(tokens, at.tolist())]
+            own = own.tolist() if own is not None else [False] * len(at)
+            vals = [tok if o else convert(tok, kind, ast.Pos(str(path), line_of(r), i + 1), name, cal)
+                    for tok, o, r in zip(tokens, own, at.tolist())]
         return _Column(idx, vals)
 
     def time_columns(i_lo, i_hi):

@@ -23,6 +23,10 @@ pytest.importorskip("pyarrow")
 cells = st.one_of(
     st.integers(-5, 5).map(str),
     st.sampled_from(["1.50", "0.25", "-2.5", "1/3", "7", "x", "a b", "#T", " 3.0 "]),
+    # names the kernels take as they are, and cells next to them that they must not:
+    # blanks Python strips and a pattern's \s does not, words for infinity, sets
+    st.sampled_from(["inf", "Infinity", "true", "A-1", "x.y", "n1", "a\x1c", "\xa0y", "y\xa0", "\u00e9t\u00e9",
+                     "a\u3000", "{1}", "#t", "Z"]),
 )
 
 
@@ -372,7 +376,7 @@ def test_ragged_rows_are_reported_where_they_are(tmp_path, text, where, message)
         assert where in str(e.value) and message in str(e.value)
 
 
-@pytest.mark.parametrize("cell", ["", " a ", "a b", "1.5", "#T", "\u00e9t\u00e9"])
+@pytest.mark.parametrize("cell", ["", " a ", "a b", "1.5", "#T", "\u00e9t\u00e9", "a\x1c", "\xa0a", "a\u3000", "{1}", "inf"])
 def test_string_columns_parsed_by_the_reader_read_as_the_row_reader(tmp_path, cell):
     """A ``"string"`` column read dictionary-encoded by Arrow's reader: an
     empty cell, spaces around a name, a number or a boolean's text stay the

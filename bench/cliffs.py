@@ -76,6 +76,9 @@ def data(n: int, kind: str = "ints") -> Path:
         return _write(path, csv_rows(n, time=lambda t: f"{t}.{t * 37 % 1000:03d}"))
     if kind == "quoted":  # strings and the header quoted, as many exporters write them
         return _write(path, csv_rows(n, name='"n{}"'.format, header='"name","val","s","e"\n'))
+    if kind == "distinct_names":  # a name of its own on every row (ids), the same draws otherwise
+        ids = iter(range(n))
+        return _write(path, csv_rows(n, name=lambda _: f"id{next(ids)}"))
     if kind == "dates":
         import datetime
 
@@ -237,6 +240,8 @@ def cases(n: int) -> dict:
                            (ARITH, ["--facts", str(fact_lines(n, "long_strings"))]), (ARITH, ["--facts", str(names)]))
     out["quoted_csv"] = ("a CSV file with its strings and header quoted against the same unquoted",
                          (BIND.format(file=data(n, "quoted").name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
+    out["distinct_names"] = ("a CSV file whose every row has a name of its own (200,000 ids) against 5,000 names",
+                             (BIND.format(file=data(n, "distinct_names").name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["many_files"] = ("the facts in 200 files against one file",
                          (ARITH, [a for f in split_files(names, 200) for a in ("--facts", str(f))]), (ARITH, ["--facts", str(names)]))
     many_k, one_k = small_predicates(n, 2000)

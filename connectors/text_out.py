@@ -20,9 +20,12 @@ which a run on rows imports without this module's column libraries' helpers.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from chronolog.engine.columns.exact_columns import Rows
 from chronolog.engine.columns.exact_columns import distinct as exact_distinct
 from chronolog.engine.columns.exact_columns import python_values as exact_values
+from chronolog.engine.columns.exact_columns import texts as exact_texts
 from chronolog.engine.exprs import to_numpy
 from chronolog.engine.interval_codes import closed_ends
 from chronolog.language.nulls import Null
@@ -283,10 +286,26 @@ class TermTexts:
             # (a labelled null prints as its str in every dialect: a chase's 400,000 nulls without
             # the printer's type tests, 0.3 -> 0.1 s)
             made = np.empty(len(todo), dtype=object)
-            made[:] = [str(v) if type(v) is Null else text(v) for v in todo]
+            made[:] = _number_texts(todo) or [str(v) if type(v) is Null else text(v) for v in todo]
             got[missing] = made
             self.texts[codes[missing]] = made
         return got.tolist()
+
+
+def _number_texts(vals):
+    """The texts of ``vals`` when many and all exact numbers of 64 bits
+    (ints and Fractions: a number prints alike in every dialect), by
+    kernels (exact_columns.texts); else None."""
+    if len(vals) < 256 or not all(type(v) is int or type(v) is Fraction for v in vals):
+        return None
+    import numpy as np
+
+    try:
+        num = np.fromiter((v.numerator for v in vals), dtype=np.int64, count=len(vals))
+        den = np.fromiter((v.denominator for v in vals), dtype=np.int64, count=len(vals))
+    except OverflowError:
+        return None
+    return exact_texts(num, den).to_list()
 
 
 def _with_members_once(term_text):
@@ -389,7 +408,7 @@ def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=for
     def texts(codes, vals):
         if isinstance(vals, Rows):  # exact values: each distinct one printed once
             un, ud, pos = exact_distinct(vals.num, vals.den)
-            return strings([term_text(v) for v in exact_values(un, ud)]).gather(pos)
+            return exact_texts(un, ud).gather(pos)  # (a number prints alike in every dialect)
         if codes is None:  # float values: Python's repr of every row's float, by kernels
             return pl.Series(_float_texts(vals, term_text))
         if isinstance(vals, pl.Series):  # all names of a fact file (frame_columns' names_by_kernels)

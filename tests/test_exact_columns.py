@@ -322,3 +322,32 @@ def test_decimal128_tables_given_to_the_evaluator_match_the_rows():
     for pred in ("s", "j"):
         got = columns_arrow_table(ev, pred, ["c0", "c1"])
         assert got.equals(rows.to_arrow(pred)), pred
+
+
+_INT64 = st.integers(-(2**63), 2**63 - 1)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.one_of(
+    st.tuples(_INT64, st.sampled_from([1, 2, 4, 5, 8, 10, 16, 20, 25, 100, 1000, 3, 7, 12, 2**40, 5**20, 2**62, 10**18,
+                                       2 * 10**18, 3 * 2**40, 2**63 - 1])),
+    st.tuples(st.integers(-10**6, 10**6), st.integers(1, 10**6)),
+), min_size=1, max_size=40))
+def test_the_texts_of_exact_pairs_are_the_row_printers(pairs):
+    """``exact_columns.texts`` (kernels: whole numbers, decimals around their
+    point, ``p/q``, Python past 64 bits) prints each value as
+    ``format_number`` does: signs, zeros after the point, 18 places, values
+    near the 64-bit limits."""
+    import numpy as np
+
+    from chronolog.engine.columns.exact_columns import texts
+    from chronolog.language.timeline import format_number
+
+    values = [F(n, d) for n, d in pairs]
+    values = [v for v in values if -(2**63) <= v.numerator < 2**63 and v.denominator < 2**63]
+    if not values:
+        return
+    num = np.array([v.numerator for v in values], dtype=np.int64)
+    den = np.array([v.denominator for v in values], dtype=np.int64)
+    want = [format_number(v.numerator if v.denominator == 1 else v) for v in values]
+    assert texts(num, den).to_list() == want

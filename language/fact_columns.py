@@ -1424,11 +1424,50 @@ def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True) -> list:
     else:
         vals = [t if n else None for t, n in zip(toks, names.tolist())]
     other = np.flatnonzero(~names)
+    if len(other) and dialect == "vadalog":  # (plain numbers by kernels: the same values)
+        got, vals_of = _plain_numbers(tokens.gather(other))
+        for i, v in zip(other[got].tolist(), vals_of):
+            vals[i] = v
+        other = other[~got]
     if len(other):
         conv_vals = _convert([toks[i] for i in other.tolist()], conv, memo)
         for i, v in zip(other.tolist(), conv_vals):
             vals[i] = v
     return vals
+
+
+def _plain_numbers(tokens):
+    """Which of ``tokens`` (a polars String Series) are plain integers or
+    decimals of at most 18 digits (numpy bool), and their values, as
+    ``_value`` gives them (an int when whole, else a Fraction in lowest
+    terms), by kernels: 300,000 distinct prices converted one by one took
+    ~0.9 s of a fact file's reading."""
+    import numpy as np
+
+    from .exact_pairs import reduce
+    from .float_times import coprime_fraction
+
+    pl = _pl()
+    ints = matches(tokens, r"^-?[0-9]{1,18}$")
+    decs = matches(tokens, r"^-?[0-9]{1,17}\.[0-9]{1,17}$") & (tokens.str.len_bytes().to_numpy() <= 20)
+    decs &= ~ints
+    if not ints.any() and not decs.any():
+        return ints, []
+    got = ints | decs
+    toks = tokens.filter(pl.Series(got))
+    point = toks.str.find(".", literal=True).fill_null(-1).to_numpy().astype(np.int64)
+    places = np.where(point >= 0, toks.str.len_bytes().to_numpy().astype(np.int64) - point - 1, 0)
+    digits = toks.str.replace(".", "", literal=True)
+    ok = digits.str.strip_chars_start("-").str.len_bytes().to_numpy() <= 18  # (64 bits)
+    num = digits.cast(pl.Int64, strict=False).fill_null(0).to_numpy()
+    num, den = reduce(num, (10 ** places).astype(np.int64))
+    vals = [a if b == 1 else coprime_fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]
+    if not ok.all():  # (more digits than 64 bits hold: converted one by one)
+        keep = np.flatnonzero(got)[ok]
+        vals = [v for v, k in zip(vals, ok.tolist()) if k]
+        got = np.zeros(len(got), dtype=bool)
+        got[keep] = True
+    return got, vals
 
 
 def _ranks(values) -> list:

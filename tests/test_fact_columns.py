@@ -348,3 +348,26 @@ def test_an_arity_between_kernel_read_and_parsed_facts_of_a_program_is_an_error(
         chronolog.reason("q(X) :- p(X).\n" + facts + odd + facts.replace("a", "z"))
     assert (e.value.pos.line, e.value.pos.column) == (52, 1)
     assert "p has 2 arguments here but 1 at <program>:1:9" in str(e.value)
+
+
+_DIGITS = st.text("0123456789", min_size=1, max_size=20)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.one_of(
+    st.tuples(st.sampled_from(["", "-", "+"]), _DIGITS, st.none() | _DIGITS).map(lambda t: t[0] + t[1] + ("" if t[2] is None else "." + t[2])),
+    st.sampled_from(["5.", ".5", "1e3", "1/3", "-", "-0", "00.10", "0.000", "a", "inf", "-inf", "9" * 18, "9" * 19, "-" + "9" * 18]),
+), min_size=1, max_size=30, unique=True))
+def test_plain_numbers_read_by_kernels_are_the_line_readers_values(tokens):
+    """The fact reader's kernel for plain integers and decimals of at most 18
+    digits gives each the value (and type: an int when whole) the line
+    reader's ``_value`` gives; longer ones, signs it does not take and
+    other numbers are left to it."""
+    from chronolog.language.facts import _IDENT, _value
+
+    pl = pytest.importorskip("polars")
+    got, values = fact_columns._plain_numbers(pl.Series(tokens, dtype=pl.String))
+    taken = [t for t, g in zip(tokens, got.tolist()) if g]
+    assert [(v, type(v)) for v in values] == [(_value(t, _IDENT.match), type(_value(t, _IDENT.match))) for t in taken]
+    for t in taken:
+        assert "+" not in t and len(t.lstrip("-").replace(".", "")) <= 18

@@ -286,19 +286,26 @@ class _Block:
     indices into ``times``, closedness."""
 
     __slots__ = ("at", "width", "named", "name_idx", "names", "name_codes", "value_idx", "value_codes", "terms", "times",
-                 "lo", "hi", "lc", "hc")
+                 "lo", "hi", "lc", "hc", "exact", "num", "den")
 
     def __init__(self, at, width, named, name_idx, names, value_idx, value_codes, terms, times, lo, hi, lc, hc):
         self.at, self.width, self.named = at, width, named
         self.name_idx, self.names, self.name_codes = name_idx, names, None
         self.value_idx, self.value_codes, self.terms = value_idx, value_codes, terms
         self.times, self.lo, self.hi, self.lc, self.hc = times, lo, hi, lc, hc
+        # per argument, per predicate: its column exact decimals (_ExactColumn over the value
+        # tokens' pairs ``num / den``), or None: every value column coded (_exact_columns)
+        self.exact, self.num, self.den = None, None, None
 
     def columns(self, k: int, a: int, b: int) -> list:
         """The term columns of predicate ``k`` (rows ``a:b``)."""
         out, named, terms = [], self.named, self.terms
+        exact = self.exact
         for j in range(self.width[k]):
             if not named[j][k]:
+                if exact is not None and exact[j] is not None and exact[j][k]:
+                    out.append(_ExactColumn(self.value_idx[j][a:b], self.num, self.den))
+                    continue
                 out.append(_CodedColumn.of(self.value_idx[j][a:b], self.value_codes, terms))
             elif self.name_codes is None:  # (names not coded yet: while the file is read)
                 out.append(_Names(self.name_idx[j][a:b], self.names))
@@ -1307,7 +1314,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
     if seen is not None:
         every = np.flatnonzero(seen)
         position = np.cumsum(seen) - 1  # a token's place among every
-        every_vals = _terms(fdict.gather(every), dialect, term_conv, out.term_memo, out.share)
+        pairs = _plain_pairs(fdict.gather(every)) if dialect == "vadalog" and out.terms is not None else None
+        every_vals = _terms(fdict.gather(every), dialect, term_conv, out.term_memo, out.share, pairs)
         every_bad = np.array([v is None for v in every_vals], dtype=bool)
         if every_bad.any():  # (their rows go to the exact parser)
             tok_bad = np.zeros(len(fdict), dtype=bool)
@@ -1327,6 +1335,11 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
     lc_all, hc_all = lc[rows], hc[rows]
     name_idx = [_narrow(tok, len(fdict)) if named[j].any() else None for j, tok in enumerate(tokens)]
     value_idx = [position[tok] if seen is not None and not named[j].all() else None for j, tok in enumerate(tokens)]
+    exact = None
+    if seen is not None and pairs is not None and bool((pairs[2] != 1).any()):
+        exact, needed = _exact_columns(pairs, value_idx, named, width_of, kept)
+        if exact is not None:  # (the tokens only exact columns read: not coded)
+            every_vals = [v if n else None for v, n in zip(every_vals, needed.tolist())]
     if out.terms is not None:
         value_idx = [None if v is None else _narrow(v, len(every)) for v in value_idx]
     # (one part per predicate and block: coded by the run's dictionary, a
@@ -1340,6 +1353,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
     if terms is not None:
         block = _Block(kept_at, widths_of, named_at, name_idx, kept_names, value_idx, None,
                        terms, tcol, lo_all, hi_all, lc_all, hc_all)
+        if exact is not None:
+            block.exact, block.num, block.den = exact, pairs[1], pairs[2]
         if names_pending:
             out.name_blocks.append(block)
         if seen is not None:  # (coded after the names: _code_terms)
@@ -1410,8 +1425,9 @@ def _names(tokens, dialect: str, quotes: bool = True):
     return tokens.str.contains(_NAME[dialect] + (r'|^"[^"\\]*"$' if quotes else "")).to_numpy()
 
 
-def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True) -> list:
-    """The values of the distinct argument tokens (a polars String Series)."""
+def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True, pairs=None) -> list:
+    """The values of the distinct argument tokens (a polars String Series);
+    ``pairs``: their :func:`_plain_pairs`, made already."""
     import numpy as np
 
     toks = tokens.to_list()
@@ -1425,7 +1441,12 @@ def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True) -> list:
         vals = [t if n else None for t, n in zip(toks, names.tolist())]
     other = np.flatnonzero(~names)
     if len(other) and dialect == "vadalog":  # (plain numbers by kernels: the same values)
-        got, vals_of = _plain_numbers(tokens.gather(other))
+        if pairs is None:
+            got, vals_of = _plain_numbers(tokens.gather(other))
+        else:
+            got, num, den = pairs
+            got = got[other]
+            vals_of = _pair_values(num[other][got], den[other][got])
         for i, v in zip(other[got].tolist(), vals_of):
             vals[i] = v
         other = other[~got]
@@ -1442,32 +1463,80 @@ def _plain_numbers(tokens):
     ``_value`` gives them (an int when whole, else a Fraction in lowest
     terms), by kernels: 300,000 distinct prices converted one by one took
     ~0.9 s of a fact file's reading."""
+    got, num, den = _plain_pairs(tokens)
+    return got, _pair_values(num[got], den[got])
+
+
+def _exact_columns(pairs, value_idx, named, width_of, kept):
+    """Which predicates' value columns of a block are exact decimals (every
+    token a plain number, one at least not whole: read as an exact value
+    column, engine/columns/exact_columns.py, as a bound CSV's decimals
+    are), per argument a list of bools per predicate (None: no value
+    column), or None for none; and which value tokens the other columns
+    read (numpy bool: only those are coded).  300,000 distinct prices
+    coded as Fractions, a hash each, took ~0.6 s of reading."""
+    import numpy as np
+
+    got, _, den = pairs
+    frac = got & (den != 1)
+    kept = np.asarray(kept, dtype=np.int64)
+    sizes = np.diff(kept)
+    nonempty = sizes > 0
+    starts = kept[:-1][nonempty]
+    needed = np.zeros(len(got), dtype=bool)
+    exact, anyone = [], False
+    for j, idx in enumerate(value_idx):
+        if idx is None:
+            exact.append(None)
+            continue
+        col = (width_of > j) & ~named[j] & nonempty  # (the predicates with a value column j)
+        idx = np.clip(idx, 0, len(got) - 1)  # (rows of predicates narrower than j index any token: masked by col)
+        others = np.zeros(len(sizes), dtype=np.int64)
+        fracs = np.zeros(len(sizes), dtype=np.int64)
+        if len(starts):
+            others[nonempty] = np.add.reduceat((~got[idx]).astype(np.int64), starts)
+            fracs[nonempty] = np.add.reduceat(frac[idx].astype(np.int64), starts)
+        ex = col & (others == 0) & (fracs > 0)
+        anyone = anyone or bool(ex.any())
+        exact.append(ex.tolist())
+        needed[idx[np.repeat(col & ~ex, sizes)]] = True
+    return (exact, needed) if anyone else (None, None)
+
+
+def _pair_values(num, den) -> list:
+    """The values of lowest-terms pairs: an int when whole, else a Fraction."""
+    from .float_times import coprime_fraction
+
+    return [a if b == 1 else coprime_fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]
+
+
+def _plain_pairs(tokens):
+    """:func:`_plain_numbers` as ``(got, num, den)``: numpy int64 pairs in
+    lowest terms for every token (0/1 where ``got`` is False)."""
     import numpy as np
 
     from .exact_pairs import reduce
-    from .float_times import coprime_fraction
 
     pl = _pl()
+    n = len(tokens)
+    num, den = np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)
     ints = matches(tokens, r"^-?[0-9]{1,18}$")
     decs = matches(tokens, r"^-?[0-9]{1,17}\.[0-9]{1,17}$") & (tokens.str.len_bytes().to_numpy() <= 20)
     decs &= ~ints
-    if not ints.any() and not decs.any():
-        return ints, []
     got = ints | decs
+    if not got.any():
+        return got, num, den
     toks = tokens.filter(pl.Series(got))
     point = toks.str.find(".", literal=True).fill_null(-1).to_numpy().astype(np.int64)
     places = np.where(point >= 0, toks.str.len_bytes().to_numpy().astype(np.int64) - point - 1, 0)
     digits = toks.str.replace(".", "", literal=True)
-    ok = digits.str.strip_chars_start("-").str.len_bytes().to_numpy() <= 18  # (64 bits)
-    num = digits.cast(pl.Int64, strict=False).fill_null(0).to_numpy()
-    num, den = reduce(num, (10 ** places).astype(np.int64))
-    vals = [a if b == 1 else coprime_fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]
-    if not ok.all():  # (more digits than 64 bits hold: converted one by one)
-        keep = np.flatnonzero(got)[ok]
-        vals = [v for v, k in zip(vals, ok.tolist()) if k]
-        got = np.zeros(len(got), dtype=bool)
-        got[keep] = True
-    return got, vals
+    ok = digits.str.strip_chars_start("-").str.len_bytes().to_numpy() <= 18  # (64 bits; more: converted one by one)
+    a, b = reduce(digits.cast(pl.Int64, strict=False).fill_null(0).to_numpy(), (10 ** places).astype(np.int64))
+    at = np.flatnonzero(got)
+    num[at], den[at] = a, b
+    got[at[~ok]] = False
+    num[at[~ok]], den[at[~ok]] = 0, 1
+    return got, num, den
 
 
 def _ranks(values) -> list:

@@ -413,3 +413,42 @@ def test_a_line_that_repeats_forever_leaves_the_rest_of_its_file_in_columns(tmp_
     assert cols.to_text() == rows.to_text() and cols.facts("v")
     if horizon is not None:  # (the model repeats forever without one: reasoned on rows, from the columns read once)
         assert cols._columns is not None and cols._columns.given_columns, "the direct path was not taken"
+
+
+DECIMALS = """
+    q(X) :- <->[0,2] p(X, Y).
+    r(X, Y) :- p(X, Y), s(Y).
+    m(X, S) :- p(X, Y), S = sum(Y).
+    b(X, Y) :- p(X, Y), Y > 1.25.
+    n(Y) :- s(Y), not p(a, Y).
+    @output("q"). @output("r"). @output("m"). @output("b"). @output("n"). @output("p").
+"""
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_decimal_values_read_as_exact_columns_answer_as_rows(tmp_path, monkeypatch, seed):
+    """Fact files whose value columns are plain decimals (read by the kernels
+    as exact value columns, not coded one by one), ints, 1.50 beside 1.5,
+    and in some blocks a fraction or a long number among them (that
+    block's column coded), names beside the numbers of another predicate:
+    joins, sums, comparisons and a negation on them give the rows'
+    answers, byte for byte."""
+    from chronolog.language import fact_columns
+
+    rnd = random.Random(seed)
+    monkeypatch.setattr(fact_columns, "BLOCK", rnd.choice([256, 1024, 1 << 20]))  # several blocks, each its own mix
+    values = ["1.5", "1.50", "0.25", "-2.50", "3.0", "2", "7", "12.125", "0.1", "1234567.89"]
+    mixed = ["1/3", "-7/4", "1234567890123456789", "0.0000000001"] if rnd.random() < 0.5 else []  # (not plain decimals)
+    lines = []
+    for i in range(rnd.choice([20, 200, 600])):
+        y = rnd.choice(values + (mixed if rnd.random() < 0.05 else []))
+        s, d = rnd.randint(0, 30), rnd.randint(0, 5)
+        if rnd.random() < 0.7:
+            lines.append(f"p({rnd.choice(NAMES)},{y})@[{s},{s + d}].")
+        else:  # (s's column: a name now and then, beside the numbers)
+            lines.append(f"s({rnd.choice(['x', '#T']) if rnd.random() < 0.05 else y})@[{s},{s + d}].")
+    facts = "\n".join(lines) + "\n"
+    cols = _run(tmp_path, DECIMALS, facts, "vadalog", "columns")
+    rows = _run(tmp_path, DECIMALS, facts, "vadalog", "rows")
+    assert cols._columns is not None and cols._columns.given_columns, "the direct path was not taken"
+    assert _text(cols) == _row_text(rows)

@@ -167,8 +167,8 @@ def _block_range(parts, arity: int, terms, scale, memo):
 
     block = parts[0][1].block
     width, ks = block.width, [p.k for _, p in parts]
-    if block.terms is not terms or any(width[k] != arity for k in ks):
-        return None
+    if block.terms is not terms or block.exact is not None or any(width[k] != arity for k in ks):
+        return None  # (exact decimals: value columns, part by part)
     kinds = []
     for i in range(arity):
         named = block.named[i]

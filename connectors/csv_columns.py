@@ -37,7 +37,7 @@ from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError
-from chronolog.language.mapping_types import NUMBER_TYPES, STRING_TYPES
+from chronolog.language.mapping_types import DATE_TYPES, NUMBER_TYPES, STRING_TYPES
 from chronolog.language.source_text import KERNEL_BYTES  # from this size on a bound CSV file is read by kernels
 
 from . import cell_types
@@ -165,6 +165,27 @@ def _quick(dictionary, tokens, kind):
 # starts with a letter too, so it is no number, boolean (#T), null (_:x) or set
 # ({...}); an infinity's word (inf) stays its text there
 _OWN_TEXT = {"auto": r"^[A-Za-z](.*[!-~])?$", "string": r"^[!-~](.*[!-~])?$", "str": r"^[!-~](.*[!-~])?$"}
+
+
+# an ISO date or datetime to the second in years 1..9999, no zone: Arrow's cast
+# reads it as convert does (a day or time out of range: the cast refuses it)
+_PLAIN_DATETIME = r"^(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?)?$"
+
+
+def _plain_datetimes(dictionary):
+    """The values ``convert`` gives the distinct cells of a date column when
+    every one is a plain ISO date or datetime (naive datetimes, by Arrow's
+    cast), else None (``convert`` reads or refuses each).  223,000
+    distinct datetimes converted one by one took ~0.5 s."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pc.all(pc.match_substring_regex(dictionary, _PLAIN_DATETIME)).as_py():
+        return None
+    try:
+        return dictionary.cast(pa.timestamp("us")).to_pylist()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 def _own_values(dictionary, kind):
@@ -518,6 +539,8 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
         vals = _quick(enc.dictionary, tokens, kind)
         if isinstance(vals, tuple):  # exact decimals as integer pairs
             return _ExactColumn(idx, vals[1], vals[2])
+        if vals is None and kind in DATE_TYPES:
+            vals = _plain_datetimes(enc.dictionary)
         if vals is None:
             own = _own_values(enc.dictionary, kind)
             if own is not None and own.all():  # (names: coded by a join, no Python string each)

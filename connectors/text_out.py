@@ -286,7 +286,7 @@ class TermTexts:
             # (a labelled null prints as its str in every dialect: a chase's 400,000 nulls without
             # the printer's type tests, 0.3 -> 0.1 s)
             made = np.empty(len(todo), dtype=object)
-            made[:] = _number_texts(todo) or [str(v) if type(v) is Null else text(v) for v in todo]
+            made[:] = _number_texts(todo) or _datetime_texts(todo) or [str(v) if type(v) is Null else text(v) for v in todo]
             got[missing] = made
             self.texts[codes[missing]] = made
         return got.tolist()
@@ -306,6 +306,28 @@ def _number_texts(vals):
     except OverflowError:
         return None
     return exact_texts(num, den).to_list()
+
+
+def _datetime_texts(vals):
+    """The texts of ``vals`` when many and all naive datetimes (a date or
+    datetime term, as format_term prints it in every dialect: a midnight as
+    its date, a microsecond only when there is one), by polars; else None.
+    223,000 distinct datetimes printed one by one took ~0.2 s."""
+    import datetime
+
+    if len(vals) < 256 or not all(type(v) is datetime.datetime and v.tzinfo is None for v in vals):
+        return None
+    import polars as pl
+
+    t = pl.Series("t", vals, dtype=pl.Datetime("us")).to_frame()
+    at = pl.col("t")
+    micro = at.dt.microsecond()
+    midnight = (at.dt.hour() == 0) & (at.dt.minute() == 0) & (at.dt.second() == 0) & (micro == 0)
+    return t.select(
+        pl.when(midnight).then(at.dt.strftime("%Y-%m-%d"))
+        .when(micro == 0).then(at.dt.strftime("%Y-%m-%dT%H:%M:%S"))
+        .otherwise(pl.concat_str(at.dt.strftime("%Y-%m-%dT%H:%M:%S."), micro.cast(pl.String).str.zfill(6)))
+    ).to_series().to_list()
 
 
 def _with_members_once(term_text):

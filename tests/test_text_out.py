@@ -469,3 +469,26 @@ def test_term_ranks_of_terms_of_every_kind_are_the_rows_order(vals, few):
         assert term_ranks.term_ranks(ints).tolist() == [sorted(ints).index(v) for v in ints]
     finally:
         term_ranks.FEW_STRINGS, term_ranks.FEW_NUMBERS = old
+
+
+_BASE_DATETIMES = [dt.datetime(1999, 1, 1) + dt.timedelta(days=37 * k, seconds=k % 3) for k in range(256)]
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31, 23, 59, 59, 999999))
+                | st.dates().map(lambda d: dt.datetime(d.year, d.month, d.day)), min_size=1, max_size=40))
+def test_many_datetimes_print_and_order_as_one_by_one(drawn):
+    """Many naive datetime terms are printed by polars (a midnight as its
+    date, microseconds only when there are some, years below 1000 with
+    their zeros) and ordered by their own comparison: the texts
+    format_term gives and the order of term_sort_key's ISO text."""
+    import numpy as np
+
+    from chronolog.connectors.text_out import _datetime_texts
+    from chronolog.language.term_ranks import term_ranks
+    from chronolog.language.text import format_term
+
+    values = list(dict.fromkeys(drawn + _BASE_DATETIMES))  # (many: the kernels' path)
+    assert _datetime_texts(values) == [format_term(v) for v in values]
+    want = sorted(range(len(values)), key=lambda i: term_sort_key(values[i]))
+    assert np.argsort(term_ranks(values)).tolist() == want

@@ -167,6 +167,10 @@ def _quick(dictionary, tokens, kind):
 _OWN_TEXT = {"auto": r"^[A-Za-z](.*[!-~])?$", "string": r"^[!-~](.*[!-~])?$", "str": r"^[!-~](.*[!-~])?$"}
 
 
+# below this many distinct cells a column's are converted one by one (a few ms),
+# without importing pyarrow.compute (20 ms of a first call's CPU)
+FEW_CELLS = 256
+
 # an ISO date or datetime to the second in years 1..9999, no zone: Arrow's cast
 # reads it as convert does (a day or time out of range: the cast refuses it)
 _PLAIN_DATETIME = r"^(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?)?$"
@@ -177,6 +181,8 @@ def _plain_datetimes(dictionary):
     every one is a plain ISO date or datetime (naive datetimes, by Arrow's
     cast), else None (``convert`` reads or refuses each).  223,000
     distinct datetimes converted one by one took ~0.5 s."""
+    if len(dictionary) < FEW_CELLS:
+        return None
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -194,7 +200,7 @@ def _own_values(dictionary, kind):
     that converts every cell.  A column of 300,000 distinct names took
     ``convert``'s Python per cell, 1.2 s of a 1.9 s command."""
     pattern = _OWN_TEXT.get(kind)
-    if pattern is None:
+    if pattern is None or len(dictionary) < FEW_CELLS:
         return None
     import pyarrow.compute as pc
 

@@ -346,6 +346,11 @@ def _with_members_once(term_text):
     def text(v):
         if type(v) is not tuple:
             return term_text(v)
+        if set(map(type, v)) == {int}:  # (integers: their str, as format_number prints one)
+            try:
+                return "{" + ",".join(map(str, v)) + "}"
+            except ValueError:  # (past Python's digits for str: format_number's chunks)
+                pass
         parts = []
         for x in v:
             if type(x) is float or type(x) is tuple:

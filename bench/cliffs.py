@@ -76,6 +76,9 @@ def data(n: int, kind: str = "ints") -> Path:
         return _write(path, csv_rows(n, time=lambda t: f"{t}.{t * 37 % 1000:03d}"))
     if kind == "quoted":  # strings and the header quoted, as many exporters write them
         return _write(path, csv_rows(n, name='"n{}"'.format, header='"name","val","s","e"\n'))
+    if kind == "decimals":  # values of two decimals, most of them distinct (prices)
+        row = iter(range(n))
+        return _write(path, csv_rows(n, value=lambda v: f"{v}.{next(row) * 37 % 100:02d}"))
     if kind == "distinct_names":  # a name of its own on every row (ids), the same draws otherwise
         ids = iter(range(n))
         return _write(path, csv_rows(n, name=lambda _: f"id{next(ids)}"))
@@ -124,6 +127,8 @@ def fact_lines(n: int, kind: str) -> Path:
                 args = f'"{"x" * 72}-n{name:05d}",{v}'
             elif kind == "big_ints":  # negative values, and every third beyond 64 bits
                 args = f"n{name},{(v - 500) * 10**15 + (7 if v % 3 else 10**20)}"
+            elif kind == "decimals":  # prices of two decimals, most of them distinct
+                args = f"n{name},{v}.{i * 37 % 100:02d}"
             else:
                 args = f"n{name},{v}"
             yield f"p({args})@{interval(i, s, e)}\n"
@@ -230,6 +235,7 @@ def cases(n: int) -> dict:
     names = facts_file(n, False)
     for kind, what in (("open_ends", "intervals from -inf, to +inf, open on one or both sides, against closed ones"),
                        ("big_ints", "negative values, every third beyond 64 bits, against values 0..1000"),
+                       ("decimals", "values of two decimals, 100,000 distinct, against values 0..1000"),
                        ("float_times", "fact-file times with three decimals against integer times")):
         rule = "q(N, V) :- <->[0,5] p(N, V).\n" if kind == "float_times" else ARITH
         out[f"{kind}_facts" if kind == "float_times" else kind] = (what, (rule, ["--facts", str(fact_lines(n, kind))]), (rule, ["--facts", str(names)]))
@@ -240,6 +246,8 @@ def cases(n: int) -> dict:
                            (ARITH, ["--facts", str(fact_lines(n, "long_strings"))]), (ARITH, ["--facts", str(names)]))
     out["quoted_csv"] = ("a CSV file with its strings and header quoted against the same unquoted",
                          (BIND.format(file=data(n, "quoted").name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
+    out["csv_decimals"] = ("a CSV file of values of two decimals, 100,000 distinct, against values 0..1000",
+                           (BIND.format(file=data(n, "decimals").name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["distinct_names"] = ("a CSV file whose every row has a name of its own (200,000 ids) against 5,000 names",
                              (BIND.format(file=data(n, "distinct_names").name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["many_files"] = ("the facts in 200 files against one file",

@@ -92,6 +92,16 @@ def term_order(vals: list) -> list:
     types = set(map(type, vals))
     if len(types) <= 1 or types <= {int, Fraction, Point, float}:  # (one kind: no pass in Python to split them)
         return _one_kind(vals)
+    if types <= _KINDS.keys():  # (each value's kind by its type, in one pass of C: a chase's 400,000 nulls beside names)
+        import numpy as np
+
+        kind = np.fromiter(map(_KINDS.__getitem__, map(type, vals)), dtype=np.int8, count=len(vals))
+        order = []
+        for k in np.unique(kind).tolist():
+            at = np.flatnonzero(kind == k)
+            sub = _one_kind(list(map(vals.__getitem__, at.tolist())))
+            order.extend(at[sub].tolist())
+        return order
     kinds: dict = {}
     for i, v in enumerate(vals):
         kinds.setdefault(_kind(v), []).append(i)
@@ -103,6 +113,9 @@ def term_order(vals: list) -> list:
         sub = _one_kind([vals[i] for i in at])
         order.extend(at[j] for j in sub)
     return order
+
+
+_KINDS = {int: 0, float: 0, str: 1, Null: 3}  # (term_sort_key's first part of the types that say it alone)
 
 
 def _kind(v):

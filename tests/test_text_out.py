@@ -492,3 +492,20 @@ def test_many_datetimes_print_and_order_as_one_by_one(drawn):
     assert _datetime_texts(values) == [format_term(v) for v in values]
     want = sorted(range(len(values)), key=lambda i: term_sort_key(values[i]))
     assert np.argsort(term_ranks(values)).tolist() == want
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.one_of(st.integers(-5, 5), st.floats(-3, 3, allow_nan=False), st.sampled_from(["a", "b c", "n10", "n2", ""]),
+                          st.integers(0, 30).map(lambda k: ("null", k)), st.sampled_from([TRUE, FALSE]),
+                          st.fractions(-3, 3, max_denominator=7)), min_size=1, max_size=60))
+def test_mixed_terms_rank_in_term_order(drawn):
+    """Distinct terms of several kinds (numbers of three types, strings, a
+    chase's nulls, booleans) ranked at once are in term_sort_key's order,
+    whichever way term_order splits them by kind."""
+    from chronolog.language.nulls import NullFactory
+    from chronolog.language.term_ranks import term_order
+
+    nulls = NullFactory()._new(31)
+    values = list(dict.fromkeys(nulls[d[1]] if type(d) is tuple else d for d in drawn))
+    got = [values[i] for i in term_order(values)]
+    assert got == sorted(values, key=term_sort_key)

@@ -123,20 +123,12 @@ def decimal_parts(num, den):
 
     if not len(num) or np.abs(num).max() >= 10**17:
         return None
-    from chronolog.language.exact_pairs import small_unique
+    from chronolog.language.exact_pairs import decimal_places, small_unique
 
     dens, at = small_unique(den)  # (a column has few denominators: each factored once)
-    d, twos, fives = dens.copy(), np.zeros(len(dens), np.int64), np.zeros(len(dens), np.int64)
-    for p, count in ((2, twos), (5, fives)):
-        while True:
-            hit = d % p == 0
-            if not hit.any():
-                break
-            d[hit] //= p
-            count += hit
-    if np.any(d != 1):
+    own_u = decimal_places(dens)  # each denominator's own decimals
+    if np.any(own_u < 0):
         return None  # p/q text: the text path
-    own_u = np.maximum(twos, fives)  # each denominator's own decimals
     if own_u.max() > 17:
         return None
     scale = int(own_u.max())

@@ -47,3 +47,21 @@ def small_unique(a):
         return uniq, at[a]
     uniq, inv = np.unique(a, return_inverse=True)
     return uniq, inv.reshape(-1)
+
+
+def decimal_places(dens):
+    """Per denominator of ``dens`` (numpy int64, positive), the digits after
+    the point of a fraction over it written as a decimal, ``max(twos,
+    fives)`` of its factors 2 and 5, or -1 where another prime divides it
+    (``p/q``): timeline.decimal_places over an array."""
+    import numpy as np
+
+    rest, twos, fives = dens.copy(), np.zeros(len(dens), np.int64), np.zeros(len(dens), np.int64)
+    for p, count in ((2, twos), (5, fives)):
+        while True:
+            hit = rest % p == 0
+            if not hit.any():
+                break
+            rest[hit] //= p
+            count += hit
+    return np.where(rest == 1, np.maximum(twos, fives), -1)

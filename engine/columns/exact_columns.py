@@ -109,15 +109,7 @@ def texts(num, den):
 
     num, den = np.asarray(num, dtype=np.int64), np.asarray(den, dtype=np.int64)
     dens, at = small_unique(den)  # (few denominators: each factored once)
-    rest, twos, fives = dens.copy(), np.zeros(len(dens), np.int64), np.zeros(len(dens), np.int64)
-    for p, count in ((2, twos), (5, fives)):
-        while True:
-            hit = rest % p == 0
-            if not hit.any():
-                break
-            rest[hit] //= p
-            count += hit
-    places = np.where(rest == 1, np.maximum(twos, fives), -1)  # (-1: p/q)
+    places = exact_pairs.decimal_places(dens)  # (-1: p/q)
     places[places > 18] = -2  # (10**places past 64 bits: Python)
     k = places[at]
     factor = np.ones(len(dens), dtype=np.int64)

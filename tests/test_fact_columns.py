@@ -279,35 +279,6 @@ def test_statements_are_cut_outside_strings_and_brackets():
     assert split_statements("p(a)@1.  % c. d") == [(1, "p(a)@1.")]
 
 
-def test_tables_in_the_arrow_layout():
-    from chronolog.engine.arrow import fact_columns_table
-
-    cols = read_fact_columns("p(a,1)@[1,2).\np(b,2)@5.\n")
-    t = fact_columns_table(cols, "p")
-    assert t.column_names == ["a0", "a1", "start", "end", "start_closed", "end_closed"]
-    assert t.column("a1").to_pylist() == [1, 2]
-    assert t.column("end_closed").to_pylist() == [False, True]
-
-
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(fact_files("vadalog"))
-def test_tables_hold_what_the_arrow_layout_makes_of_the_facts(text):
-    from chronolog.engine.arrow import fact_columns_table, facts_to_arrow, table_to_rows
-
-    try:
-        want = _reference(text, "vadalog")
-    except Exception:
-        return
-    cols = read_fact_columns(text)
-    for pred in cols.predicates():
-        if pred in want.repeating:
-            continue
-        facts = want.get(pred, [])
-        names = [f"a{i}" for i in range(len(facts[0][0]))]
-        expected = table_to_rows(facts_to_arrow(facts, names), pred)
-        assert sorted(map(repr, table_to_rows(fact_columns_table(cols, pred), pred))) == sorted(map(repr, expected))
-
-
 @pytest.mark.parametrize("line", ["p(a)@1..", "p(a)@[1,2].."])
 def test_a_second_final_dot_is_refused_by_the_line_reader_too(line):
     """The grammar and the kernels refuse ``p(a)@1..``; the line reader

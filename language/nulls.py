@@ -167,8 +167,8 @@ class NullFactory:
                 per[j] = made[(rule, v)] = {}
         if not any(per):  # (a first firing: every witness new, made in one pass)
             k = len(variables)
-            made = self._new(len(frontiers) * k)
-            cols = [made[j::k] for j in range(k)]
+            fresh = self._new(len(frontiers) * k)
+            cols = [fresh[j::k] for j in range(k)]
             for p, col in zip(per, cols):
                 p.update(zip(frontiers, col))
             return cols

@@ -160,13 +160,6 @@ def _quick(dictionary, tokens, kind):
     return out
 
 
-# a cell that is its own value: its ends printable ASCII, no blank (``convert``
-# strips Python's blanks, more than a pattern's \s); in an untyped column it
-# starts with a letter too, so it is no number, boolean (#T), null (_:x) or set
-# ({...}); an infinity's word (inf) stays its text there
-_OWN_TEXT = {"auto": r"^[A-Za-z](.*[!-~])?$", "string": r"^[!-~](.*[!-~])?$", "str": r"^[!-~](.*[!-~])?$"}
-
-
 # below this many distinct cells a column's are converted one by one (a few ms),
 # without importing pyarrow.compute (20 ms of a first call's CPU)
 FEW_CELLS = 256
@@ -192,6 +185,13 @@ def _plain_datetimes(dictionary):
         return dictionary.cast(pa.timestamp("us")).to_pylist()
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
+
+
+# a cell that is its own value: its ends printable ASCII, no blank (``convert``
+# strips Python's blanks, more than a pattern's \s); in an untyped column it
+# starts with a letter too, so it is no number, boolean (#T), null (_:x) or set
+# ({...}); an infinity's word (inf) stays its text there
+_OWN_TEXT = {"auto": r"^[A-Za-z](.*[!-~])?$", "string": r"^[!-~](.*[!-~])?$", "str": r"^[!-~](.*[!-~])?$"}
 
 
 def _own_values(dictionary, kind):

@@ -65,3 +65,11 @@ def decimal_places(dens):
             rest[hit] //= p
             count += hit
     return np.where(rest == 1, np.maximum(twos, fives), -1)
+
+
+def pair_values(num, den) -> list:
+    """The values of pairs in lowest terms (``den > 0``): an int when whole,
+    else a Fraction made without the constructor's gcd (float_times.coprime_fraction)."""
+    from .float_times import coprime_fraction
+
+    return [a if b == 1 else coprime_fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]

@@ -1444,9 +1444,11 @@ def _terms(tokens, dialect: str, conv, memo: dict, share: bool = True, pairs=Non
         if pairs is None:
             got, vals_of = _plain_numbers(tokens.gather(other))
         else:
+            from .exact_pairs import pair_values
+
             got, num, den = pairs
             got = got[other]
-            vals_of = _pair_values(num[other][got], den[other][got])
+            vals_of = pair_values(num[other][got], den[other][got])
         for i, v in zip(other[got].tolist(), vals_of):
             vals[i] = v
         other = other[~got]
@@ -1463,8 +1465,10 @@ def _plain_numbers(tokens):
     ``_value`` gives them (an int when whole, else a Fraction in lowest
     terms), by kernels: 300,000 distinct prices converted one by one took
     ~0.9 s of a fact file's reading."""
+    from .exact_pairs import pair_values
+
     got, num, den = _plain_pairs(tokens)
-    return got, _pair_values(num[got], den[got])
+    return got, pair_values(num[got], den[got])
 
 
 def _exact_columns(pairs, value_idx, named, width_of, kept):
@@ -1501,13 +1505,6 @@ def _exact_columns(pairs, value_idx, named, width_of, kept):
         exact.append(ex.tolist())
         needed[idx[np.repeat(col & ~ex, sizes)]] = True
     return (exact, needed) if anyone else (None, None)
-
-
-def _pair_values(num, den) -> list:
-    """The values of lowest-terms pairs: an int when whole, else a Fraction."""
-    from .float_times import coprime_fraction
-
-    return [a if b == 1 else coprime_fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]
 
 
 def _plain_pairs(tokens):

@@ -29,6 +29,7 @@ from fractions import Fraction
 
 from chronolog.language import ast, builtins
 from chronolog.language.booleans import Boolean
+from chronolog.language.exact_pairs import pair_values
 from chronolog.language.timeline import Point
 
 from .. import float_arithmetic as fa
@@ -149,7 +150,7 @@ class Values:
         num, den = ex.reduce(num, den)  # lowest terms: equal values, equal pairs
         pairs = np.stack([num, np.broadcast_to(den, num.shape)], axis=1)
         uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
-        vals = [a if b == 1 else Fraction(a, b) for a, b in uniq.tolist()]
+        vals = pair_values(uniq[:, 0], uniq[:, 1])  # (reduced above: no gcd again)
         return self.terms.code_all(vals, distinct=True)[inv.reshape(-1)]
 
     def column(self, codes):

@@ -65,6 +65,37 @@ def test_exact_value_columns_match_the_rows(func, use, p, q):
     _both(AGG.format(f=func) + USES[use], {"p": p, "q": q})
 
 
+# both sides exact value columns (an aggregate's and arithmetic's results): matched by
+# a key of their pairs (value_columns.pair_key_columns), not by coded Fractions
+BOTH_EXACT = {
+    "join": "j(K, X) :- m(K, X), w(K, X).",
+    "join_on_the_value": "j(K, L, X) :- m(K, X), w(L, X).",
+    "negation": "n(K, X) :- m(K, X), not w(K, X).",
+    "negation_of_the_value": "n(K, X) :- m(K, X), not w(_, X).",
+    "since": "s(K, X) :- m(K, X) <S>[0,2] w(K, X).",
+}
+
+
+_DECIMAL_FACTS = st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from(["1.5", "1.50", "0.25", "-2.5", "3.0", "12.125", "0.1"]),
+                                    st.integers(0, 6), st.integers(0, 3)), min_size=1, max_size=12)
+
+
+@settings(deadline=None, max_examples=examples(80))
+@given(st.sampled_from(sorted(BOTH_EXACT)), _DECIMAL_FACTS, _DECIMAL_FACTS)
+def test_exact_values_on_both_sides_match_by_their_pairs_as_the_rows(tmp_path_factory, use, p, q):
+    """Decimal facts of a fact file (read as exact value columns) on both
+    sides of a join, a negation and Since, matched by a key of their pairs:
+    the rows' answers (1.50 is 1.5, 3.0 is 3)."""
+    from unittest import mock
+
+    from chronolog import api
+
+    path = tmp_path_factory.mktemp("exact") / "facts.vada"
+    path.write_text("".join(f"{pred}({k},{v})@[{s},{s + d}].\n" for pred, rows in (("m", p), ("w", q)) for k, v, s, d in rows))
+    with mock.patch.object(api, "KERNEL_BYTES", 0):  # (a small fact file read by the kernels too)
+        _both(BOTH_EXACT[use], [path])
+
+
 @settings(deadline=None, max_examples=examples(40))
 @given(st.sampled_from(["sum", "avg", "min", "max"]), st.sampled_from(["join", "arith", "order", "agg_again"]), facts_of(st.one_of(exact, huge)), facts_of(exact))
 def test_values_near_the_64_bit_limits_fall_back_to_rows_exactly(func, use, p, q):

@@ -64,14 +64,26 @@ class AgainstTableNode(ColumnMapNode):
         return None if self._table is False else self._table
 
     def matched(self, df, table):
-        """``df``, ``table`` and their shared variable columns, as codes on
-        both sides where a value column meets codes."""
-        from .value_columns import match_kinds
+        """``df``, ``table`` and the columns to match them on: their shared
+        variable columns, as codes on both sides where a value column meets
+        codes; where both sides hold exact values, a key column of their
+        pairs in its place (value_columns.pair_key_columns: no Fraction
+        coded per value), which :meth:`unkeyed` drops from the result."""
+        from .value_columns import match_kinds, pair_key_columns
 
         shared = [c for c in df.columns if c.startswith("v:") and c in table.columns]
         if self.values is not None:
+            df, table, shared = pair_key_columns(df, table, shared)
             df, table = match_kinds(df, table, shared, self.values)
         return df, table, shared
+
+    @staticmethod
+    def unkeyed(df, shared):
+        """``df`` without the pair key columns :meth:`matched` added."""
+        from .value_columns import PAIR_KEY
+
+        keys = [c for c in shared if c.startswith(PAIR_KEY)]
+        return df.drop(keys) if keys and df is not None else df
 
 
 def drain(node):

@@ -19,7 +19,7 @@ class DifferenceNode(AgainstTableNode):
             return df
         df, holes, keys = self.matched(df, holes)
         holes = coalesce(holes.select(*keys, "s", "e"), keys).rename({"s": "hs", "e": "he"})
-        return subtract(df, holes, keys)
+        return self.unkeyed(subtract(df, holes, keys), keys)
 
 
 def subtract(df, holes, keys):

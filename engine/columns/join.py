@@ -18,4 +18,4 @@ class JoinNode(AgainstTableNode):
         if right is None:
             return None
         df, right, shared = self.matched(df, right)
-        return code_frames.join(df, right, shared, code_frames.sorted_path(df, right))
+        return self.unkeyed(code_frames.join(df, right, shared, code_frames.sorted_path(df, right)), shared)

@@ -31,4 +31,4 @@ class SinceNode(AgainstTableNode):
         if left is None:
             return None
         df, left, shared = self.matched(df, left)
-        return code_frames.since(df, left, shared, self.offset, code_frames.path(df, left))
+        return self.unkeyed(code_frames.since(df, left, shared, self.offset, code_frames.path(df, left)), shared)

@@ -68,6 +68,49 @@ def column_codes(series, values):
     return series.to_numpy()
 
 
+PAIR_KEY = "pairs:"  # (a key column of exact pairs: value columns of a variable are "v:...")
+
+
+def pair_key_columns(left, right, cols):
+    """``left``, ``right`` and ``cols`` where each column of ``cols`` that
+    is exact values on both sides (and on neither side empty) is matched by
+    a key column instead, equal where the pairs are (in lowest terms:
+    where the values are): one numpy sort of both sides' pairs, where
+    coding them made a Fraction and a hash per distinct value (a join on
+    300,000 distinct decimals, ~2 s)."""
+    import numpy as np
+    import polars as pl
+
+    from . import exact_columns as ex
+
+    out = list(cols)
+    for k, c in enumerate(cols):
+        if not (left.height and right.height and ex.is_exact(left[c]) and ex.is_exact(right[c])):
+            continue
+        (ln, ld), (rn, rd) = ex.parts(left[c]), ex.parts(right[c])
+        ids = _pair_ids(np.concatenate([ln, rn]), np.concatenate([ld, rd]))
+        name = PAIR_KEY + c
+        left = left.with_columns(pl.Series(name, ids[: len(ln)], dtype=pl.Int64))
+        right = right.with_columns(pl.Series(name, ids[len(ln):], dtype=pl.Int64))
+        out[k] = name
+    return left, right, out
+
+
+def _pair_ids(num, den):
+    """A dense int64 id per row, equal where the pairs are."""
+    import numpy as np
+
+    order = np.lexsort((den, num))
+    n, d = num[order], den[order]
+    first = np.empty(len(n), dtype=bool)
+    first[:1] = True
+    np.not_equal(n[1:], n[:-1], out=first[1:])
+    first[1:] |= d[1:] != d[:-1]
+    ids = np.empty(len(n), dtype=np.int64)
+    ids[order] = np.cumsum(first) - 1
+    return ids
+
+
 def match_kinds(left, right, cols, values):
     """``left`` and ``right`` with the join columns ``cols`` as codes on
     both sides (an empty side is cast instead)."""

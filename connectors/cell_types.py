@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from chronolog.language.exact_pairs import pair_values
+
 INT = r"^-?[0-9]{1,18}$"  # the readers' int, in 64 bits
 DECIMAL = r"^-?[0-9]{1,17}\.[0-9]{1,17}$"  # an exact decimal (an int when whole), at most 18 digits in all: numpy's
 ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
@@ -92,7 +94,7 @@ def decimals(arr):
     if got is None:
         return None
     _, num, den = got
-    return [a if b == 1 else Fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]
+    return pair_values(num, den)  # (lowest terms: exact_decimals reduced them)
 
 
 def days_per_unit(calendar):

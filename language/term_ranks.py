@@ -119,15 +119,9 @@ _KINDS = {int: 0, float: 0, str: 1, Null: 3}  # (term_sort_key's first part of t
 
 
 def _kind(v):
-    """term_sort_key(v)[0], without the key where the type says it."""
-    t = type(v)
-    if t is str:
-        return 1
-    if t is Null:
-        return 3
-    if t is int or t is float:
-        return 0
-    return term_sort_key(v)[0]
+    """term_sort_key(v)[0], without the key where the type says it (_KINDS)."""
+    k = _KINDS.get(type(v))
+    return term_sort_key(v)[0] if k is None else k
 
 
 def _one_kind(vals: list) -> list:

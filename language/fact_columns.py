@@ -155,10 +155,6 @@ class _Column:
     def decoded(self) -> list:
         return self.values.take(self.indices).tolist()
 
-    def value_at(self, i: int):
-        k = int(self.indices[i])
-        return self.values[k : k + 1].tolist()[0]  # (a Python object, also from a float64 array)
-
 
 class _NameColumn(_Column):
     """A column of strings given as Arrow (connectors/table_columns.py):
@@ -216,15 +212,6 @@ class _ExactColumn:
     def decoded(self) -> list:
         return self.values.take(self.indices).tolist()
 
-    def value_at(self, i: int):
-        k = int(self.indices[i])
-        if self._values is not None:
-            return self._values[k]
-        from fractions import Fraction
-
-        a, b = int(self.num[k]), int(self.den[k])
-        return a if b == 1 else Fraction(a, b)
-
 
 class _CodedColumn:
     """A term column coded by a run's term Dictionary
@@ -268,11 +255,6 @@ class _CodedColumn:
             vals = self.terms.values
             return [None if c < 0 else vals[c] for c in codes.tolist()]
         return self.terms.values.take(codes)
-
-    def value_at(self, i: int):
-        """The value of fact ``i`` (without decoding the column)."""
-        c = int(self.codes[self.indices[i]])
-        return None if c < 0 else self.terms.values[c]
 
 
 class _Block:

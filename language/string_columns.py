@@ -338,7 +338,6 @@ def _positions(distinct, keys):
         d_left = d_left[~alone]
         if not len(rows):
             return out
-    # (left after every round: a join settles them)
     pl = _pl()
     table = pl.DataFrame({"k": distinct, "i": np.arange(n_distinct, dtype=np.int32)})
     out[rows] = pl.DataFrame({"k": keys[rows]}).join(table, on="k", how="left", maintain_order="left")["i"].to_numpy()

@@ -33,16 +33,6 @@ class Plan:
     meanings: dict = field(default_factory=dict)
 
     @property
-    def has_negation(self) -> bool:
-        from .ir import NegScan
-
-        # stratified aggregates and interval terms are not monotonic either:
-        # an update recomputes the model instead of extending it
-        return any(isinstance(l, NegScan) for r in self.rules for l in r.body) or any(
-            getattr(r, "nonmonotonic", False) for r in self.rules
-        )
-
-    @property
     def physical(self):
         """The physical plan (planner/physical.py), lowered once on first use
         (again only if the strata are replaced: engine/termination.py mirrors a plan so)."""

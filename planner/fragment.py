@@ -31,10 +31,6 @@ from .ir import NegScan, Scan, SinceRule
 INF = math.inf
 
 
-def _finite(*xs):
-    return [x for x in xs if x not in (INF, -INF)]
-
-
 def _window(w):
     return (0, 0) if w is None else (w[0], w[1])
 

@@ -36,7 +36,7 @@ def kernel(values, rows, m, mean):
     count = aggregate._range_sum(m, i_s, i_e, np.ones(len(rows), dtype=np.int64))
     seg = np.flatnonzero(count[:m] > 0)
     most = int(count.max())
-    got = aggregate._exact_float_sum(m, i_s, i_e, np.array(values, dtype=np.float64), seg, most, count[seg] if mean else None)
+    got = aggregate._exact_float_sums(m, i_s, i_e, np.array(values, dtype=np.float64), seg, most)(count[seg] if mean else None)
     want = []
     for s in seg.tolist():
         live = [Fraction(v) for v, (a, b) in zip(values, rows) if a <= s < b]

@@ -65,7 +65,7 @@ def test_planning_reads_a_files_predicates_without_decoding_a_fact(monkeypatch, 
         raise AssertionError("a value decoded for planning")
 
     for cls in (fact_columns._Column, fact_columns._CodedColumn):
-        monkeypatch.setattr(cls, "value_at", refuse)
+        monkeypatch.setattr(cls, "decoded", refuse)
     monkeypatch.setattr(api, "KERNEL_BYTES", 0)
     path = tmp_path / "given.facts"
     path.write_text("".join(f"p{j}(n{j},{j})@[{j},{j + 5}]\n" for j in range(300)))

@@ -739,12 +739,6 @@ def _fold(fold, kind, v, m, i_s, i_e, seg, n_seg, values, den=1, most=1, memo=No
     return float_series("", exact(n_seg if fold == "avg" else None))
 
 
-def _exact_float_sum(m, i_s, i_e, v, seg, most, counts=None):
-    """Correctly rounded sums of floats per segment, or with ``counts`` the
-    means (:func:`_exact_float_sums` summed and rounded in one call)."""
-    return _exact_float_sums(m, i_s, i_e, v, seg, most)(counts)
-
-
 def _exact_float_sums(m, i_s, i_e, v, seg, most):
     """The exact sums of floats per segment, as a function of ``counts``
     that rounds them once: ``None`` gives the correctly rounded sums, a

@@ -258,14 +258,3 @@ def _load_lowerings() -> dict:
         }
     )
     return _LOWERINGS
-
-
-def describe_pipeline(node, indent: str = "    ") -> list:
-    """Lines describing a pipeline, sink first."""
-    lines = []
-    depth = 0
-    while node is not None:
-        lines.append(f"{indent}{'   ' * depth}└─ {node.label()}")
-        node = node.children[0] if node.children else None
-        depth += 1
-    return lines

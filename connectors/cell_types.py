@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from chronolog.language.exact_pairs import pair_values
+from chronolog.language.exact_pairs import pair_values, reduce
 
 INT = r"^-?[0-9]{1,18}$"  # the readers' int, in 64 bits
 DECIMAL = r"^-?[0-9]{1,17}\.[0-9]{1,17}$"  # an exact decimal (an int when whole), at most 18 digits in all: numpy's
@@ -82,9 +82,7 @@ def exact_decimals(dictionary):
         num = pc.replace_substring(dictionary, ".", "").cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.int64)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None  # more than 18 digits
-    den = (10**k).astype(np.int64)
-    g = np.gcd(num, den)
-    return ("exact", num // g, den // g)
+    return ("exact", *reduce(num, (10**k).astype(np.int64)))
 
 
 def decimals(arr):

@@ -452,3 +452,62 @@ def test_decimal_values_read_as_exact_columns_answer_as_rows(tmp_path, monkeypat
     rows = _run(tmp_path, DECIMALS, facts, "vadalog", "rows")
     assert cols._columns is not None and cols._columns.given_columns, "the direct path was not taken"
     assert _text(cols) == _row_text(rows)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_whole_number_columns_read_as_exact_columns_answer_as_rows(tmp_path, monkeypatch, seed):
+    """Fact files whose value columns are whole numbers only (read as exact
+    value columns, not a Python int coded per distinct value), many
+    predicates of one shape in one block (a batch of strata run as one
+    tagged rule, its tagged frame gathered from the block's exact pairs),
+    in some blocks a number the kernels leave to the exact parser or a
+    fraction (that block's column coded, so the batch stacks or runs its
+    members one by one): the rows' answers, byte for byte."""
+    from chronolog.engine.columns import given
+    from chronolog.language import fact_columns
+
+    rnd = random.Random(seed)
+    monkeypatch.setattr(fact_columns, "BLOCK", rnd.choice([256, 2048, 1 << 20]))
+    taken = {"exact": 0, "tagged": 0}
+    exact_columns, block_range = fact_columns._exact_columns, given._block_range
+
+    def counted_exact(*args):
+        got = exact_columns(*args)
+        taken["exact"] += got[0] is not None
+        return got
+
+    def counted_range(*args):
+        got = block_range(*args)
+        taken["tagged"] += got is not None and any(a.ndim == 2 for a in got)
+        return got
+
+    monkeypatch.setattr(fact_columns, "_exact_columns", counted_exact)
+    monkeypatch.setattr(given, "_block_range", counted_range)
+    k = rnd.choice([3, 12, 40])
+    values = ["0", "7", "-7", "007", "12", "999999999999999999", "-123456789012345678", "5"]
+    odd = ["1/3", "1234567890123456789", "2.5"] if rnd.random() < 0.5 else []  # (not whole plain numbers)
+    lines = [f"p{j}(a,{j})@[0,1]." for j in range(k)]  # (every member given facts: the batch reads them straight)
+    plain = True
+    for i in range(rnd.choice([40, 300, 900])):
+        y = rnd.choice(values + (odd if rnd.random() < 0.03 else []))
+        plain = plain and y not in odd
+        s, d = rnd.randint(0, 30), rnd.randint(0, 5)
+        if rnd.random() < 0.8:
+            lines.append(f"p{rnd.randrange(k)}({rnd.choice(NAMES)},{y})@[{s},{s + d}].")
+        else:
+            lines.append(f"s({y})@[{s},{s + d}].")
+    program = "".join(f"q{j}(X, Z) :- p{j}(X, Y), Z = Y * 2 + 1.\n" for j in range(k)) + """
+        r(X, Y) :- p0(X, Y), s(Y).
+        m(X, S) :- p1(X, Y), S = sum(Y).
+        b(X, Y) :- p2(X, Y), Y > 6.
+        n(Y) :- s(Y), not p2(a, Y).
+    """
+    facts = "\n".join(lines) + "\n"
+    cols = _run(tmp_path, program, facts, "vadalog", "columns")
+    rows = _run(tmp_path, program, facts, "vadalog", "rows")
+    assert cols._columns is not None and cols._columns.given_columns, "the direct path was not taken"
+    assert _text(cols) == _row_text(rows)
+    if plain:
+        assert taken["exact"] > 0, "no whole-number column read as exact"
+        if k > 3:  # (p0..p2 are read by other rules too, whose strata may build their frames first: stacked then)
+            assert taken["tagged"] > 0, "no batch's tagged frame gathered exact pairs"

@@ -111,8 +111,9 @@ def tagged_given_frame(sources, preds, arity: int, terms, scale, memo=None):
     predicate (planner/same_shape.py's tag) and the others named one
     further: one sort for them all and each block's times scaled at once,
     not a frame per predicate (200 predicates of 1,000 facts: ~0.2 ms
-    each).  None where a column is not term codes (floats, exact decimals)
-    or the exact parser read some facts: given_frame reads those."""
+    each).  None where a column is not term codes or exact pairs alike in
+    every block (floats; exact in one block, coded in another) or the exact
+    parser read some facts: given_frame reads those."""
     import numpy as np
     from types import SimpleNamespace
 
@@ -151,7 +152,12 @@ def tagged_given_frame(sources, preds, arity: int, terms, scale, memo=None):
                                 np.concatenate([p[4] for p in parts]), np.concatenate([p[5] for p in parts]), scale, memo)
         arrays[-2].append(s)
         arrays[-1].append(e)
+    if any(len({a.ndim for a in pieces}) > 1 for pieces in arrays):  # (a column exact in one block, codes in another)
+        return None
     arrays = [np.concatenate(a, dtype=np.int64) if a else np.zeros(0, np.int64) for a in arrays]
+    if any(a.ndim == 2 for a in arrays):  # (exact value columns: coalesced on their keys, as given_frame does)
+        arrays = [np.asfortranarray(a) if a.ndim == 2 else a for a in arrays]
+        return coalesce(_frame(arrays[: arity + 1], arrays[-2], arrays[-1]), term_columns(arity + 1))
     coalesce_owned(arrays)
     return _frame(arrays[: arity + 1], arrays[-2], arrays[-1])
 
@@ -167,13 +173,14 @@ def _block_range(parts, arity: int, terms, scale, memo):
 
     block = parts[0][1].block
     width, ks = block.width, [p.k for _, p in parts]
-    if block.terms is not terms or block.exact is not None or any(width[k] != arity for k in ks):
-        return None  # (exact decimals: value columns, part by part)
-    kinds = []
+    if block.terms is not terms or any(width[k] != arity for k in ks):
+        return None
+    kinds = []  # per argument: "names", "exact" (pairs) or "codes", alike in every part
     for i in range(arity):
         named = block.named[i]
-        kind = {named[k] for k in ks}
-        if len(kind) != 1 or (True in kind and block.name_codes is None):
+        exact = block.exact[i] if block.exact is not None else None
+        kind = {"names" if named[k] else "exact" if exact is not None and exact[k] else "codes" for k in ks}
+        if len(kind) != 1 or ("names" in kind and block.name_codes is None):
             return None
         kinds.append(kind.pop())
     at = np.asarray(block.at, dtype=np.int64)
@@ -184,9 +191,15 @@ def _block_range(parts, arity: int, terms, scale, memo):
     else:
         rows = ranges(starts, sizes)
     out = [np.repeat(np.array([j for j, _ in parts], dtype=np.int64), sizes)]
-    for i, names in enumerate(kinds):
-        if names:
+    for i, kind in enumerate(kinds):
+        if kind == "names":
             out.append(block.name_codes[block.name_idx[i][rows]])
+        elif kind == "exact":  # (an exact value column: its (n, 2) pairs, as _part_columns takes them)
+            at = block.value_idx[i][rows]
+            pairs = np.empty((len(at), 2), dtype=np.int64, order="F")
+            np.take(block.num, at, out=pairs[:, 0])
+            np.take(block.den, at, out=pairs[:, 1])
+            out.append(pairs)
         else:
             out.append(block.value_codes[block.value_idx[i][rows]])
     out.extend(interval_columns(_Column.of(block.lo[rows], block.times), _Column.of(block.hi[rows], block.times),

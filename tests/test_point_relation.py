@@ -43,6 +43,20 @@ def relations(draw):
     return arity, atoms
 
 
+def refused(terms, codes) -> bool:
+    """Whether an update writing ``terms`` runs by recomputation instead
+    (point_relation.values_refusal: 7.0 may equal the term 7, which the
+    codes of a column relation cannot tell apart)."""
+    from chronolog.engine.columns.encoding import Fallback
+    from chronolog.engine.columns.retraction import lookup
+
+    try:
+        lookup([v for v in terms if type(v) is not str], codes)
+    except Fallback:
+        return True
+    return False
+
+
 def pair(arity, atoms):
     """The same atoms as a plain Relation and as a ColumnRelation over their frame."""
     plain = Relation("p")
@@ -173,6 +187,8 @@ def test_atoms_read_together_as_one_by_one(monkeypatch, relation, data):
                 assert sorted(got, key=repr) == sorted(want, key=repr), key
                 assert all(together.atoms.get(t) == plain.atoms.get(t) for t in got)
         terms = data.draw(some_terms)  # (a write between reads, to each)
+        if refused(terms, together.terms):  # (an update that writes it is recomputed: values_refusal)
+            continue
         if terms in plain.atoms and data.draw(st.booleans()):
             for rel in (together, one_by_one, plain):
                 del rel.atoms[terms]

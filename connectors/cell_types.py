@@ -175,12 +175,26 @@ def distinct_ints(a):
 
 def int_values(ints, idx):
     """A column of the distinct ints ``ints`` (Python ints, as ``convert``
-    gives them) indexed by ``idx``, with the int64 array kept beside."""
+    gives them) indexed by ``idx``, with the int64 array kept beside (time
+    columns: the time scale reads the ints)."""
     from chronolog.language.fact_columns import _Column
 
     col = _Column(idx, ints.tolist())
     col.ints = ints
     return col
+
+
+def exact_ints(ints, idx):
+    """A term column of the distinct int64 ``ints`` indexed by ``idx``: an
+    exact value column (engine/columns/exact_columns.py), no Python int
+    coded per distinct value (300,000 distinct integers of a CSV file
+    through a rule: 1.5 -> 1.1 s of CPU)."""
+    import numpy as np
+
+    from chronolog.language.fact_columns import _ExactColumn
+
+    ints = np.asarray(ints, dtype=np.int64)
+    return _ExactColumn(idx, ints, np.ones(len(ints), dtype=np.int64))
 
 
 def all_ints(values):

@@ -133,17 +133,21 @@ def _quick(dictionary, tokens, kind):
     ``float`` column's numbers (:func:`_floats`); plain integers and
     decimals (``7``, ``-12.50``) in a number column, ``Fraction(digits,
     10**k)`` in lowest terms, an int when whole (``parse_number``'s value,
-    without its text parsing): integers by Arrow's cast, decimals as exact
-    integer pairs (:func:`cell_types.exact_decimals`), longer ones by
-    Python."""
+    without its text parsing): integers (Arrow's cast) and decimals
+    (:func:`cell_types.exact_decimals`) as exact integer pairs
+    ``("exact", num, den)``, longer ones by Python."""
     if kind == "float":
         return _floats(dictionary)
     if kind not in _EXACT_KINDS:
         return None  # (before pyarrow.compute's import: 23 ms of CPU that a first call on names alone skips)
     import pyarrow.compute as pc
 
-    if pc.all(pc.match_substring_regex(dictionary, cell_types.INT)).as_py():
-        return cell_types.ints(dictionary)  # integers: int(cell)
+    if pc.all(pc.match_substring_regex(dictionary, cell_types.INT)).as_py():  # integers: int(cell), as exact pairs
+        import numpy as np
+        import pyarrow as pa
+
+        ints = dictionary.cast(pa.int64()).to_numpy(zero_copy_only=False)  # (INT: at most 18 digits)
+        return ("exact", ints, np.ones(len(ints), dtype=np.int64))
     exact = cell_types.exact_decimals(dictionary)
     if exact is not None:
         return exact
@@ -269,7 +273,7 @@ def _int_column(arr):
     got = cell_types.distinct_ints(ints)
     if got is None:
         return None
-    return cell_types.int_values(*got)
+    return cell_types.exact_ints(*got)
 
 
 def _days(column):
@@ -532,9 +536,8 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
         if arr.type == pa.int64():
             got = cell_types.distinct_ints(arr.to_numpy())
             if got is not None:
-                return cell_types.int_values(*got)
-            enc = arr.dictionary_encode()  # (ints far apart)
-            return _Column(enc.indices.to_numpy().astype(np.int64), enc.dictionary.to_pylist())
+                return cell_types.exact_ints(*got)
+            return cell_types.exact_ints(arr.to_numpy(), np.arange(n, dtype=np.int64))  # (ints far apart: one pair a row)
         if kind in _EXACT_KINDS:
             fast = _int_column(arr)
             if fast is not None:

@@ -146,22 +146,22 @@ def _term_column(col):
         return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), [instant(v) for v in enc.dictionary.to_pylist()])
     if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ) or pa.types.is_boolean(typ)):
         return None
-    if pa.types.is_integer(typ) and typ != pa.int64():
-        col = col.cast(pa.int64())
+    if pa.types.is_integer(typ):  # exact pairs, one per row, no Python int coded per distinct value
+        from chronolog.language.fact_columns import _ExactColumn
+
+        num = col.cast(pa.int64()).to_numpy(zero_copy_only=False)
+        return _ExactColumn(np.arange(len(num), dtype=np.int64), num, np.ones(len(num), dtype=np.int64))
     enc = col.dictionary_encode()
     indices = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    if not pa.types.is_integer(typ) and not pa.types.is_boolean(typ):  # strings: a polars Series, coded by a join
-        import polars as pl
-
-        from chronolog.language.fact_columns import _NameColumn
-
-        return _NameColumn(indices, pl.Series(pl.from_arrow(enc.dictionary), dtype=pl.String))
-    values = enc.dictionary.to_pylist()
     if pa.types.is_boolean(typ):  # #T/#F: terms of their own, never 1/0 (language/booleans.py)
         from chronolog.language.booleans import boolean
 
-        values = [boolean(v) for v in values]
-    return _Column(indices, values)
+        return _Column(indices, [boolean(v) for v in enc.dictionary.to_pylist()])
+    import polars as pl  # strings: a polars Series, coded by a join
+
+    from chronolog.language.fact_columns import _NameColumn
+
+    return _NameColumn(indices, pl.Series(pl.from_arrow(enc.dictionary), dtype=pl.String))
 
 
 def _time_values(table, calendar):

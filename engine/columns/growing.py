@@ -37,33 +37,48 @@ _KEY_BITS = 62  # (with room for the start in coalesce.sort_order's combined key
 
 
 class GrowingRelation:
-    """A coalesced relation of Int64 code columns ``keys``, grown by :meth:`merge`."""
+    """A coalesced relation of columns ``keys``, Int64 codes or exact
+    whole numbers (``whole``: exact value columns whose every denominator
+    is 1, keyed by their numerators, in their order), grown by :meth:`merge`."""
 
-    def __init__(self, keys: list, radix: list):
-        self.keys, self.ranges = keys, [(0, r) for r in radix]
+    def __init__(self, keys: list, ranges: list, whole=frozenset()):
+        self.keys, self.ranges, self.whole = keys, ranges, whole
         self.runs: list = []  # (key, s, e) arrays, oldest and largest first
         self._frame = None
 
     @classmethod
     def of(cls, frame, keys: list, parts: list, codes: int):
         """The relation ``frame`` (coalesced) about to merge ``parts``, or
-        None where a column is not codes or the atoms need more than one
-        int64 key.  Each column's radix leaves room for twice the codes
-        known (``codes``: the Dictionary's size), so that values a later
-        round codes still fit."""
-        if not codes_only(frame, *parts, cols=[*keys, "s", "e"]):
+        None where a column is neither codes nor exact whole numbers or the
+        atoms need more than one int64 key.  Each code column's radix
+        leaves room for twice the codes known (``codes``: the Dictionary's
+        size), each whole-number column's for values half its span beyond
+        either end, so that values a later round makes still fit."""
+        from .exact_columns import is_exact
+
+        frames = [f for f in (frame, *parts) if f.height]  # (an empty frame's columns are codes, whatever the rest hold)
+        if not codes_only(*frames, cols=["s", "e"]):
             return None
-        radix = []
+        whole = frozenset(k for k in keys if any(is_exact(f[k]) for f in frames))
+        if not codes_only(*frames, cols=[k for k in keys if k not in whole]):
+            return None
+        spans = []  # (least, range) per column
         for k in keys:
-            top = max([codes - 1, *(int(f[k].max()) for f in (frame, *parts) if f.height)])
-            low = min([0, *(int(f[k].min()) for f in (frame, *parts) if f.height)])
-            if low < 0:
-                return None  # (not a term code)
-            radix.append(top + 1)
+            cols = [_whole(f[k]) if k in whole else f[k].to_numpy() for f in frames]
+            if any(c is None for c in cols):
+                return None  # (a fraction, or codes beside exact values)
+            top = max([int(c.max()) for c in cols], default=0)
+            low = min([int(c.min()) for c in cols], default=0)
+            if k not in whole:
+                if low < 0:
+                    return None  # (not a term code)
+                low, top = 0, max(top, codes - 1)
+            spans.append((low, top - low + 1))
         for grow in (2, 1):
-            wanted = [r * grow for r in radix]
-            if math.prod(wanted) < 2**_KEY_BITS:
-                rel = cls(keys, wanted)
+            wanted = [(0, r * grow) if k not in whole else (lo - r * (grow - 1) // 2, r * grow)
+                      for k, (lo, r) in zip(keys, spans)]
+            if math.prod(r for _, r in wanted) < 2**_KEY_BITS:
+                rel = cls(keys, wanted, whole)
                 if frame.height:
                     rel.runs.append(_sorted_run(rel._key(frame), frame["s"].to_numpy(), frame["e"].to_numpy()))
                 return rel
@@ -81,7 +96,7 @@ class GrowingRelation:
         the whole frame, :meth:`frame`)."""
         import numpy as np
 
-        if not codes_only(*parts, cols=[*self.keys, "s", "e"]):
+        if not codes_only(*(p for p in parts if p.height), cols=["s", "e", *(k for k in self.keys if k not in self.whole)]):
             return None
         keys = [self._key(p) for p in parts]
         if any(k is None for k in keys):
@@ -164,17 +179,37 @@ class GrowingRelation:
         self.runs.append(tuple(arrays))
 
     def _key(self, frame):
-        """The atom keys of ``frame``'s rows, or None where a code is beyond its column's radix."""
+        """The atom keys of ``frame``'s rows, or None where a value is beyond
+        its column's range (or a whole-number column holds a fraction)."""
         import numpy as np
 
-        cols = [frame[k].to_numpy() for k in self.keys] or [np.zeros(frame.height, dtype=np.int64)]  # (no terms: one key, 0)
-        got = ranged_key(cols, self.ranges or [(0, 1)])
+        cols = [_whole(frame[k]) if k in self.whole else frame[k].to_numpy() for k in self.keys]
+        if any(c is None for c in cols):
+            return None
+        got = ranged_key(cols or [np.zeros(frame.height, dtype=np.int64)], self.ranges or [(0, 1)])  # (no terms: one key, 0)
         return None if got is None else got[0]
 
     def _decode(self, key, s, e):
+        import numpy as np
+
         from .base import frame_of_arrays
 
-        return frame_of_arrays(self.keys, unranged(key, self.ranges), s, e)
+        cols = unranged(key, self.ranges)
+        cols = [(c, np.ones(len(c), dtype=np.int64)) if k in self.whole else c for k, c in zip(self.keys, cols)]
+        return frame_of_arrays(self.keys, cols, s, e)
+
+
+def _whole(series):
+    """The numerators of an exact value column whose every value is a whole
+    number (numpy int64), else None (a fraction, or not an exact column)."""
+    import numpy as np
+
+    from .exact_columns import is_exact, parts
+
+    if not is_exact(series):
+        return np.zeros(0, dtype=np.int64) if not len(series) else None  # (an empty column: codes or pairs alike)
+    num, den = parts(series)
+    return num if not len(den) or int(den.max()) == 1 else None
 
 
 def _rows_of(run, touched, start, end):

@@ -1319,7 +1319,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
     value_idx = [position[tok] if seen is not None and not named[j].all() else None for j, tok in enumerate(tokens)]
     exact = None
     if seen is not None and pairs is not None:
-        exact, needed = _exact_columns(pairs, value_idx, named, width_of, kept)
+        exact, needed = _exact_columns(pairs, value_idx, named, width_of, kept, getattr(out.terms, "whole_as_exact", True))
         if exact is not None:  # (the tokens only exact columns read: not coded)
             every_vals = [v if n else None for v, n in zip(every_vals, needed.tolist())]
     if out.terms is not None:
@@ -1453,7 +1453,7 @@ def _plain_numbers(tokens):
     return got, pair_values(num[got], den[got])
 
 
-def _exact_columns(pairs, value_idx, named, width_of, kept):
+def _exact_columns(pairs, value_idx, named, width_of, kept, whole=True):
     """Which predicates' value columns of a block are exact numbers (every
     token a plain integer or decimal: read as an exact value column,
     engine/columns/exact_columns.py, as a bound CSV's decimals are), per
@@ -1462,10 +1462,13 @@ def _exact_columns(pairs, value_idx, named, width_of, kept):
     only those are coded).  300,000 distinct prices coded as Fractions, a
     hash each, took ~0.6 s of reading; 300,000 distinct integers coded as
     Python ints and coded again after a rule's arithmetic, 1.9-2.1 s of a
-    command's CPU against 1.15 s as exact pairs."""
+    command's CPU against 1.15 s as exact pairs.  ``whole``: False where a
+    column of whole numbers only stays coded (a retraction's facts, coded
+    by the model's dictionary: engine/columns/retraction.Known)."""
     import numpy as np
 
     got = pairs[0]
+    frac = got & (pairs[2] != 1)
     kept = np.asarray(kept, dtype=np.int64)
     sizes = np.diff(kept)
     nonempty = sizes > 0
@@ -1479,9 +1482,13 @@ def _exact_columns(pairs, value_idx, named, width_of, kept):
         col = (width_of > j) & ~named[j] & nonempty  # (the predicates with a value column j)
         idx = np.clip(idx, 0, len(got) - 1)  # (rows of predicates narrower than j index any token: masked by col)
         others = np.zeros(len(sizes), dtype=np.int64)
+        fracs = np.ones(len(sizes), dtype=np.int64)
         if len(starts):
             others[nonempty] = np.add.reduceat((~got[idx]).astype(np.int64), starts)
-        ex = col & (others == 0)
+            if not whole:
+                fracs[:] = 0
+                fracs[nonempty] = np.add.reduceat(frac[idx].astype(np.int64), starts)
+        ex = col & (others == 0) & (fracs > 0)
         anyone = anyone or bool(ex.any())
         exact.append(ex.tolist())
         needed[idx[np.repeat(col & ~ex, sizes)]] = True

@@ -69,10 +69,11 @@ class AgainstTableNode(ColumnMapNode):
         codes; where both sides hold exact values, a key column of their
         pairs in its place (value_columns.pair_key_columns: no Fraction
         coded per value), which :meth:`unkeyed` drops from the result."""
-        from .value_columns import match_kinds, pair_key_columns
+        from .value_columns import exact_where_coded, match_kinds, pair_key_columns
 
         shared = [c for c in df.columns if c.startswith("v:") and c in table.columns]
         if self.values is not None:
+            df, table = exact_where_coded([df, table], shared, self.values)
             df, table, shared = pair_key_columns(df, table, shared)
             df, table = match_kinds(df, table, shared, self.values)
         return df, table, shared

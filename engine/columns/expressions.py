@@ -109,15 +109,16 @@ class Values:
             self.kind = np.concatenate([self.kind, kind])
         self._n = n
 
-    def exact_pairs(self, codes):
+    def exact_pairs(self, codes, whole: bool = False):
         """``(num, den)`` of coded exact numbers (ints and Fractions, at least
-        one Fraction), or None when another kind is among them."""
+        one Fraction, or with ``whole`` ints alone too), or None when another
+        kind is among them."""
         import numpy as np
 
         if self._n != len(self.terms.values):
             self._build()
         k = self.kind[codes]
-        if not k.size or not np.all((k == 1) | (k == 3)) or not np.any(k == 3):
+        if not k.size or not np.all((k == 1) | (k == 3)) or not (whole or np.any(k == 3)):
             return None
         return self.ints[codes], self.dens[codes]
 
@@ -148,10 +149,18 @@ class Values:
         if num.size == 0:
             return np.zeros(0, dtype=np.int64)
         num, den = ex.reduce(num, den)  # lowest terms: equal values, equal pairs
-        pairs = np.stack([num, np.broadcast_to(den, num.shape)], axis=1)
-        uniq, inv = np.unique(pairs, axis=0, return_inverse=True)
-        vals = pair_values(uniq[:, 0], uniq[:, 1])  # (reduced above: no gcd again)
-        return self.terms.code_all(vals, distinct=True)[inv.reshape(-1)]
+        den = np.broadcast_to(den, num.shape)
+        # (distinct pairs by one sort: np.unique of the pairs as rows took ~0.2 s for 12,000)
+        order = np.lexsort((den, num))
+        n, d = num[order], den[order]
+        first = np.empty(len(n), dtype=bool)
+        first[:1] = True
+        np.not_equal(n[1:], n[:-1], out=first[1:])
+        first[1:] |= d[1:] != d[:-1]
+        inv = np.empty(len(n), dtype=np.int64)
+        inv[order] = np.cumsum(first) - 1
+        vals = pair_values(n[first], d[first])  # (reduced above: no gcd again)
+        return self.terms.code_all(vals, distinct=True)[inv]
 
     def column(self, codes):
         """``(INT | FLOAT, numpy array)`` of the values of ``codes``."""

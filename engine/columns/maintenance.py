@@ -892,10 +892,12 @@ def _matching(df, keys, cols: list, values):
     as codes first, else a polars join."""
     import polars as pl
 
-    from .value_columns import match_kinds
+    from .value_columns import exact_where_coded, match_kinds, pair_key_columns
 
     mask = code_frames.matches(df, keys, cols)
     if mask is None and any(is_values(df[c]) or is_values(keys[c]) for c in cols):
+        df, keys = exact_where_coded([df, keys], cols, values)  # (a few keys made pairs, not the model's rows coded)
+        df, keys, cols = pair_key_columns(df, keys, cols)  # (exact on both sides: a key of their pairs)
         df, keys = match_kinds(df, keys, cols, values)
         mask = code_frames.matches(df, keys, cols)
     if mask is not None:

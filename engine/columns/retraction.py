@@ -111,6 +111,8 @@ class Known:
     them: each block's distinct names are looked up once, and no Python
     value is made per column (a retraction's facts, read into codes)."""
 
+    whole_as_exact = False  # (whole numbers coded, as the model's given ones are where it was read from text)
+
     def __init__(self, terms):
         self.terms = terms
 

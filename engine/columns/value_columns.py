@@ -127,9 +127,42 @@ def match_kinds(left, right, cols, values):
     return left, right
 
 
+def exact_where_coded(frames, cols, values) -> list:
+    """``frames`` with each of ``cols`` that is exact pairs in some of them
+    and codes in the others made exact pairs in all, where those codes are
+    exact numbers (ints and Fractions: Values.exact_pairs), not the exact
+    ones coded: a few facts an update adds as codes met the model's exact
+    columns of 12,000 rows, every value of them coded (a Fraction or an int
+    and a hash each), 0.04 -> 0.32 s an update."""
+    from .base import column
+    from .exact_columns import is_exact
+
+    out = list(frames)
+    for c in cols:
+        full = [f for f in out if f.height and c in f.columns]
+        exact = [is_exact(f[c]) for f in full]
+        if not any(exact) or all(exact) or any(is_values(f[c]) and not x for f, x in zip(full, exact)):
+            continue  # (none or all exact, or floats among them)
+        made = []
+        for f in out:
+            if not f.height or c not in f.columns or is_exact(f[c]):
+                made.append(f)
+                continue
+            codes = f[c].to_numpy()
+            pairs = values.exact_pairs(codes, whole=True) if codes.min() >= 0 else None
+            if pairs is None:  # (another kind of term among them: the exact ones are coded)
+                break
+            made.append(f.with_columns(column(c, pairs)))
+        else:
+            out = made
+    return out
+
+
 def same_kinds(frames, cols, values) -> list:
     """``frames`` (to be concatenated) with each of ``cols`` of one kind:
-    floats (or exact pairs) where every non-empty frame has them, else codes."""
+    floats (or exact pairs) where every non-empty frame has them (exact
+    numbers beside exact pairs made pairs: :func:`exact_where_coded`), else
+    codes."""
     import polars as pl
 
     from .exact_columns import struct_dtype
@@ -137,6 +170,7 @@ def same_kinds(frames, cols, values) -> list:
     frames = list(frames)
     if all(int64_columns(f, cols) for f in frames):
         return frames
+    frames = exact_where_coded(frames, cols, values)
     for c in cols:
         full = [f for f in frames if f.height]
         kinds = {kind_of(f[c]) for f in full}

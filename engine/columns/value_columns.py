@@ -88,7 +88,7 @@ def pair_key_columns(left, right, cols):
         if not (left.height and right.height and ex.is_exact(left[c]) and ex.is_exact(right[c])):
             continue
         (ln, ld), (rn, rd) = ex.parts(left[c]), ex.parts(right[c])
-        ids = _pair_ids(np.concatenate([ln, rn]), np.concatenate([ld, rd]))
+        ids = pair_ids(np.concatenate([ln, rn]), np.concatenate([ld, rd]))
         name = PAIR_KEY + c
         left = left.with_columns(pl.Series(name, ids[: len(ln)], dtype=pl.Int64))
         right = right.with_columns(pl.Series(name, ids[len(ln):], dtype=pl.Int64))
@@ -96,7 +96,7 @@ def pair_key_columns(left, right, cols):
     return left, right, out
 
 
-def _pair_ids(num, den):
+def pair_ids(num, den):
     """A dense int64 id per row, equal where the pairs are."""
     import numpy as np
 

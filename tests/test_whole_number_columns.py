@@ -142,3 +142,31 @@ def test_integer_csv_columns_meet_fact_file_numbers_as_the_rows(tmp_path, monkey
     got = reason(tmp_path / "p.vada", [tmp_path / "p.facts"], engine="columns").to_text()
     want = reason(tmp_path / "p.vada", [tmp_path / "p.facts"], engine="rows").to_text()
     assert got == want
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_string_functions_of_exact_numbers_run_in_the_kernels(tmp_path, monkeypatch, seed):
+    """concat prints an exact column's numbers (whole ones and decimals) as
+    format_term does, substr takes whole numbers as positions, in Polars'
+    kernels (the engine's own functions never called), as the rows."""
+    from chronolog.language import builtins
+
+    calls = []
+    for name in ("substr", "concat"):
+        lo, hi, fn = builtins.FUNCTIONS[name]
+        monkeypatch.setitem(builtins.FUNCTIONS, name, (lo, hi, lambda *xs, fn=fn, name=name: calls.append(name) or fn(*xs)))
+    rnd = random.Random(seed)
+    decimal = rnd.random() < 0.5
+    (tmp_path / "p.facts").write_text("".join(
+        f"p(n{i % 7},{rnd.randrange(-3, 9)}{'.' + str(rnd.randrange(1, 99)) if decimal and i % 3 else ''})@[{i % 5},{i % 5 + 2}]\n"
+        for i in range(rnd.choice([20, 200]))))
+    (tmp_path / "w.facts").write_text("".join(f"w(n{i % 7},{rnd.randrange(0, 6)})@[{i % 5},{i % 5 + 3}]\n" for i in range(60)))
+    (tmp_path / "p.vada").write_text("""
+        q(N, Y) :- p(N, V), Y = concat(N, "-", V).
+        r(N, Y) :- w(N, K), Y = substr("abcdefgh", K).
+        @output("q"). @output("r").
+    """)
+    got = reason(tmp_path / "p.vada", [tmp_path / "p.facts", tmp_path / "w.facts"], engine="columns")
+    assert not calls, calls[:5]
+    want = reason(tmp_path / "p.vada", [tmp_path / "p.facts", tmp_path / "w.facts"], engine="rows")
+    assert got.to_text() == want.to_text()

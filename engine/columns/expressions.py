@@ -277,8 +277,11 @@ def evaluate(expr, df, values):
     n = df.height
     if isinstance(expr, ast.Var):
         series = df[var_column(expr.name)]
-        if ex.is_exact(series):  # exact pairs (exact_columns.py)
-            return EXACT, ex.parts(series)
+        if ex.is_exact(series):  # exact pairs (exact_columns.py); whole numbers only: ints, as coded ints give them
+            num, den = ex.parts(series)
+            if not len(den) or int(den.max()) == 1:
+                return INT, num
+            return EXACT, (num, den)
         if is_values(series):  # float values, not codes (value_columns.py)
             return FLOAT, series.to_numpy()
         codes = series.to_numpy()
@@ -595,7 +598,10 @@ def _term_strings(series, values, texts: bool):
     if is_values(series) or ex.is_exact(series):  # (floats and exact numbers as values: not strings)
         if not texts:
             raise Fallback("a number where a string is taken")
-        raise Fallback("a float or an exact number printed in concat")
+        if ex.is_exact(series):  # (an exact number's text: format_number, as format_term prints a number)
+            un, ud, at = ex.distinct(*ex.parts(series))
+            return ex.texts(un, ud).gather(at)
+        raise Fallback("a float printed in concat")
     codes = series.to_numpy()
     if not len(codes):
         return pl.Series([], dtype=pl.String)

@@ -258,8 +258,13 @@ def float_rows(expr, df, values):
 
     from chronolog.language import ast
 
+    from .exact_columns import is_exact
+    from .scan import var_column
+
     out = np.zeros(df.height, dtype=bool)
     for name in ast.variables_of(expr):
+        if is_exact(df[var_column(name)]):  # (exact pairs: no float among them)
+            continue
         k = _code_kinds(name, df, values)
         out |= True if k is None else k == 2
     return out

@@ -172,20 +172,35 @@ def test_string_functions_of_exact_numbers_run_in_the_kernels(tmp_path, monkeypa
     assert got.to_text() == want.to_text()
 
 
+def _folded_as_the_rows(tmp_path, monkeypatch, seed, program: str, lo: int, hi: int, refused: str) -> None:
+    """``program`` over a fact file of whole numbers in ``[lo, hi)``: the
+    rows' answers on columns, ``aggregate.<refused>`` never called."""
+    from chronolog.engine.columns import aggregate
+
+    def refuse(*args):
+        raise AssertionError(f"aggregate.{refused}: a Python value a row or segment")
+
+    monkeypatch.setattr(aggregate, refused, refuse)
+    rnd = random.Random(seed)
+    (tmp_path / "p.facts").write_text("".join(
+        f"p(n{i % 9},{rnd.randrange(lo, hi)})@[{i % 6},{i % 6 + rnd.randrange(1, 4)}]\n" for i in range(rnd.choice([30, 300]))))
+    (tmp_path / "p.vada").write_text(program)
+    got = reason(tmp_path / "p.vada", [tmp_path / "p.facts"], engine="columns").to_text()
+    assert got == reason(tmp_path / "p.vada", [tmp_path / "p.facts"], engine="rows").to_text()
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_products_of_whole_numbers_take_the_int_kernel(tmp_path, monkeypatch, seed):
     """prod over an exact column of whole numbers is numpy's product per
     segment (no float among exact pairs: value_columns.float_rows), not the
-    rows' fold per segment; the same answers as the rows."""
-    from chronolog.engine.columns import aggregate
+    rows' fold per segment."""
+    _folded_as_the_rows(tmp_path, monkeypatch, seed, "m(N, P) :- p(N, V), P = prod(V).\nt(N, P) :- p(N, V), P = prod(V * 2 - 1).\n",
+                        -4, 12, "_python_folds")
 
-    def refuse(*args):
-        raise AssertionError("the rows' fold per segment")
 
-    monkeypatch.setattr(aggregate, "_python_folds", refuse)
-    rnd = random.Random(seed)
-    (tmp_path / "p.facts").write_text("".join(
-        f"p(n{i % 9},{rnd.randrange(-4, 12)})@[{i % 6},{i % 6 + rnd.randrange(1, 4)}]\n" for i in range(rnd.choice([30, 300]))))
-    (tmp_path / "p.vada").write_text("m(N, P) :- p(N, V), P = prod(V).\nt(N, P) :- p(N, V), P = prod(V * 2 - 1).\n")
-    got = reason(tmp_path / "p.vada", [tmp_path / "p.facts"], engine="columns").to_text()
-    assert got == reason(tmp_path / "p.vada", [tmp_path / "p.facts"], engine="rows").to_text()
+@pytest.mark.parametrize("seed", range(4))
+def test_sets_of_whole_numbers_are_ranked_by_numpy(tmp_path, monkeypatch, seed):
+    """munion over an exact column of whole numbers ranks them by numpy, no
+    Python int a row (aggregate._sets_of_one_kind)."""
+    _folded_as_the_rows(tmp_path, monkeypatch, seed, "m(N, S) :- p(N, V), S = munion(V).\nk(S) :- p(N, V), S = munion(V).\n",
+                        -40, 40, "_sets_of_one_kind")

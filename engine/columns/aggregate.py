@@ -355,15 +355,17 @@ def _python_folds(fold, column, i_s, i_e, seg, values):
     from .value_columns import python_list
 
     rows, at, bounds = _segment_rows(i_s, i_e, seg)
+    if fold == "munion" and (whole := _whole_numbers(column)) is not None:  # (ranks by numpy, no Python int a row)
+        sets = _sets_of_ranks(*whole, rows, at, len(seg))
+        if sets is not None:
+            return _set_codes(sets, values)
     vals = python_list(column, values.terms)
     if fold == "prod" and not all(map(is_number, vals)):
         raise Fallback("a product of a value that is no number: the rows report it")
     if fold == "munion":
         sets = _sets_of_one_kind(vals, rows, at, len(seg))
         if sets is not None:
-            distinct = {}
-            at = np.fromiter((distinct.setdefault(v, len(distinct)) for v in sets), dtype=np.int64, count=len(sets))
-            return np.asarray(values.terms.code_all(list(distinct)), dtype=np.int64)[at]
+            return _set_codes(sets, values)
     fold_of = _FOLD[fold]
     out, distinct = [], {}
     bounds = bounds.tolist()
@@ -403,14 +405,48 @@ def _sets_of_one_kind(vals, rows, at, n):
     values (the rows' fold then)."""
     import numpy as np
 
-    from chronolog.language.booleans import sets_made
-
     kinds = set(map(type, vals))
     if kinds != {str} and kinds != {int}:
         return None
     members = sorted(set(vals))
     rank = {v: i for i, v in enumerate(members)}
-    ranks = np.fromiter(map(rank.__getitem__, vals), dtype=np.int64, count=len(vals))
+    return _sets_of_ranks(members, np.fromiter(map(rank.__getitem__, vals), dtype=np.int64, count=len(vals)), rows, at, n)
+
+
+def _set_codes(sets, values):
+    """The codes of munion's ``sets`` (each distinct one coded once)."""
+    import numpy as np
+
+    distinct: dict = {}
+    at = np.fromiter((distinct.setdefault(v, len(distinct)) for v in sets), dtype=np.int64, count=len(sets))
+    return np.asarray(values.terms.code_all(list(distinct)), dtype=np.int64)[at]
+
+
+def _whole_numbers(column):
+    """``(members, ranks)`` of an exact column of whole numbers: its
+    distinct ints ascending (Python ints) and each row's rank among them
+    (numpy), or None for another column."""
+    import numpy as np
+
+    from . import exact_columns as ex
+    from .coalesce import distinct
+
+    if not ex.is_exact(column):
+        return None
+    num, den = ex.parts(column)
+    if len(den) and int(den.max()) != 1:
+        return None
+    members = distinct(num)
+    return members.tolist(), np.searchsorted(members, num)
+
+
+def _sets_of_ranks(members, ranks, rows, at, n):
+    """:func:`_sets_of_one_kind` of values given as their ``ranks`` among
+    the sorted ``members``."""
+    import numpy as np
+
+    from chronolog.language.booleans import sets_made
+
     width = max(len(members), 1)
     if n * width >= 2**62:
         return None

@@ -19,22 +19,28 @@ from .relation import _frame, empty, rows_columns, term_columns, time_units
 
 def _part_columns(part, terms, scale, units_memo):
     """One block's facts of a predicate: term codes per argument, ``s``, ``e``."""
-    import numpy as np
-
     cols, lo, hi, lc, hc = part
     codes = []
     for c in cols:
         coded = _term_codes(c, terms)
         if coded is not None:
             codes.append(coded)
-        elif isinstance(c, _ExactColumn):  # exact decimals: an exact value column, (n, 2) pairs
-            pairs = np.empty((len(c.indices), 2), dtype=np.int64, order="F")  # (each of the two contiguous: the kernels read them apart)
-            np.take(c.num, c.indices, out=pairs[:, 0])
-            np.take(c.den, c.indices, out=pairs[:, 1])
-            codes.append(pairs)
+        elif isinstance(c, _ExactColumn):  # exact numbers: an exact value column, (n, 2) pairs
+            codes.append(_pairs_at(c.num, c.den, c.indices))
         else:  # a "float" column: a value column
             codes.append(c.values[c.indices])
     return (codes, *interval_columns(lo, hi, lc, hc, scale, units_memo))
+
+
+def _pairs_at(num, den, at):
+    """The ``(n, 2)`` pairs ``num[at]``, ``den[at]`` of an exact value
+    column, each of the two contiguous (the kernels read them apart)."""
+    import numpy as np
+
+    pairs = np.empty((len(at), 2), dtype=np.int64, order="F")
+    np.take(num, at, out=pairs[:, 0])
+    np.take(den, at, out=pairs[:, 1])
+    return pairs
 
 
 def _term_codes(c, terms):
@@ -195,11 +201,7 @@ def _block_range(parts, arity: int, terms, scale, memo):
         if kind == "names":
             out.append(block.name_codes[block.name_idx[i][rows]])
         elif kind == "exact":  # (an exact value column: its (n, 2) pairs, as _part_columns takes them)
-            at = block.value_idx[i][rows]
-            pairs = np.empty((len(at), 2), dtype=np.int64, order="F")
-            np.take(block.num, at, out=pairs[:, 0])
-            np.take(block.den, at, out=pairs[:, 1])
-            out.append(pairs)
+            out.append(_pairs_at(block.num, block.den, block.value_idx[i][rows]))
         else:
             out.append(block.value_codes[block.value_idx[i][rows]])
     out.extend(interval_columns(_Column.of(block.lo[rows], block.times), _Column.of(block.hi[rows], block.times),

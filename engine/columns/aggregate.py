@@ -40,7 +40,7 @@ from .coalesce import coalesce, combined_key, key_steps, ordered_steps, stable_a
 from .encoding import Fallback
 
 from . import exact_columns as ex
-from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate
+from .expressions import EXACT, FLOAT, INT, RATIONAL, evaluate, whole_ints
 from .scan import var_column
 from .value_columns import float_rows, float_series, is_values, mixed
 
@@ -308,7 +308,7 @@ def _int_products(expr, df, i_s, i_e, seg, values):
     try:
         if float_rows(expr, df, values).any():
             return None
-        kind, v = evaluate(expr, df, values)
+        kind, v = whole_ints(*evaluate(expr, df, values))
     except Fallback:  # (integers past 62 bits, names: the rows' fold takes them, or reports them)
         return None
     if kind != INT:

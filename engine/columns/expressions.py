@@ -277,11 +277,8 @@ def evaluate(expr, df, values):
     n = df.height
     if isinstance(expr, ast.Var):
         series = df[var_column(expr.name)]
-        if ex.is_exact(series):  # exact pairs (exact_columns.py); whole numbers only: ints, as coded ints give them
-            num, den = ex.parts(series)
-            if not len(den) or int(den.max()) == 1:
-                return INT, num
-            return EXACT, (num, den)
+        if ex.is_exact(series):  # exact pairs (exact_columns.py)
+            return EXACT, ex.parts(series)
         if is_values(series):  # float values, not codes (value_columns.py)
             return FLOAT, series.to_numpy()
         codes = series.to_numpy()
@@ -556,13 +553,22 @@ def _string(e, df, values, frames: dict):
     raise Fallback(f"{e} is not a string")
 
 
+def whole_ints(kind, a):
+    """``(kind, a)`` of :func:`evaluate`, exact pairs of whole numbers
+    only (an exact column of integers) as ``(INT, numerators)``: where a
+    kernel takes integers alone (a position, a product)."""
+    if kind == EXACT and (not len(a[1]) or int(a[1].max()) == 1):
+        return INT, a[0]
+    return kind, a
+
+
 def _integer(e, df, values, frames: dict):
     """A position or a length: the integers of ``e`` (the kernels'), as an Expr."""
     import polars as pl
 
     if isinstance(e, ast.Const) and type(e.value) is int and -_BOUND < e.value < _BOUND:
         return lit(e.value)
-    kind, a = evaluate(e, df, values)
+    kind, a = whole_ints(*evaluate(e, df, values))
     if kind != INT:
         raise Fallback(f"{e}: a position or length that is not a whole number")
     return _column(frames, pl.Series(a, dtype=pl.Int64))

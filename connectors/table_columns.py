@@ -147,10 +147,10 @@ def _term_column(col):
     if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ) or pa.types.is_boolean(typ)):
         return None
     if pa.types.is_integer(typ):  # exact pairs, one per row, no Python int coded per distinct value
-        from chronolog.language.fact_columns import _ExactColumn
+        from .cell_types import exact_ints
 
         num = col.cast(pa.int64()).to_numpy(zero_copy_only=False)
-        return _ExactColumn(np.arange(len(num), dtype=np.int64), num, np.ones(len(num), dtype=np.int64))
+        return exact_ints(num, np.arange(len(num), dtype=np.int64))
     enc = col.dictionary_encode()
     indices = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     if pa.types.is_boolean(typ):  # #T/#F: terms of their own, never 1/0 (language/booleans.py)

@@ -428,13 +428,10 @@ def _whole_numbers(column):
     (numpy), or None for another column."""
     import numpy as np
 
-    from . import exact_columns as ex
     from .coalesce import distinct
 
-    if not ex.is_exact(column):
-        return None
-    num, den = ex.parts(column)
-    if len(den) and int(den.max()) != 1:
+    num = ex.numerators(column)
+    if num is None:
         return None
     members = distinct(num)
     return members.tolist(), np.searchsorted(members, num)

@@ -365,13 +365,13 @@ class HybridEvaluator(Evaluator):
         facts: 0.02 s on codes, 0.15 s matching exact pairs each time)."""
         import polars as pl
 
-        from .exact_columns import is_exact, parts
+        from .exact_columns import numerators
         from .value_columns import codes
 
         for pred, df in list(self._tables.items()):
             if type(df) is not pl.DataFrame:  # (a given relation's sorted_given.Overlay: codes, kept as it is)
                 continue
-            whole = [c for c in df.columns[:-2] if is_exact(df[c]) and df.height and int(parts(df[c])[1].max()) == 1]
+            whole = [c for c in df.columns[:-2] if df.height and numerators(df[c]) is not None]
             if whole:
                 self._tables[pred] = codes(df, whole, self.values)
 

@@ -68,6 +68,21 @@ def parts(series):
     return f["n"].to_numpy(), f["d"].to_numpy()
 
 
+def whole(num, den) -> bool:
+    """Whether exact pairs are whole numbers only (every denominator 1):
+    their numerators are then ints, as coded ints are."""
+    return not len(den) or int(den.max()) == 1
+
+
+def numerators(series):
+    """The numerators of an exact column of whole numbers only (numpy
+    int64), else None (a fraction among them, or not an exact column)."""
+    if not is_exact(series):
+        return None
+    num, den = parts(series)
+    return num if whole(num, den) else None
+
+
 def common(num, den):
     """The values as ``(integers, L)``: ``num/den == integers/L``, L the
     least common denominator; Fallback when L or a scaled value leaves the

@@ -557,7 +557,7 @@ def whole_ints(kind, a):
     """``(kind, a)`` of :func:`evaluate`, exact pairs of whole numbers
     only (an exact column of integers) as ``(INT, numerators)``: where a
     kernel takes integers alone (a position, a product)."""
-    if kind == EXACT and (not len(a[1]) or int(a[1].max()) == 1):
+    if kind == EXACT and ex.whole(*a):
         return INT, a[0]
     return kind, a
 

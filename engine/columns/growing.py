@@ -200,16 +200,13 @@ class GrowingRelation:
 
 
 def _whole(series):
-    """The numerators of an exact value column whose every value is a whole
-    number (numpy int64), else None (a fraction, or not an exact column)."""
+    """The numerators of an exact column of whole numbers (exact_columns.numerators),
+    an empty column's too (codes or pairs alike), else None."""
     import numpy as np
 
-    from .exact_columns import is_exact, parts
+    from .exact_columns import numerators
 
-    if not is_exact(series):
-        return np.zeros(0, dtype=np.int64) if not len(series) else None  # (an empty column: codes or pairs alike)
-    num, den = parts(series)
-    return num if not len(den) or int(den.max()) == 1 else None
+    return np.zeros(0, dtype=np.int64) if not len(series) else numerators(series)
 
 
 def _rows_of(run, touched, start, end):

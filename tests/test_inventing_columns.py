@@ -110,3 +110,32 @@ def test_the_round_limit_of_a_recursion_creating_values_is_the_rows():
     for engine in ("columns", "auto"):
         assert _ran(program, engine, max_rounds=50)[0] == _ran(program, "rows", max_rounds=50)[0]
     assert "no fixpoint after 50 rounds" in _ran(program, "rows", max_rounds=50)[0]
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_recursion_creating_values_stops_before_memory_runs_out(engine):
+    """A counter per key that grows by one a round never reaches a
+    fixpoint, its values stay small, and with many keys it fills memory
+    long before the round limit: it is reported once the process holds
+    most of the memory allowed (here the memory held now and 48 MB more;
+    the machine's, or its container's, otherwise), naming its rule; a
+    bounded counter that fits runs to its end under the same allowance."""
+    from chronolog.engine.runaway import MEMORY_LIMIT, MEMORY_SHARE, memory_limit, resident_bytes
+    from chronolog.language.scoped import scoped
+
+    assert 0 < resident_bytes() < memory_limit()
+    keys = "\n".join(f"c({i}, 0)@[0,5]." for i in range(2000))
+
+    def allowing_48_mb_more():
+        return scoped(MEMORY_LIMIT, int(resident_bytes() / MEMORY_SHARE) + (48 << 20))
+
+    with allowing_48_mb_more():
+        text, _ = _ran("c(X, M) :- c(X, N), M = N + 1, N < 20.\n" + keys, engine)
+    assert text.count("\n") + 1 == 2000 * 21 and "c(1999,20)@[0,5]" in text
+    with allowing_48_mb_more():
+        text, _ = _ran("d(X) :- c(X, 0).\nc(X, M) :- c(X, N), M = N + 1.\n" + keys, engine)
+    assert text.startswith("<program>:2:1: program error: no fixpoint in sight after ")
+    assert int(text.split(" after ")[1].split()[0].replace(",", "")) > 20  # (48 MB hold more than 20 rounds)
+    assert ("rounds: the recursion through c(X, M) :- c(X, N), M = N + 1. keeps creating new values, "
+            "and this process now holds ") in text
+    assert "bound the recursion with a condition" in text

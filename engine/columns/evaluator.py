@@ -18,7 +18,8 @@ from chronolog.planner.backend_choice import small_rounds_to_rows
 from chronolog.planner.normalize import TOP
 
 from .. import seminaive
-from ..rows.evaluator import Evaluator
+from ..rows.evaluator import Evaluator, _rule_pos, _rule_text
+from ..runaway import MemoryWatch
 from ..store import Relation
 from .encoding import CONFLATION, Dictionary, Fallback, TimeScale
 from .store import LazyStore
@@ -882,6 +883,7 @@ class ColumnRounds(seminaive.Backend):
         # existential rules, in the plan's order: fired at a fixpoint (:meth:`settle`)
         self.chasing = [rp for rp in planned.rules if isinstance(rp.operator, ph.ChaseStep)]
         self.changed = None  # the predicates changed since the chase last fired (None: it has not)
+        self.memory = MemoryWatch(stratum)
 
     def round(self, variants, deltas: dict) -> dict:
         self.ev._delta = deltas
@@ -927,6 +929,7 @@ class ColumnRounds(seminaive.Backend):
             raise Fallback(f"no fixpoint after {ev.max_rounds:,} rounds")
         if inventing:
             self._check_runaway(number, deltas)
+            self.memory.check(stratum, number - 1, _rule_text, _rule_pos)
 
     def _check_runaway(self, number: int, deltas: dict) -> None:
         """engine/runaway.py's check of the round's new facts, on the values
@@ -935,7 +938,6 @@ class ColumnRounds(seminaive.Backend):
         import numpy as np
 
         from chronolog.engine.runaway import runaway
-        from chronolog.engine.rows.evaluator import _rule_pos, _rule_text
 
         from .relation import term_columns
         from .value_columns import is_values

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from time import perf_counter
 
-from chronolog.engine.runaway import MAX_ROUNDS, check_round
+from chronolog.engine.runaway import MAX_ROUNDS, MemoryWatch, check_round
 from chronolog.language import ast
 from chronolog.language.errors import InconsistencyError, ProgramError, counted
 from chronolog.language.text import format_fact
@@ -218,6 +218,7 @@ class RowRounds(seminaive.Backend):
         self.merges = {
             p: MergeNode(ev.store.relation(p), strategy=ev.strategy, provenance=ev.provenance) for p in stratum.preds
         }
+        self.memory = MemoryWatch(stratum)
 
     def variants(self, planned, deltas: dict) -> tuple:
         return self.ev._variants(planned, frozenset(deltas))
@@ -274,6 +275,7 @@ class RowRounds(seminaive.Backend):
                 "with --max-rounds N (max_rounds=N in Python)",
             )
         check_round(stratum, deltas, number, _rule_text, _rule_pos)
+        self.memory.check(stratum, number - 1, _rule_text, _rule_pos)
 
 
 class _Counted(Node):

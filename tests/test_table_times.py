@@ -437,3 +437,38 @@ def test_a_closed_that_no_table_reads_is_refused(facts, closed, says):
     assert chronolog.reason("r(X) :- p(X).", {"p": table}, closed="left").to_text() == "r(a)@[0,5)"
     session = chronolog.Reasoner("r(X) :- p(X).", "p(b)@[0,1]", closed="left")  # (a session's updates may bring tables)
     assert session.add({"p": table}).to_text() == "r(a)@[0,5)\nr(b)@[0,1]"
+
+
+def test_whole_times_of_a_table_reach_the_run_as_numbers():
+    """A table's integer, date and whole-unit timestamp ends are handed to
+    the columns as int64 units (no Python pass over each distinct time for
+    the run's scale); timestamps between the units stay exact points; each
+    gives the rows' answers."""
+    import datetime
+
+    from chronolog.connectors.table_columns import read_table_columns
+    from chronolog.language.dates import Calendar
+
+    n = 12_000
+    day = datetime.date(2024, 1, 1)
+    days = [day + datetime.timedelta(days=i) for i in range(n + 1)]
+    at = [datetime.datetime(2024, 1, 1) + datetime.timedelta(hours=6 * i) for i in range(n + 1)]
+    keys = [f"k{i % 7}" for i in range(n)]
+    tables = {
+        "int64": (None, pa.table({"c0": keys, "start": pa.array(range(n), pa.int64()), "end": pa.array(range(1, n + 1), pa.int64())})),
+        "date32": ("days", pa.table({"c0": keys, "start": pa.array(days[:-1], pa.date32()), "end": pa.array(days[1:], pa.date32())})),
+        "whole timestamps": ("days", pa.table({"c0": keys, "start": pa.array([datetime.datetime.combine(d, datetime.time()) for d in days[:-1]], pa.timestamp("us")),
+                                               "end": pa.array([datetime.datetime.combine(d, datetime.time()) for d in days[1:]], pa.timestamp("us"))})),
+        "quarter days": ("days", pa.table({"c0": keys, "start": pa.array(at[:-1], pa.timestamp("us")), "end": pa.array(at[1:], pa.timestamp("us"))})),
+    }
+    for label, (unit, table) in tables.items():
+        fc = read_table_columns(table, "p", None, Calendar(unit) if unit else None)
+        between = fc.time_values()
+        assert (len(between) == n + 1) if label == "quarter days" else between == [], label
+        granularity = f'@timeGranularity("{unit}").\n' if unit else ""
+        program = granularity + "q(X) :- <->[0,1] p(X), p(Y), X != Y.\nr(X) :- [-][0,3] p(X).\n"
+        got = chronolog.reason(program, {"p": table}, closed="left", engine="columns")
+        assert set(got.stats["executors"].values()) == {"columns"}, label
+        rows = chronolog.reason(program, {"p": table}, closed="left", engine="rows")
+        assert got.to_text() == rows.to_text(), label
+        assert got.to_text().count("\n") > 7, label

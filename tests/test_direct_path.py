@@ -511,3 +511,62 @@ def test_whole_number_columns_read_as_exact_columns_answer_as_rows(tmp_path, mon
         assert taken["exact"] > 0, "no whole-number column read as exact"
         if k > 3:  # (p0..p2 are read by other rules too, whose strata may build their frames first: stacked then)
             assert taken["tagged"] > 0, "no batch's tagged frame gathered exact pairs"
+
+
+@pytest.mark.parametrize("dialect", ["vadalog", "meteor"])
+@pytest.mark.parametrize("seed", range(8))
+def test_whole_time_tokens_read_as_ints_answer_as_rows(tmp_path, monkeypatch, dialect, seed):
+    """A block whose time tokens are plain integers (epoch seconds:
+    one token per fact) is read by numpy, not converted token by token:
+    leading zeros, ``-0``, negative and 18-digit times; in some blocks a
+    token of 19 digits, a decimal or an unbounded end (that block converted
+    as before); empty intervals among them reported alike.  The rows'
+    answers, byte for byte, and the blocks of whole times counted."""
+    from chronolog.language import fact_columns
+
+    rnd = random.Random(seed)
+    monkeypatch.setattr(fact_columns, "BLOCK", rnd.choice([256, 2048, 1 << 20]))
+    taken = {"ints": 0, "converted": 0}
+    whole_times = fact_columns._whole_times
+
+    def counted(tokens):
+        got = whole_times(tokens)
+        taken["ints" if got is not None else "converted"] += 1
+        return got
+
+    monkeypatch.setattr(fact_columns, "_whole_times", counted)
+    base = rnd.choice([0, 1_600_000_000, 10**17])
+    inf = "+inf" if dialect == "vadalog" else "inf"
+    odd = rnd.random() < 0.5
+    lines = []
+    for i in range(rnd.choice([40, 300, 900])):
+        s = base + rnd.randint(-5, 40)
+        e = s + rnd.randint(0, 6)
+        lo, hi = str(s), str(e)
+        if rnd.random() < 0.1:
+            lo = "0" + lo if 0 <= s < 10**17 else lo  # (the same time as a token of its own)
+        if s == 0 and rnd.random() < 0.5:
+            lo = "-0"
+        if odd and rnd.random() < 0.02:
+            hi = rnd.choice([f"{e}.0", "1234567890123456789", inf])
+        left, right = rnd.choice("[("), rnd.choice("])")
+        if lo == hi or s == e:
+            left, right = "[", "]"
+        pred = f"p({rnd.choice(NAMES)},{rnd.choice(NAMES)})" if rnd.random() < 0.8 else f"s({rnd.choice(NAMES)})"
+        lines.append(f"{pred}@{left}{lo},{hi}{right}" + ("." if dialect == "vadalog" else ""))
+    facts = "\n".join(lines) + "\n"
+    cols = _run(tmp_path, PROGRAMS[dialect], facts, dialect, "columns")
+    rows = _run(tmp_path, PROGRAMS[dialect], facts, dialect, "rows")
+    assert cols._columns.given_columns
+    assert _text(cols) == _row_text(rows)
+    assert cols.to_text() == rows.to_text()
+    assert taken["ints"] >= 1 or odd  # (the odd tokens may fall in every block)
+    assert taken["converted"] >= 1 or not odd or all(e not in facts for e in (".0", "1234567890123456789", inf))
+    # an empty interval among whole times: the exact parser's error, with its line
+    bad = facts + ("p(a,b)@(5,5)." if dialect == "vadalog" else "p(a,b)@(5,5)") + "\n"
+    errors = []
+    for engine in ("columns", "rows"):
+        with pytest.raises(Exception) as e:
+            _run(tmp_path, PROGRAMS[dialect], bad, dialect, engine)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1] and f":{len(lines) + 1}:" in errors[0]

@@ -38,7 +38,7 @@ from .text_rows import relation_lines, sorted_atoms  # noqa: F401 (re-exported: 
 
 def frame_columns(
     df, arity: int, terms, scale, term_array, start_array, end_array, time_array=None, names_by_kernels: bool = False,
-    name_memo=None, lead=None,
+    name_memo=None, lead=None, ends_array=None,
 ):
     """A relation held as columns (engine/columns/relation.py: term codes of
     ``terms``, interval codes on the grid of ``scale``) in the order of the
@@ -58,7 +58,9 @@ def frame_columns(
     ``end_array([(hi, hi_closed)])``: no Python object per fact.
     ``time_array(codes, unbounded_code)``, when given, makes the whole
     ``s`` or ``e`` column at once by numpy (or returns None: then the
-    distinct ends are converted).
+    distinct ends are converted).  ``ends_array(used, unbounded_code)``,
+    when given, makes the distinct ends of the sorted codes ``used`` at
+    once (or returns None: then they are converted one by one).
     ``names_by_kernels``: a column whose terms are all names of a fact file
     (the Dictionary's names, a polars Series: encoding.TermValues) is ranked by a
     polars sort and goes to ``term_array(codes, names)`` as that
@@ -145,8 +147,10 @@ def frame_columns(
         else:
             used = distinct(codes)
             pos = np.searchsorted(used, codes).astype(np.int32)  # (fewer temporaries than unique's inverse)
-        ends = [(inf, False) if c == lim else (point(c >> 1), (c & 1) == (lim == POS)) for c in used.tolist()]
-        cols.append((make(ends), pos))
+        made = ends_array(used, lim) if ends_array is not None else None
+        if made is None:
+            made = make([(inf, False) if c == lim else (point(c >> 1), (c & 1) == (lim == POS)) for c in used.tolist()])
+        cols.append((made, pos))
         del pos
     return order, cols
 
@@ -457,7 +461,7 @@ def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=for
 
     order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops, names_by_kernels=names is not None,
                                 name_memo=None if names is None else lambda used: memo.names(names, used, term_text),
-                                lead=groups)
+                                lead=groups, ends_array=None if calendar is not None else lambda used, lim: _whole_end_texts(used, lim, scale))
     opening = "(" if arity else "@"
     if groups is not None:  # each row's relation's name, a column of its own
         cols.append((strings([p + opening for p in pred]), groups))
@@ -523,6 +527,37 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
 
 
 _DAY_MICROS = 86_400_000_000
+
+
+def _whole_end_texts(used, lim, scale):
+    """The texts of the distinct interval ends ``used`` (sorted codes;
+    ``lim``: the unbounded end's code, NEG for starts) when every finite one
+    is a whole number: ``[5``/``(5`` or ``5]``/``5)``, ``(-inf``/``+inf)``,
+    by polars (epoch seconds are a distinct end per fact: 66,000 texts made
+    one by one took 40 ms of a 0.5 s run); None otherwise."""
+    import numpy as np
+    import polars as pl
+
+    from chronolog.engine.interval_codes import POS
+
+    fin = used != lim
+    units = used >> 1
+    k = scale.scale
+    if k != 1:
+        if np.any(units[fin] % k):
+            return None
+        units = units // k
+    closed = (used & 1) == (1 if lim == POS else 0)
+    nums = pl.Series(units).cast(pl.String)
+    if lim == POS:
+        texts = nums + pl.Series(np.where(closed, "]", ")"))
+        unbounded = "+inf)"
+    else:
+        texts = pl.Series(np.where(closed, "[", "(")) + nums
+        unbounded = "(-inf"
+    if not fin.all():
+        texts = texts.scatter(np.flatnonzero(~fin), unbounded)
+    return texts
 
 
 def _whole_times(codes, lim, scale, calendar):

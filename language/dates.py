@@ -750,8 +750,10 @@ def is_date(x) -> bool:
     """Whether ``x`` is a ``datetime.date`` (a ``datetime`` included)."""
     import sys
 
-    _dt = sys.modules.get("datetime")  # (no date exists before it is imported)
-    return _dt is not None and isinstance(x, _dt.date)
+    # (no date exists before datetime is imported; while another thread (chronolog/preload.py)
+    # imports it, the module is in sys.modules without its classes yet, and no date exists either)
+    date = getattr(sys.modules.get("datetime"), "date", None)
+    return date is not None and isinstance(x, date)
 
 
 def to_points(iv, calendar):

@@ -539,3 +539,21 @@ def test_a_datetime_is_the_exact_number_of_units_since_the_epoch(value, unit, cy
     assert got == want and (type(got) is int) == (want.denominator == 1)
     if whole_day:
         assert Calendar(unit).point(value.date(), cycles) == got
+
+
+def test_is_date_while_another_thread_imports_datetime(monkeypatch):
+    """The command imports numpy and polars in a background thread
+    (chronolog/preload.py), which imports ``datetime``: a program read
+    meanwhile met the module in sys.modules without its classes and failed
+    with an internal error in about one run in three.  Mid-import no date
+    exists yet: nothing is a date."""
+    import datetime
+    import sys
+    import types
+
+    from chronolog.language.dates import is_date
+
+    monkeypatch.setitem(sys.modules, "datetime", types.ModuleType("datetime"))  # (as a partial import leaves it)
+    assert not is_date(5) and not is_date("2024-01-01")
+    monkeypatch.setitem(sys.modules, "datetime", datetime)
+    assert is_date(datetime.date(2024, 1, 1)) and is_date(datetime.datetime(2024, 1, 1)) and not is_date(5)

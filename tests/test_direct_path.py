@@ -570,3 +570,63 @@ def test_whole_time_tokens_read_as_ints_answer_as_rows(tmp_path, monkeypatch, di
             _run(tmp_path, PROGRAMS[dialect], bad, dialect, engine)
         errors.append(str(e.value))
     assert errors[0] == errors[1] and f":{len(lines) + 1}:" in errors[0]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_whole_date_tokens_read_by_polars_answer_as_rows(tmp_path, monkeypatch, seed):
+    """A dated block whose tokens are plain dates, or date-times to the
+    minute or second (``Z`` or no zone), each a whole number of the
+    granularity's units, is parsed by polars; in some blocks a token with a
+    fraction of a second, an offset, a year at Python's limits or a
+    point between units (that block parsed one by one as before); a day
+    past its month's end reported alike.  The rows' answers, byte for byte."""
+    import datetime
+
+    from chronolog.language import fact_columns
+
+    rnd = random.Random(seed)
+    monkeypatch.setattr(fact_columns, "BLOCK", rnd.choice([512, 4096, 1 << 20]))
+    taken = {"polars": 0, "converted": 0}
+    whole_dates = fact_columns._whole_dates
+
+    def counted(tokens, calendar):
+        got = whole_dates(tokens, calendar)
+        taken["polars" if got is not None else "converted"] += 1
+        return got
+
+    monkeypatch.setattr(fact_columns, "_whole_dates", counted)
+    unit = rnd.choice(["seconds", "minutes", "hours", "days"])
+    step = {"seconds": 37, "minutes": 60 * 7, "hours": 3600, "days": 86400}[unit]
+    odd = rnd.random() < 0.5
+    t0 = datetime.datetime(rnd.choice([1969, 2024]), 12, 31, 0 if unit == "days" else 22)
+    lines = []
+    for i in range(rnd.choice([40, 300, 900])):
+        a = t0 + datetime.timedelta(seconds=step * rnd.randint(0, 200))
+        b = a + datetime.timedelta(seconds=step * rnd.randint(1, 5))
+        forms = [a.strftime("%Y-%m-%dT%H:%M:%S"), a.strftime("%Y-%m-%dT%H:%M:%SZ")]
+        if a.second == 0:
+            forms.append(a.strftime("%Y-%m-%dT%H:%M"))
+        if a.hour == a.minute == a.second == 0:
+            forms.append(a.strftime("%Y-%m-%d"))
+        lo, hi = rnd.choice(forms), b.strftime("%Y-%m-%dT%H:%M:%S")
+        if odd and rnd.random() < 0.02:
+            lo = rnd.choice([a.strftime("%Y-%m-%dT%H:%M:%S.5"), a.strftime("%Y-%m-%dT%H:%M:%S+00:00"),
+                             (a - datetime.timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%S")])
+        left, right = rnd.choice("[("), rnd.choice("])")
+        pred = f"p({rnd.choice(NAMES)},{rnd.choice(NAMES)})" if rnd.random() < 0.8 else f"s({rnd.choice(NAMES)})"
+        lines.append(f"{pred}@{left}{lo},{hi}{right}.")
+    facts = "\n".join(lines) + "\n"
+    program = f'@timeGranularity("{unit}").\n' + PROGRAMS["vadalog"]
+    cols = _run(tmp_path, program, facts, "vadalog", "columns")
+    rows = _run(tmp_path, program, facts, "vadalog", "rows")
+    assert cols._columns.given_columns
+    assert _text(cols) == _row_text(rows)
+    assert cols.to_text() == rows.to_text()
+    assert taken["polars"] >= 1 or odd
+    bad = facts + "p(a,b)@[2024-02-30T00:00:00,2024-03-01T00:00:00].\n"
+    errors = []
+    for engine in ("columns", "rows"):
+        with pytest.raises(Exception) as e:
+            _run(tmp_path, program, bad, "vadalog", engine)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1] and f":{len(lines) + 1}:" in errors[0]

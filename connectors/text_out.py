@@ -461,7 +461,7 @@ def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=for
 
     order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops, names_by_kernels=names is not None,
                                 name_memo=None if names is None else lambda used: memo.names(names, used, term_text),
-                                lead=groups, ends_array=None if calendar is not None else lambda used, lim: _whole_end_texts(used, lim, scale))
+                                lead=groups, ends_array=lambda used, lim: _whole_end_texts(used, lim, scale, calendar))
     opening = "(" if arity else "@"
     if groups is not None:  # each row's relation's name, a column of its own
         cols.append((strings([p + opening for p in pred]), groups))
@@ -529,12 +529,15 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
 _DAY_MICROS = 86_400_000_000
 
 
-def _whole_end_texts(used, lim, scale):
+def _whole_end_texts(used, lim, scale, calendar=None):
     """The texts of the distinct interval ends ``used`` (sorted codes;
     ``lim``: the unbounded end's code, NEG for starts) when every finite one
     is a whole number: ``[5``/``(5`` or ``5]``/``5)``, ``(-inf``/``+inf)``,
     by polars (epoch seconds are a distinct end per fact: 66,000 texts made
-    one by one took 40 ms of a 0.5 s run); None otherwise."""
+    one by one took 40 ms of a 0.5 s run); on a ``calendar`` of whole
+    seconds or coarser, as ``Calendar.format_point`` writes them (a date at
+    midnight, else the date-time to the second) in years 1000 to 9999.
+    None otherwise (they are written one by one)."""
     import numpy as np
     import polars as pl
 
@@ -548,7 +551,21 @@ def _whole_end_texts(used, lim, scale):
             return None
         units = units // k
     closed = (used & 1) == (1 if lim == POS else 0)
-    nums = pl.Series(units).cast(pl.String)
+    if calendar is None:
+        nums = pl.Series(units).cast(pl.String)
+    else:
+        per = calendar._unit_micros
+        if per % 1_000_000:  # (a unit under a second: microseconds to write)
+            return None
+        finite = units[fin]
+        if finite.size and (finite.min() < -_UNITS_BOUND or finite.max() > _UNITS_BOUND):
+            return None  # (seconds past int64)
+        seconds = np.where(fin, units, 0) * (per // 1_000_000)
+        if seconds.size and (seconds.min() < _YEAR_1000 or seconds.max() >= _YEAR_10000):
+            return None
+        stamps = pl.Series(seconds * 1000, dtype=pl.Int64).cast(pl.Datetime("ms"))
+        nums = pl.select(pl.when(pl.Series(seconds % 86400 == 0)).then(stamps.dt.strftime("%Y-%m-%d"))
+                         .otherwise(stamps.dt.strftime("%Y-%m-%dT%H:%M:%S"))).to_series()
     if lim == POS:
         texts = nums + pl.Series(np.where(closed, "]", ")"))
         unbounded = "+inf)"
@@ -558,6 +575,11 @@ def _whole_end_texts(used, lim, scale):
     if not fin.all():
         texts = texts.scatter(np.flatnonzero(~fin), unbounded)
     return texts
+
+
+_YEAR_1000 = -30610224000  # 1000-01-01 in seconds since 1970-01-01
+_YEAR_10000 = 253402300800  # 10000-01-01
+_UNITS_BOUND = 1 << 40  # (units of a day or more times seconds a unit stay within int64)
 
 
 def _whole_times(codes, lim, scale, calendar):

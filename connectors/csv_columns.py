@@ -288,6 +288,21 @@ def _days(column):
     return column.cast(pa.date32()).cast(pa.int32()).to_numpy()
 
 
+def _whole_date_times(dictionary, calendar):
+    """The distinct time cells (an Arrow string array) as int64 points of
+    ``calendar`` where ``Calendar.whole_points`` reads them all (dates and
+    date-times to the minute or second, in whole units), else None: a
+    reading every 37 s over 100,000 rows parsed cell by cell took 1.2 s of a
+    1.4 s run."""
+    import pyarrow as pa
+
+    if calendar is None or not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
+        return None
+    import polars as pl
+
+    return calendar.whole_points(pl.Series(pl.from_arrow(dictionary), dtype=pl.String))
+
+
 def _date_columns(lo, hi, calendar):
     """The start and end columns of ISO dates on a timeline of days (or a
     unit dividing a day) by Arrow's ``date32`` cast of the whole columns and
@@ -572,6 +587,13 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
         both = pa.chunked_array([table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()]).combine_chunks()
         enc = both.dictionary_encode()
         idx = enc.indices.to_numpy().astype(np.int64)
+        whole = _whole_date_times(enc.dictionary, calendar)
+        if whole is not None:  # (date-times of whole units: by polars, handed over as int64)
+            shared = np.empty(len(whole), dtype=object)
+            shared[:] = whole.tolist()
+            lo, hi = _Column(idx[:n], shared), _Column(idx[n:], shared)
+            lo.ints = hi.ints = whole
+            return lo, hi
         vals = cell_types.time_points(enc.dictionary, calendar)
         left = [i for i, v in enumerate(vals) if v is None]
         if left:

@@ -65,6 +65,7 @@ DATE_RE = LazyPattern(
     r"^([+-]\d{4,}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
     r"(Z|[+-]\d{2}:\d{2}|(?(4)[+-]\d{2}(?:\d{2})?|(?!)))?$"
 )
+_WHOLE_POINT = r"^[0-9]{4}-[01][0-9]-[0-3][0-9](T[0-2][0-9]:[0-5][0-9](:[0-5][0-9])?Z?)?$"  # (Calendar.whole_points)
 _DURATION_RE = LazyPattern(
     r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
 )
@@ -287,6 +288,34 @@ class Calendar:
             return NEG_INF
         value, cycles, _ = parse_date(t)
         return self.point(value, cycles)
+
+    def whole_points(self, texts):
+        """The points of ``texts`` (a polars String Series: distinct tokens
+        or cells) as int64 when every one is a plain ISO date or a date-time
+        to the minute or second in UTC (``2024-01-01``, ``2024-01-01T10:00``,
+        ``2024-01-01T10:00:00``, ``2024-01-01T10:00:00Z``) in years 2 to
+        9998 (no 400-year cycles), each a whole number of this calendar's
+        units: parsed by polars, as :meth:`parse_point` reads them one by one;
+        else None (then they are, and a bad one is named).  A reading every
+        37 s over 100,000 facts parsed one by one took most of a 1.4 s run."""
+        import numpy as np
+        import polars as pl
+
+        if not len(texts) or not texts.str.contains(_WHOLE_POINT).all():
+            return None  # (seconds past 59: chrono reads 23:59:60 as the next minute, Python refuses it)
+        years = texts.str.slice(0, 4).cast(pl.Int64).to_numpy()
+        if years.min() < 2 or years.max() > 9998:
+            return None
+        plain = texts.str.strip_suffix("Z")  # (Z: UTC, as a date-time without a zone is)
+        stamps = pl.select(pl.coalesce(plain.str.to_datetime("%Y-%m-%dT%H:%M:%S", strict=False, time_unit="us"),
+                                       plain.str.to_datetime("%Y-%m-%dT%H:%M", strict=False, time_unit="us"),
+                                       plain.str.to_date("%Y-%m-%d", strict=False).cast(pl.Datetime("us")))).to_series()
+        if stamps.null_count():
+            return None  # (a day past its month's end: parse_point names it)
+        micros = stamps.cast(pl.Int64).to_numpy()
+        if np.any(micros % self._unit_micros):
+            return None
+        return micros // self._unit_micros
 
     def duration(self, d: Duration):
         return self.duration_seconds(d.seconds)

@@ -583,18 +583,19 @@ def test_whole_date_tokens_read_by_polars_answer_as_rows(tmp_path, monkeypatch, 
     import datetime
 
     from chronolog.language import fact_columns
+    from chronolog.language.dates import Calendar
 
     rnd = random.Random(seed)
     monkeypatch.setattr(fact_columns, "BLOCK", rnd.choice([512, 4096, 1 << 20]))
     taken = {"polars": 0, "converted": 0}
-    whole_dates = fact_columns._whole_dates
+    whole_points = Calendar.whole_points
 
-    def counted(tokens, calendar):
-        got = whole_dates(tokens, calendar)
+    def counted(calendar, tokens):
+        got = whole_points(calendar, tokens)
         taken["polars" if got is not None else "converted"] += 1
         return got
 
-    monkeypatch.setattr(fact_columns, "_whole_dates", counted)
+    monkeypatch.setattr(Calendar, "whole_points", counted)
     unit = rnd.choice(["seconds", "minutes", "hours", "days"])
     step = {"seconds": 37, "minutes": 60 * 7, "hours": 3600, "days": 86400}[unit]
     odd = rnd.random() < 0.5

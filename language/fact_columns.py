@@ -275,7 +275,7 @@ class _Block:
         self.name_idx, self.names, self.name_codes = name_idx, names, None
         self.value_idx, self.value_codes, self.terms = value_idx, value_codes, terms
         self.times, self.lo, self.hi, self.lc, self.hc = times, lo, hi, lc, hc
-        self.time_ints = time_ints  # the times as int64 when every one is a plain integer (_whole_times)
+        self.time_ints = time_ints  # the times as int64 when all are whole (_whole_times, Calendar.whole_points)
         # per argument, per predicate: its column exact decimals (_ExactColumn over the value
         # tokens' pairs ``num / den``), or None: every value column coded (_exact_columns)
         self.exact, self.num, self.den = None, None, None
@@ -1238,7 +1238,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
     tidx = times.indices
     bad = np.zeros(n, dtype=bool) if skip is None else skip.copy()
     lo_i, hi_i = tidx[:n], tidx[n:]
-    if tints is not None:  # (plain integers: no conversion, no infinity, ranked by numpy)
+    if tints is not None:  # (whole numbers or dates: no conversion, no infinity, ranked by numpy)
         tcol = np.empty(len(tints), dtype=object)
         tcol[:] = tints.tolist()
         order = np.unique(tints, return_inverse=True)[1].reshape(-1)

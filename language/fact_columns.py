@@ -1243,7 +1243,9 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
         tcol[:] = tints.tolist()
         order = np.unique(tints, return_inverse=True)[1].reshape(-1)
     else:
-        tvals = _convert(times.dictionary.to_list(), conv, out.time_memo)
+        tvals = _times_mostly_ints(times.dictionary, conv, out.time_memo) if calendar is None else None
+        if tvals is None:
+            tvals = _convert(times.dictionary.to_list(), conv, out.time_memo)
         tcol = _Column(np.zeros(0, dtype=np.int64), tvals).values
         tbad = np.array([v is None for v in tvals], dtype=bool)
         if tbad.any():
@@ -1545,6 +1547,24 @@ def _whole_times(tokens):
     if not len(tokens) or not matches(tokens, r"^-?[0-9]{1,18}$").all():
         return None
     return tokens.cast(_pl().Int64).to_numpy()
+
+
+def _times_mostly_ints(tokens, conv, memo: dict):
+    """The values of the time tokens where most are plain integers (cast by
+    polars) and the others few (an unbounded end, a decimal: converted
+    one by one, as :func:`_convert` does), else None.  Facts valid until
+    further notice (``@[1609459200,+inf)``) put an infinity in most blocks
+    of epoch seconds: every token was converted in Python for it."""
+    import numpy as np
+
+    plain = matches(tokens, r"^-?[0-9]{1,18}$")
+    odd = np.flatnonzero(~plain)
+    if len(odd) * 8 > len(tokens):
+        return None
+    vals = tokens.cast(_pl().Int64, strict=False).to_list()
+    for i, v in zip(odd.tolist(), _convert(tokens.gather(odd).to_list(), conv, memo)):
+        vals[i] = v
+    return vals
 
 
 def _ranks(values) -> list:

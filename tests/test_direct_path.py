@@ -631,3 +631,24 @@ def test_whole_date_tokens_read_by_polars_answer_as_rows(tmp_path, monkeypatch, 
             _run(tmp_path, program, bad, "vadalog", engine)
         errors.append(str(e.value))
     assert errors[0] == errors[1] and f":{len(lines) + 1}:" in errors[0]
+
+
+@pytest.mark.parametrize("dialect", ["vadalog", "meteor"])
+def test_epoch_seconds_with_a_few_unbounded_ends_convert_only_those(tmp_path, monkeypatch, dialect):
+    """Facts valid until further notice among epoch seconds: the block's
+    plain integers cast by polars, only its few other tokens (``+inf``, a
+    decimal) converted one by one; the rows' answers, byte for byte."""
+    from chronolog.language import fact_columns
+
+    converted = []
+    convert = fact_columns._convert
+    monkeypatch.setattr(fact_columns, "_convert", lambda tokens, *a: converted.append(len(tokens)) or convert(tokens, *a))
+    inf = "+inf" if dialect == "vadalog" else "inf"
+    end = "." if dialect == "vadalog" else ""
+    lines = [f"own(p{i % 7},c{i % 11})@[{1_600_000_000 + 37 * i},{inf if i % 50 == 3 else 1_600_000_000 + 37 * i + 600})" + end
+             for i in range(400)] + [f"own(p1,c2)@[1600000000.5,1600000001]{end}"]
+    facts = "\n".join(lines) + "\n"
+    cols = _run(tmp_path, PROGRAMS[dialect], facts.replace("own(", "p("), dialect, "columns")
+    rows = _run(tmp_path, PROGRAMS[dialect], facts.replace("own(", "p("), dialect, "rows")
+    assert _text(cols) == _row_text(rows) and "+inf)" in _text(cols)
+    assert converted and max(converted) <= 3  # (+inf and the decimal: not the 800 integers)

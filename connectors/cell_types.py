@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from chronolog.language.exact_pairs import pair_values, reduce
+from chronolog.language.exact_pairs import PLAIN_INT, pair_values, reduce
 
-INT = r"^-?[0-9]{1,18}$"  # the readers' int, in 64 bits
+INT = PLAIN_INT  # the readers' int, in 64 bits
 DECIMAL = r"^-?[0-9]{1,17}\.[0-9]{1,17}$"  # an exact decimal (an int when whole), at most 18 digits in all: numpy's
 ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
 FIRST_DAY = -719162  # 0001-01-01 in days since 1970-01-01: a date before it is convert's (language/dates.py, by 400-year cycles)

@@ -566,13 +566,10 @@ def _whole_point_texts(used, lim, scale, calendar=None):
 
     from chronolog.engine.interval_codes import POS
 
+    units = _whole_units(used, lim, scale)
+    if units is None:
+        return None
     fin = used != lim
-    units = used >> 1
-    k = scale.scale
-    if k != 1:
-        if np.any(units[fin] % k):
-            return None
-        units = units // k
     if calendar is None:
         nums = pl.Series(units).cast(pl.String)
     else:
@@ -593,6 +590,21 @@ def _whole_point_texts(used, lim, scale, calendar=None):
     return nums
 
 
+def _whole_units(codes, lim, scale):
+    """The points of the interval codes ``codes`` in whole units of the
+    timeline (numpy int64; ``lim``, the unbounded end's code, gives a
+    number of no meaning), or None where a finite one falls between units."""
+    import numpy as np
+
+    units = codes >> 1
+    k = scale.scale
+    if k != 1:
+        if np.any(units[codes != lim] % k):
+            return None
+        units = units // k
+    return units
+
+
 _YEAR_1000 = -30610224000  # 1000-01-01 in seconds since 1970-01-01
 _YEAR_10000 = 253402300800  # 10000-01-01
 _UNITS_BOUND = 1 << 40  # (units of a day or more times seconds a unit stay within int64)
@@ -610,15 +622,13 @@ def _whole_times(codes, lim, scale, calendar):
     bounded = bool(fin.all())  # (then no mask: Arrow's bitmap of a column of finite ends left out)
     units = codes >> 1
     mask = None if bounded else ~fin
-    k = scale.scale
     if calendar is not None and len(units) >= 64:
-        stamps = _timestamps(units if bounded else np.where(fin, units, 0), k, calendar, mask)
+        stamps = _timestamps(units if bounded else np.where(fin, units, 0), scale.scale, calendar, mask)
         if stamps is not None:
             return stamps
-    if k != 1:
-        if np.any(units[fin] % k):
-            return None
-        units = units // k
+    units = _whole_units(codes, lim, scale)
+    if units is None:
+        return None
     if not bounded:
         units = np.where(fin, units, 0)
     if calendar is None:

@@ -4,6 +4,8 @@ fact reader (float_times.py) and the columnar executor
 
 from __future__ import annotations
 
+PLAIN_INT = r"^-?[0-9]{1,18}$"  # a token or cell every reader reads as its int, in 64 bits
+
 
 def reduce(num, den):
     """``num / den`` in lowest terms with a positive denominator."""

@@ -36,6 +36,7 @@ import re
 from . import ast
 from .errors import ChronologError
 from .facts import _EXP, FactRows, _IDENT, _PRED_OK, _number, _slow_fact, _value
+from .exact_pairs import PLAIN_INT
 from .nulls import Null
 from .string_columns import _pl, compact, encode, encode_ranges, matches, ranges, strings  # (numpy and polars: imported on first use)
 from .timeline import NEG_INF, POS_INF, make, parse_number
@@ -1234,7 +1235,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
                 return None
     else:
         conv = _meteor_time if dialect == "meteor" else _vadalog_time
-    tints = _whole_times(times.dictionary) if calendar is None else calendar.whole_points(times.dictionary)
+    plain = matches(times.dictionary, PLAIN_INT) if calendar is None else None  # (once, for both uses below)
+    tints = _whole_times(times.dictionary, plain) if calendar is None else calendar.whole_points(times.dictionary)
     tidx = times.indices
     bad = np.zeros(n, dtype=bool) if skip is None else skip.copy()
     lo_i, hi_i = tidx[:n], tidx[n:]
@@ -1243,7 +1245,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
         tcol[:] = tints.tolist()
         order = np.unique(tints, return_inverse=True)[1].reshape(-1)
     else:
-        tvals = _times_mostly_ints(times.dictionary, conv, out.time_memo) if calendar is None else None
+        tvals = _times_mostly_ints(times.dictionary, plain, conv, out.time_memo) if calendar is None else None
         if tvals is None:
             tvals = _convert(times.dictionary.to_list(), conv, out.time_memo)
         tcol = _Column(np.zeros(0, dtype=np.int64), tvals).values
@@ -1519,7 +1521,7 @@ def _plain_pairs(tokens):
     pl = _pl()
     n = len(tokens)
     num, den = np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)
-    ints = matches(tokens, r"^-?[0-9]{1,18}$")
+    ints = matches(tokens, PLAIN_INT)
     decs = matches(tokens, r"^-?[0-9]{1,17}\.[0-9]{1,17}$") & (tokens.str.len_bytes().to_numpy() <= 20)
     decs &= ~ints
     got = ints | decs
@@ -1538,18 +1540,18 @@ def _plain_pairs(tokens):
     return got, num, den
 
 
-def _whole_times(tokens):
+def _whole_times(tokens, plain):
     """The time tokens (a polars String Series) as int64 when every one is
-    a plain integer of at most 18 digits (both dialects read such a token as
-    its int), else None.  Epoch seconds are a distinct token per fact: one
+    a plain integer of at most 18 digits (``plain``: which are; both
+    dialects read such a token as its int), else None.  Epoch seconds are a distinct token per fact: one
     conversion each in Python, then a pass over the ints for the run's time
     scale, took 0.45 s of a 1.1 s run over 100,000 facts."""
-    if not len(tokens) or not matches(tokens, r"^-?[0-9]{1,18}$").all():
+    if not len(tokens) or not plain.all():
         return None
     return tokens.cast(_pl().Int64).to_numpy()
 
 
-def _times_mostly_ints(tokens, conv, memo: dict):
+def _times_mostly_ints(tokens, plain, conv, memo: dict):
     """The values of the time tokens where most are plain integers (cast by
     polars) and the others few (an unbounded end, a decimal: converted
     one by one, as :func:`_convert` does), else None.  Facts valid until
@@ -1557,7 +1559,6 @@ def _times_mostly_ints(tokens, conv, memo: dict):
     of epoch seconds: every token was converted in Python for it."""
     import numpy as np
 
-    plain = matches(tokens, r"^-?[0-9]{1,18}$")
     odd = np.flatnonzero(~plain)
     if len(odd) * 8 > len(tokens):
         return None

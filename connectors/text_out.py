@@ -574,17 +574,14 @@ def _whole_point_texts(used, lim, scale, calendar=None):
         nums = pl.Series(units).cast(pl.String)
     else:
         per = calendar._unit_micros
-        if per % 1_000_000:  # (a unit under a second: microseconds to write)
-            return None
         finite = units[fin]
-        if finite.size and (finite.min() < -_UNITS_BOUND or finite.max() > _UNITS_BOUND):
-            return None  # (seconds past int64)
-        seconds = np.where(fin, units, 0) * (per // 1_000_000)
-        if seconds.size and (seconds.min() < _YEAR_1000 or seconds.max() >= _YEAR_10000):
-            return None
-        stamps = pl.Series(seconds * 1000, dtype=pl.Int64).cast(pl.Datetime("ms"))
-        nums = pl.select(pl.when(pl.Series(seconds % 86400 == 0)).then(stamps.dt.strftime("%Y-%m-%d"))
-                         .otherwise(stamps.dt.strftime("%Y-%m-%dT%H:%M:%S"))).to_series()
+        if finite.size and (finite.min() < -(-_YEAR_1000 // per) or finite.max() >= _YEAR_10000 // per):
+            return None  # (years before 1000 or past 9999: written one by one)
+        micros = np.where(fin, units, 0) * per
+        stamps = pl.Series(micros, dtype=pl.Int64).cast(pl.Datetime("us"))
+        nums = pl.select(pl.when(pl.Series(micros % 86_400_000_000 == 0)).then(stamps.dt.strftime("%Y-%m-%d"))
+                         .when(pl.Series(micros % 1_000_000 == 0)).then(stamps.dt.strftime("%Y-%m-%dT%H:%M:%S"))
+                         .otherwise(stamps.dt.strftime("%Y-%m-%dT%H:%M:%S%.6f"))).to_series()
     if not fin.all():
         nums = nums.scatter(np.flatnonzero(~fin), "+inf" if lim == POS else "-inf")
     return nums
@@ -605,9 +602,8 @@ def _whole_units(codes, lim, scale):
     return units
 
 
-_YEAR_1000 = -30610224000  # 1000-01-01 in seconds since 1970-01-01
-_YEAR_10000 = 253402300800  # 10000-01-01
-_UNITS_BOUND = 1 << 40  # (units of a day or more times seconds a unit stay within int64)
+_YEAR_1000 = -30610224000_000000  # 1000-01-01 in microseconds since 1970-01-01
+_YEAR_10000 = 253402300800_000000  # 10000-01-01
 
 
 def _whole_times(codes, lim, scale, calendar):

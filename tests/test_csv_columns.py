@@ -613,30 +613,34 @@ def test_date_values_read_by_arrow_are_the_row_readers(tmp_path_factory, cells, 
     _same_rows(path, {0: ("k", "string"), 1: ("d", "date")})
 
 
-_ODD_TIMES = ["2020-12-31T23:59:60", "2020-01-01T24:00", "2020-01-01T10:00:00.5", "2020-01-01T10:00:00+02:00",
+_ODD_TIMES = ["2020-12-31T23:59:60", "2020-01-01T24:00", "2020-01-01T10:00:00.0005", "2020-01-01T10:00:00+02:00",
               "0001-01-01T00:00:00", "9999-12-31T23:59:59", "2020-02-30T00:00", " 2020-01-01T00:00", "+inf"]
 
 
 @settings(deadline=None, max_examples=examples(60))
 @given(st.lists(st.datetimes(datetime.datetime(1000, 1, 1), datetime.datetime(9998, 12, 31)), min_size=1, max_size=20),
-       st.sampled_from(["seconds", "minutes", "hours", "days"]), st.lists(st.sampled_from(_ODD_TIMES), max_size=1),
+       st.sampled_from(["milliseconds", "seconds", "minutes", "hours", "days"]), st.lists(st.sampled_from(_ODD_TIMES), max_size=1),
        st.booleans(), st.data())
 def test_date_times_parsed_by_polars_read_as_the_row_reader(tmp_path_factory, stamps, unit, odd, on_units, data):
-    """Dates and date-times to the minute or second (``Z`` or no zone) are
-    parsed by polars where all of a file's are whole units
-    (``Calendar.whole_points``); a point between units, a leap second, an
-    offset, a year at Python's limits or a day past its month's end: the
-    cell by cell reading (or its error), as the row reader's."""
+    """Dates and date-times to the minute, second or a fraction (``T`` or a
+    space; ``Z``, no zone or an offset) are parsed by polars where all of a
+    file's are whole units (``Calendar.whole_points``); a point between
+    units, a leap second, a year at Python's limits or a day past its
+    month's end: the cell by cell reading (or its error), as the row
+    reader's."""
     from chronolog.language.dates import Calendar
 
     path = tmp_path_factory.mktemp("csv") / "p.csv"
-    forms = ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M", "%Y-%m-%d"]
-    whole = {"seconds": {}, "minutes": {"second": 0}, "hours": {"minute": 0, "second": 0},
-             "days": {"hour": 0, "minute": 0, "second": 0}}[unit] if on_units else {}
-    cells = sorted(s.replace(microsecond=0, **whole) for s in stamps)
-    cells = [c.strftime(data.draw(st.sampled_from(forms[:2] if c.second else forms[:3] if c.hour or c.minute else forms)))
+    forms = ["%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%SZ",
+             "%Y-%m-%d %H:%M:%S+00:00", "%Y-%m-%dT%H:%M", "%Y-%m-%d"]
+    whole = {"milliseconds": {}, "seconds": {"microsecond": 0}, "minutes": {"second": 0, "microsecond": 0},
+             "hours": {"minute": 0, "second": 0, "microsecond": 0},
+             "days": {"hour": 0, "minute": 0, "second": 0, "microsecond": 0}}[unit] if on_units else {}
+    cells = sorted(s.replace(microsecond=s.microsecond // 1000 * 1000).replace(**whole) for s in stamps)
+    cells = [c.strftime(data.draw(st.sampled_from(forms[:2] if c.microsecond else forms[:5] if c.second
+                                                  else forms[:6] if c.hour or c.minute else forms)))
              for c in cells] + odd
-    last = "+inf" if odd else (max(stamps).replace(microsecond=0, **whole) + datetime.timedelta(days=1)).strftime(forms[0])
+    last = "+inf" if odd else (max(stamps).replace(microsecond=0).replace(**whole) + datetime.timedelta(days=1)).strftime(forms[2])
     rows = [("s" + str(i % 3), lo, hi) for i, (lo, hi) in enumerate(zip(cells, cells[1:] + [last]))]
     write(path, ["k", "start", "end"], rows)
     _same_rows(path, {0: ("k", "string")}, cal=Calendar(unit))

@@ -557,3 +557,66 @@ def test_is_date_while_another_thread_imports_datetime(monkeypatch):
     assert not is_date(5) and not is_date("2024-01-01")
     monkeypatch.setitem(sys.modules, "datetime", datetime)
     assert is_date(datetime.date(2024, 1, 1)) and is_date(datetime.datetime(2024, 1, 1)) and not is_date(5)
+
+
+_UNITS = ["milliseconds", "seconds", "minutes", "hours", "days"]
+
+
+_SNAPS = {"milliseconds": lambda t: t.replace(microsecond=t.microsecond // 1000 * 1000),
+          "seconds": lambda t: t.replace(microsecond=0), "minutes": lambda t: t.replace(second=0, microsecond=0),
+          "hours": lambda t: t.replace(minute=0, second=0, microsecond=0),
+          "days": lambda t: t.replace(hour=0, minute=0, second=0, microsecond=0)}
+
+
+@st.composite
+def written_instants(draw, unit):
+    """An instant in years 2..9998 written in one of the ISO forms the
+    readers take: a date, or a date-time (``T`` or a space) to the minute,
+    second or a fraction of 1 to 6 digits, in UTC (``Z`` or no zone) or at
+    an offset (``+02:00``, ``+0200``, ``+02``); mostly a whole number of
+    ``unit`` in its own time."""
+    local = draw(st.datetimes(dt.datetime(2, 1, 2), dt.datetime(9998, 12, 30)))
+    if draw(st.integers(0, 9)):
+        local = _SNAPS[unit](local)
+    form = draw(st.sampled_from(["date", "minute", "second", "fraction"]))
+    day = f"{local.year:04d}" + local.strftime("-%m-%d")  # (%Y writes year 999 without its zero)
+    if form == "date":
+        return day
+    text = day + draw(st.sampled_from("T ")) + local.strftime("%H:%M")
+    if form != "minute":
+        text += local.strftime(":%S")
+    if form == "fraction":
+        text += "." + f"{local.microsecond:06d}"[:draw(st.integers(1, 6))]
+    hours, minutes = draw(st.integers(-23, 23)), draw(st.sampled_from([0, 0, 0, 30, 45, 59]))
+    sign = "-" if hours < 0 else "+"
+    zone = draw(st.sampled_from(["", "Z", f"{sign}{abs(hours):02d}:{minutes:02d}", f"{sign}{abs(hours):02d}{minutes:02d}"]
+                                + ([f"{sign}{abs(hours):02d}"] if minutes == 0 else [])))
+    return text + zone
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.sampled_from(_UNITS).flatmap(lambda u: st.tuples(st.just(u), st.lists(written_instants(u), min_size=1, max_size=30))),
+       st.lists(st.sampled_from(["2024-01-01T24:00", "2024-02-30", "2024-01-01T10:00+24:00", "2024-01-01T10:00:00.1234567",
+                                 "2024-01-01T10:00:60", "0001-01-01T10:00", "9999-12-31", " 2024-01-01", "2024-01-01+02:00",
+                                 "+inf", "2024-01-01T10:00:00.0005"]), max_size=1))
+def test_whole_points_by_polars_are_the_points_read_one_by_one(drawn, odd):
+    """``Calendar.whole_points`` (every token of a block, or the distinct
+    cells of a CSV time column, by polars and numpy) gives the points
+    ``parse_point`` reads one by one, or declines: always where one is odd
+    (an hour 24, a day past its month, an offset past a day, more than six
+    digits, a leap second, years at Python's limits, a date with a zone),
+    never where all are of the forms it takes and whole units."""
+    import polars as pl
+
+    from chronolog.language.dates import Calendar
+
+    unit, texts = drawn
+    cal = Calendar(unit)
+    want = [cal.parse_point(t) for t in texts]
+    got = cal.whole_points(pl.Series(texts + odd, dtype=pl.String))
+    if odd:
+        assert got is None
+    elif all(type(p) is int for p in want):
+        assert got is not None and got.tolist() == want
+    else:
+        assert got is None  # (a point between units: read one by one, as a fraction)

@@ -575,11 +575,12 @@ def test_whole_time_tokens_read_as_ints_answer_as_rows(tmp_path, monkeypatch, di
 @pytest.mark.parametrize("seed", range(8))
 def test_whole_date_tokens_read_by_polars_answer_as_rows(tmp_path, monkeypatch, seed):
     """A dated block whose tokens are plain dates, or date-times to the
-    minute or second (``Z`` or no zone), each a whole number of the
-    granularity's units, is parsed by polars; in some blocks a token with a
-    fraction of a second, an offset, a year at Python's limits or a
-    point between units (that block parsed one by one as before); a day
-    past its month's end reported alike.  The rows' answers, byte for byte."""
+    minute, second or millisecond, in UTC or at an offset (``Z``,
+    ``+02:00``, ``+0200``, ``-05:30``), each a whole number of the
+    granularity's units, is parsed by polars; in some blocks a token
+    between units (that block parsed one by one as before); a day past its
+    month's end reported alike.  The rows'
+    answers, byte for byte."""
     import datetime
 
     from chronolog.language import fact_columns
@@ -596,23 +597,34 @@ def test_whole_date_tokens_read_by_polars_answer_as_rows(tmp_path, monkeypatch, 
         return got
 
     monkeypatch.setattr(Calendar, "whole_points", counted)
-    unit = rnd.choice(["seconds", "minutes", "hours", "days"])
-    step = {"seconds": 37, "minutes": 60 * 7, "hours": 3600, "days": 86400}[unit]
+    unit = rnd.choice(["milliseconds", "seconds", "minutes", "hours", "days"])
+    step = {"milliseconds": 137, "seconds": 37_000, "minutes": 420_000, "hours": 3_600_000, "days": 86_400_000}[unit]
     odd = rnd.random() < 0.5
     t0 = datetime.datetime(rnd.choice([1969, 2024]), 12, 31, 0 if unit == "days" else 22)
+
+    def written(x):
+        """A form of the instant ``x``: to the minute, second or a fraction, maybe at an offset."""
+        off = rnd.choice([0, 0, 120, -330, 14 * 60])
+        local = x + datetime.timedelta(minutes=off)
+        zone = "" if off == 0 and rnd.random() < 0.5 else "Z" if off == 0 else \
+            f"{'+' if off > 0 else '-'}{abs(off) // 60:02d}" + rnd.choice([f":{abs(off) % 60:02d}", f"{abs(off) % 60:02d}"]
+                                                                  + ([""] if off % 60 == 0 else []))
+        text = local.strftime("%Y-%m-%dT%H:%M")
+        if local.second or local.microsecond or rnd.random() < 0.5:
+            text += local.strftime(":%S")
+            if local.microsecond:
+                text += "." + f"{local.microsecond:06d}"[:rnd.choice([3, 6]) if local.microsecond % 1000 == 0 else 6]
+        if x == local and x.hour == x.minute == x.second == x.microsecond == 0 and rnd.random() < 0.5:
+            return x.strftime("%Y-%m-%d")
+        return text + zone
+
     lines = []
     for i in range(rnd.choice([40, 300, 900])):
-        a = t0 + datetime.timedelta(seconds=step * rnd.randint(0, 200))
-        b = a + datetime.timedelta(seconds=step * rnd.randint(1, 5))
-        forms = [a.strftime("%Y-%m-%dT%H:%M:%S"), a.strftime("%Y-%m-%dT%H:%M:%SZ")]
-        if a.second == 0:
-            forms.append(a.strftime("%Y-%m-%dT%H:%M"))
-        if a.hour == a.minute == a.second == 0:
-            forms.append(a.strftime("%Y-%m-%d"))
-        lo, hi = rnd.choice(forms), b.strftime("%Y-%m-%dT%H:%M:%S")
+        a = t0 + datetime.timedelta(milliseconds=step * rnd.randint(0, 200))
+        b = a + datetime.timedelta(milliseconds=step * rnd.randint(1, 5))
+        lo, hi = written(a), written(b)
         if odd and rnd.random() < 0.02:
-            lo = rnd.choice([a.strftime("%Y-%m-%dT%H:%M:%S.5"), a.strftime("%Y-%m-%dT%H:%M:%S+00:00"),
-                             (a - datetime.timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%S")])
+            lo = rnd.choice([a.strftime("%Y-%m-%dT%H:%M:%S.0005"), (a - datetime.timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%S")])
         left, right = rnd.choice("[("), rnd.choice("])")
         pred = f"p({rnd.choice(NAMES)},{rnd.choice(NAMES)})" if rnd.random() < 0.8 else f"s({rnd.choice(NAMES)})"
         lines.append(f"{pred}@{left}{lo},{hi}{right}.")

@@ -79,6 +79,33 @@ def test_dated_relations_print_as_fact_by_fact(days):
     assert relation_lines("p", atoms, cal) == reference_lines("p", atoms, cal)
 
 
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.integers(-4 * 10**13, 3 * 10**14) | st.integers(0, 2000).map(lambda k: k * 86_400_000 + 1_700_000_000_000),
+                min_size=1, max_size=200, unique=True), st.sampled_from(["milliseconds", "seconds"]), st.booleans())
+def test_dated_ends_under_a_second_print_as_fact_by_fact(points, unit, unbounded):
+    """A relation held as columns on a timeline of milliseconds
+    (microseconds written where there are some, a midnight as its date) or
+    seconds, some ends before year 1000 or past 9999 (then written one by
+    one), some unbounded: the lines fact by fact."""
+    import polars as pl
+
+    from chronolog.connectors.text_out import frame_lines
+    from chronolog.engine.columns.encoding import Dictionary, TimeScale
+    from chronolog.engine.interval_codes import POS
+    from chronolog.language.timeline import POS_INF
+
+    cal, d = Calendar(unit), Dictionary()
+    keys = [f"k{i % 7}" for i in range(len(points))]
+    ends = [None if unbounded and i % 5 == 0 else t + 1500 for i, t in enumerate(points)]
+    df = pl.DataFrame({"0": d.code_all(keys).tolist(), "s": [2 * t for t in points],
+                       "e": [POS if e is None else 2 * e + 1 for e in ends]}, schema={k: pl.Int64 for k in ("0", "s", "e")})
+    atoms = {}
+    for k, t, e in zip(keys, points, ends):
+        atoms.setdefault((k,), []).append((t, POS_INF if e is None else e, True, e is not None))
+    got = "".join("".join(a.to_list()) for a in frame_lines("p", df, 1, d, TimeScale(), cal))
+    assert got == "".join(line + "\n" for line in reference_lines("p", {k: sorted(v) for k, v in atoms.items()}, cal))
+
+
 def test_many_atoms_use_the_vectorised_order():
     atoms = {(i % 13, f"c{i % 17}", Fraction(i, 3)): [(i, i + 1, True, False)] for i in range(500)}
     assert relation_lines("p", atoms) == reference_lines("p", atoms)

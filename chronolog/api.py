@@ -39,23 +39,45 @@ def _parse_apart(fh, source: str):
     """The program in the binary file ``fh`` with its fact lines read by the
     kernel fact reader (``prog.fact_columns``) and only the rest by the
     grammar (language/program_facts.py); None when it is read whole: then
-    also on any error, which the whole reading reports as it always has."""
-    from chronolog.language import allocators, program_facts, vadalog
-    from chronolog.engine.columns.encoding import Dictionary
+    also on any error, which the whole reading reports as it always has.
+    Facts whose times are dates are read on the program's calendar, which
+    the facts read first as numbers do not match (a program of 100,000
+    readings to the millisecond went to the grammar whole: 21 s)."""
+    from chronolog.language import allocators, program_facts
 
     with allocators.settled():  # (a command: the libraries' objects out of the collector's walks)
         import numpy  # noqa: F401
         import polars  # noqa: F401
     try:
-        parts = program_facts.read(fh, source, Dictionary())
-        if parts is None:
-            return None
-        rules, fc = parts
-        prog = vadalog.parse(rules, source)
+        prog = _read_apart(fh, source, None)
+        if prog is None or prog.calendar is not None:
+            fh.seek(0)
+            calendar = program_facts.timeline(fh)
+            prog = None if calendar is None else _read_apart(fh, source, calendar)
     except (ChronologError, OSError):
         return None
-    if prog.calendar is not None:
-        return None  # (dated facts: the program's own resolution of them)
+    return prog
+
+
+def _read_apart(fh, source: str, calendar):
+    """:func:`_parse_apart` with the facts' times read on ``calendar`` (None:
+    numbers): the program, whose own timeline (``prog.calendar``) the caller
+    compares where ``calendar`` is None; else None where the rules' timeline
+    is not ``calendar``.  Rules that declare none and write no date are on
+    the days of the facts' dates, as the whole reading puts them."""
+    from chronolog.language import dates, program_facts, vadalog
+    from chronolog.engine.columns.encoding import Dictionary
+
+    fh.seek(0)
+    parts = program_facts.read(fh, source, Dictionary(), calendar)
+    if parts is None:
+        return None
+    rules, fc = parts
+    prog = vadalog.parse(rules, source)
+    if calendar is not None and prog.calendar != calendar:
+        if prog.calendar is not None or dates.declared_calendar(prog) is not None or calendar != dates.Calendar("days"):
+            return None
+        prog = vadalog.parse(rules, source, calendar)
     prog.fact_columns.append(fc)
     return prog
 

@@ -21,9 +21,10 @@ _ENDS = r"\.[ \t\r]*$"
 _NOTHING = r"^[ \t\r]*(?:%.*)?$"
 
 
-def read(fh, source: str, terms=None):
+def read(fh, source: str, terms=None, calendar=None):
     """``(rules' text, FactColumns)`` of the program in the binary file
-    ``fh`` (its facts coded by the Dictionary ``terms``), or None when the
+    ``fh`` (its facts coded by the Dictionary ``terms``, their times read on
+    ``calendar``: see :func:`timeline`), or None when the
     program is better read whole: no fact line the kernels read, a string
     over several lines, labelled nulls (one scope with the rules'), lines
     that hold the control bytes the reader's mask writes, a byte-order mark,
@@ -42,12 +43,43 @@ def read(fh, source: str, terms=None):
     fh.seek(0)
     statements = Statements()
     try:
-        fc = read_fact_columns(fh, source, "vadalog", None, share=False, terms=terms, program=statements)
+        fc = read_fact_columns(fh, source, "vadalog", calendar, share=False, terms=terms, program=statements)
     except _Fallback:
         return None
     if not fc.parts:
         return None
     return statements.rules(), fc
+
+
+# a @timeGranularity annotation's unit; a fact line's time that is a date
+_DECLARED = rb'@timeGranularity\s*\(\s*"([^"\n]*)"'
+_DATED = rb"\)\s*@\s*[\[(]?\s*[0-9]{4}-[0-9]{2}-[0-9]{2}"
+
+
+def timeline(fh):
+    """The calendar the kernels read a program's dated facts on (its time
+    tokens are dates only for a calendar): the unit its ``@timeGranularity``
+    declares, else days where a fact line's time is a date (the program's
+    timeline then, unless its rules say otherwise: the caller checks what
+    the rules declare), else None.  One pass over the bytes, as ``in`` and
+    ``re`` search them."""
+    import re
+
+    from .dates import NO_DATE, UNIT_SECONDS, Calendar, unit_name
+
+    dated, tail = False, b""
+    while chunk := fh.read(1 << 20):
+        data = tail + chunk
+        if b"timeGranularity" in data and (m := re.search(_DECLARED, data)) is not None:
+            unit = m.group(1).decode("utf-8", "replace")
+            if unit.strip().lower() == NO_DATE or unit_name(unit) not in UNIT_SECONDS:
+                return None
+            return Calendar(unit_name(unit))
+        dated = dated or re.search(_DATED, data) is not None
+        tail = data[-64:]  # (a statement cut by the chunk's end is whole in the next search)
+    from .dates import Calendar
+
+    return Calendar("days") if dated else None
 
 
 class Statements:

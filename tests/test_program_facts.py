@@ -173,3 +173,57 @@ def test_null_labels_found_as_bytes_search_finds_them(data):
 def test_a_program_with_a_labelled_null_is_read_whole():
     assert _apart(b"p(a)@1.\np(_:n1)@2.\n") is None
     assert _apart(b"p(a_b)@1.\np(c)@2._") is not None
+
+
+DATED_IVS = st.sampled_from(["[2024-01-01,2024-01-03]", "2024-01-02T10:00:00.500Z", "(2024-01-01T10:00+02:00,2024-01-02)",
+                             "[2024-01-01 23:59:59.125,+inf)", "[2023-12-31T22:00:00-05:00,2024-01-05]", "2024-01-02T10:00:00.0005",
+                             "[2024-01-02,2024-01-01]", "2024-02-30", "3"])
+DATED_STATEMENTS = ['@timeGranularity("days").', '@timeGranularity("milliseconds").', '@timeGranularity("hours").',
+                    '@timeGranularity("no_date").', '% @timeGranularity("minutes").', "q(X, Y) :- p(X, Y).",
+                    "r(X) :- <->[0,PT1H] p(X, _).", "s(X) :- [-][0,2] p(X, _).", "@temporal(2024-01-01, 2024-12-31).",
+                    "t(X) :- <->[0,1/7] p(X, _).", '@output("q").', "% a comment", "p(a, b)@2024-01-03. p(b, c)@2024-01-04."]
+
+
+@st.composite
+def dated_programs(draw):
+    def fact():
+        terms = [draw(st.sampled_from(["a", "b", "-2", "1/2", '"x y"'])) for _ in range(2)]
+        return f"p({', '.join(terms)})@{draw(DATED_IVS)}."
+
+    parts = draw(st.lists(st.one_of(st.just(None), st.sampled_from(DATED_STATEMENTS)), min_size=1, max_size=14))
+    return "\n".join(p if p is not None else fact() for p in parts) + "\n"
+
+
+@SETTINGS
+@given(text=dated_programs())
+def test_dated_programs_read_apart_as_whole(always_split, text):
+    """A program whose facts' times are dates (to the millisecond, at an
+    offset, unbounded), on the timeline it declares or on days, with rules
+    that write durations or none, a numeric fact among dates, a
+    declaration in a comment, two declarations: the same model, or the
+    same error, as the grammar reading the whole program."""
+    from chronolog.api import load_program
+
+    whole = _outcome(lambda: load_program(text))
+    assert _outcome(text) == whole, text
+
+
+@pytest.mark.parametrize("declared", ['@timeGranularity("milliseconds").\n', ""])
+def test_a_dated_program_s_facts_are_read_by_the_kernels(tmp_path, declared):
+    """Dated fact lines in a program are read by the kernels on the timeline
+    it declares, or on days (100,000 readings to the millisecond went to the
+    grammar whole: 21 s), not by the parser."""
+    import subprocess
+    import sys
+
+    facts = [f"p(s{i % 7}, {i})@2024-01-01T10:00:{i % 60:02d}.{i % 1000:03d}Z." if declared else f"p(s{i % 7}, {i})@2024-01-{1 + i % 28:02d}."
+             for i in range(3000)]
+    prog = tmp_path / "p.vada"
+    prog.write_text(declared + "q(X) :- <->[0,PT1S] p(X, _).\n" + "\n".join(facts) + "\n")
+    r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(prog), "--stats"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "3000 fact lines read by the kernels, 0 by the parser" in r.stderr
+    from chronolog.api import load_program
+
+    whole = chronolog.reason(load_program(prog.read_text()), engine="rows")  # (parsed by the grammar alone)
+    assert r.stdout.splitlines() == whole.to_text().splitlines()

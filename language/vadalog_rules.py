@@ -608,8 +608,11 @@ def nothing_to_read(text: str) -> bool:
 
 def _plain_time(text: str):
     """The interval of a fact's time ``text`` (``[1, 5)``, ``(-inf,3]``,
-    ``7``) as the grammar reads it; None for anything else (dates, an empty
-    interval, an infinite time point): lark reads it or says what is wrong."""
+    ``7``, ``[2024-01-01, 2024-01-01T10:00:00.5Z)``) as the grammar reads
+    it (dates as they are written, resolved with the program's timeline);
+    None for anything else (a duration, an empty interval, an infinite time
+    point, a date that is none): lark reads it or says what is wrong.  A
+    program of 1,300 dated facts took 0.17 s in lark, 15 times its numbers."""
     m = _PLAIN_TIME(text)
     if m is None:
         return None
@@ -618,13 +621,18 @@ def _plain_time(text: str):
         if point is not None:
             t = _bound(point)
             return None if t in (POS_INF, NEG_INF) else (t, t, True, True)
-        return make(_bound(lo), _bound(hi), left == "[", right == "]")
-    except ValueError:  # (beyond the digits an exact number may have)
+        lo, hi, lc, hc = _bound(lo), _bound(hi), left == "[", right == "]"
+        if type(lo) is dates.DatePoint or type(hi) is dates.DatePoint:
+            return lo, hi, lc, hc  # (the grammar's: made once the granularity is known, dates.resolve)
+        return make(lo, hi, lc, hc)
+    except ValueError:  # (beyond the digits an exact number may have; a date that is none)
         return None
 
 
 def _bound(text: str):
-    """A signed number or infinity, as the grammar's ``bound``."""
+    """A signed number, infinity or a date, as the grammar's ``bound``."""
+    if "-" in text[1:]:  # (a number has no sign past its first character)
+        return dates.date_point(text)
     if text[0] in "+-":
         v = parse_number(text[1:])
         return -v if text[0] == "-" else v
@@ -726,8 +734,12 @@ _FACT_LINE = re.compile(r"(?=[\t -~]*\r?\Z)[ \t]*([a-z][A-Za-z0-9_]*)[ \t]*(?:\(
 _ONE_FACT = re.compile(r"[ \t]*([a-z][A-Za-z0-9_]*)[ \t]*(?:\(([^()\"%@]*)\))?[ \t]*@([^\"%@]*?)\.(?=[ \t\r]|\Z)[ \t]*").match
 _PRINTABLE = re.compile(r"[\t -~]*\r?\Z").match
 _PLAIN_NUMBER = r"[0-9]+(?:\.[0-9]+|/[0-9]+)?"
-_PLAIN_BOUND = rf"[+-]?(?:inf|infty|infinity|{_PLAIN_NUMBER})"
-_PLAIN_TIME = re.compile(rf"[ \t]*(?:([\[(])[ \t]*({_PLAIN_BOUND})[ \t]*,[ \t]*({_PLAIN_BOUND})[ \t]*([\])])|([+-]?{_PLAIN_NUMBER}))[ \t]*").fullmatch
+# the grammar's DATE terminal (vadalog.lark), which it lexes before a number
+_PLAIN_DATE = (r"(?:[+-][0-9]{4,}|[0-9]{4})-[0-9]{2}-[0-9]{2}"
+               r"(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?)?(?![0-9:])")
+_PLAIN_BOUND = rf"{_PLAIN_DATE}|[+-]?(?:inf|infty|infinity|{_PLAIN_NUMBER})"
+_PLAIN_TIME = re.compile(rf"[ \t]*(?:([\[(])[ \t]*({_PLAIN_BOUND})[ \t]*,[ \t]*({_PLAIN_BOUND})[ \t]*([\])])"
+                         rf"|({_PLAIN_DATE}|[+-]?{_PLAIN_NUMBER}))[ \t]*").fullmatch
 _PLAIN_TERM = re.compile(r"[a-z][A-Za-z0-9_]*|[0-9]+(?:\.[0-9]+|/[0-9]+)?|#[TF]").fullmatch
 _BLANKS_AND_COMMENTS = re.compile(r"(?:[ \t\f\r\n]+|%[^\n]*)+").match  # (the grammar's WS and COMMENT, ignored)
 _GROUP_OPS = ("/\\", "△")

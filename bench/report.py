@@ -300,6 +300,20 @@ def _timeseries(out, rows):
     return Figures(ch, pe, ra, ok=ok)
 
 
+@bench(name="readings_ms", args="bench/readings_ms.py --readings 200000 --repeat 3", json=True,
+       peer="pandas (read_csv, to_datetime, the spans merged per sensor, to_csv), a script of its own",
+       what="200k readings to the millisecond (CSV in UTC, CSV at +01:00, facts in the program): "
+            "alerts while a high reading is under a second old; whole commands")
+def _readings_ms(out, rows):
+    r = rows[-1]
+    forms = ("csv_z", "csv_offset", "program")
+    return Figures("; ".join(f"{f} {_s(r[f]['chronolog']['wall'])} wall / {_s(r[f]['chronolog']['cpu'])} CPU" for f in forms),
+                   "; ".join(f"{f} {_s(r[f]['pandas']['wall'])} / {_s(r[f]['pandas']['cpu'])}" for f in forms),
+                   "; ".join(f"{f} {_x(r[f]['chronolog']['wall'], r[f]['pandas']['wall'])} wall, "
+                             f"{_x(r[f]['chronolog']['cpu'], r[f]['pandas']['cpu'])} CPU" for f in forms)
+                   + f" (load {r['load']:.1f})", ok=all(r[f]["same"] for f in forms))
+
+
 @bench(name="timeseries_ema", args="bench/timeseries_ema.py --repeat 3", json=True,
        peer="pandas ewm(span=20, adjust=False)", target="20x (issue 11), 5x (issue 37)",
        what="float EMA over 13,600 days, read and write included, equal to the last bit")

@@ -635,6 +635,13 @@ def test_whole_date_tokens_read_by_polars_answer_as_rows(tmp_path, monkeypatch, 
     assert cols._columns.given_columns
     assert _text(cols) == _row_text(rows)
     assert cols.to_text() == rows.to_text()
+    from chronolog.outputs import write_outputs
+
+    written = []
+    for model, folder in ((cols, tmp_path / "out_columns"), (rows, tmp_path / "out_rows")):
+        write_outputs(model, tmp_path / "p.vada", folder, True, None)  # (--output: CSV ends from the columns, or fact by fact)
+        written.append({f.name: f.read_text() for f in folder.iterdir()})
+    assert written[0] == written[1] and written[0]
     assert taken["polars"] >= 1 or odd
     bad = facts + "p(a,b)@[2024-02-30T00:00:00,2024-03-01T00:00:00].\n"
     errors = []

@@ -128,16 +128,27 @@ def date_points(dictionary, calendar):
         return None
 
 
-def time_points(dictionary, calendar) -> list:
+def time_points(dictionary, calendar, dated=None) -> list:
     """The time points of the distinct cells of a start or end column, as
     ``convert(cell, "time", ...)`` gives them: plain integers and decimals
-    on a numeric timeline, ISO dates on a calendar of days; None for each
-    other cell (the reader's ``convert`` reads it, or reports it)."""
+    on a numeric timeline, ISO dates on a calendar of days, date-times in
+    whole units of a calendar (``Calendar.whole_points_where``: a column of
+    date-times with a few ``+inf`` ends went cell by cell, 2.4 s for
+    200,000 rows; ``dated``: its ``(units, read)`` when the caller has
+    them); None for each other cell (the reader's ``convert`` reads it, or
+    reports it)."""
     import numpy as np
     import pyarrow as pa
 
     if calendar is not None:
-        return date_points(dictionary, calendar) or [None] * len(dictionary)
+        if dated is None and (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
+            import polars as pl
+
+            dated = calendar.whole_points_where(pl.Series(pl.from_arrow(dictionary), dtype=pl.String))
+        if dated is None:
+            return date_points(dictionary, calendar) or [None] * len(dictionary)
+        units, read = dated
+        return [u if r else None for u, r in zip(units.tolist(), read.tolist())]
     out = typed(dictionary, INT, ints)
     mask = matching(dictionary, DECIMAL)
     if mask.any():

@@ -1235,8 +1235,12 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
                 return None
     else:
         conv = _meteor_time if dialect == "meteor" else _vadalog_time
-    plain = matches(times.dictionary, PLAIN_INT) if calendar is None else None  # (once, for both uses below)
-    tints = _whole_times(times.dictionary, plain) if calendar is None else calendar.whole_points(times.dictionary)
+    if calendar is None:
+        plain = matches(times.dictionary, PLAIN_INT)  # (once, for both uses below)
+        tints = _whole_times(times.dictionary, plain)
+    else:
+        dated = calendar.whole_points_where(times.dictionary)  # (once, for both uses below)
+        tints = dated[0] if len(times.dictionary) and dated[1].all() else None
     tidx = times.indices
     bad = np.zeros(n, dtype=bool) if skip is None else skip.copy()
     lo_i, hi_i = tidx[:n], tidx[n:]
@@ -1245,7 +1249,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
         tcol[:] = tints.tolist()
         order = np.unique(tints, return_inverse=True)[1].reshape(-1)
     else:
-        tvals = _times_mostly_ints(times.dictionary, plain, conv, out.time_memo) if calendar is None else None
+        tvals = (_times_mostly_ints(times.dictionary, plain, conv, out.time_memo) if calendar is None
+                 else _dates_mostly_whole(times.dictionary, dated, conv, out.time_memo))
         if tvals is None:
             tvals = _convert(times.dictionary.to_list(), conv, out.time_memo)
         tcol = _Column(np.zeros(0, dtype=np.int64), tvals).values
@@ -1563,6 +1568,24 @@ def _times_mostly_ints(tokens, plain, conv, memo: dict):
     if len(odd) * 8 > len(tokens):
         return None
     vals = tokens.cast(_pl().Int64, strict=False).to_list()
+    for i, v in zip(odd.tolist(), _convert(tokens.gather(odd).to_list(), conv, memo)):
+        vals[i] = v
+    return vals
+
+
+def _dates_mostly_whole(tokens, dated, conv, memo: dict):
+    """The values of dated time tokens where most are dates and date-times
+    in whole units (``dated``: ``Calendar.whole_points_where`` of them) and
+    the others few (an unbounded end, a point between units: converted one
+    by one, as :func:`_convert` does), else None: :func:`_times_mostly_ints`
+    on a calendar."""
+    import numpy as np
+
+    units, read = dated
+    odd = np.flatnonzero(~read)
+    if len(odd) * 8 > len(tokens):
+        return None
+    vals = units.tolist()
     for i, v in zip(odd.tolist(), _convert(tokens.gather(odd).to_list(), conv, memo)):
         vals[i] = v
     return vals

@@ -600,12 +600,13 @@ def written_instants(draw, unit):
                                  "2024-01-01T10:00:60", "0001-01-01T10:00", "9999-12-31", " 2024-01-01", "2024-01-01+02:00",
                                  "+inf", "2024-01-01T10:00:00.0005"]), max_size=1))
 def test_whole_points_by_polars_are_the_points_read_one_by_one(drawn, odd):
-    """``Calendar.whole_points`` (every token of a block, or the distinct
-    cells of a CSV time column, by polars and numpy) gives the points
-    ``parse_point`` reads one by one, or declines: always where one is odd
-    (an hour 24, a day past its month, an offset past a day, more than six
-    digits, a leap second, years at Python's limits, a date with a zone),
-    never where all are of the forms it takes and whole units."""
+    """``Calendar.whole_points_where`` (every token of a block, or the
+    distinct cells of a CSV time column, by polars and numpy) reads the
+    points ``parse_point`` reads one by one, each a whole number of units,
+    and leaves the others to it: an odd one (an hour 24, a day past its
+    month, an offset past a day, more than six digits, a leap second, years
+    at Python's limits, a date with a zone, an unbounded end) and a point
+    between units; ``whole_points`` gives all or none."""
     import polars as pl
 
     from chronolog.language.dates import Calendar
@@ -613,10 +614,8 @@ def test_whole_points_by_polars_are_the_points_read_one_by_one(drawn, odd):
     unit, texts = drawn
     cal = Calendar(unit)
     want = [cal.parse_point(t) for t in texts]
+    units, read = cal.whole_points_where(pl.Series(texts + odd, dtype=pl.String))
+    assert read.tolist() == [type(p) is int for p in want] + [False] * len(odd)
+    assert [u for u, r in zip(units.tolist(), read) if r] == [p for p in want if type(p) is int]
     got = cal.whole_points(pl.Series(texts + odd, dtype=pl.String))
-    if odd:
-        assert got is None
-    elif all(type(p) is int for p in want):
-        assert got is not None and got.tolist() == want
-    else:
-        assert got is None  # (a point between units: read one by one, as a fraction)
+    assert (got.tolist() if got is not None else None) == (want if not odd and all(type(p) is int for p in want) else None)

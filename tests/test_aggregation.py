@@ -199,6 +199,22 @@ def test_random_float_products_do_not_depend_on_the_order(values, rnd):
     assert got[0] == got[1] == ([((want,), (0, 1, True, True))],) * 2
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_sum_past_the_float_range_beside_an_infinity_is_that_infinity(engine):
+    """Finite floats whose sum leaves the float range and an infinity, with
+    contributors (the bindings folded again each piece): the infinity, as a
+    float addition gives it in any order; +inf beside -inf is no number
+    (fsum gave up on the finite ones first, and their exact sum met the
+    infinity: an internal error)."""
+    program = "each(S) :- m(K, V), S = msum(V, <K>).\nall(S) :- m(K, V), S = sum(V)."
+    huge = [1.7976931348623157e308, 1e308]
+    for inf in (math.inf, -math.inf):
+        m = chronolog.reason(program, {"m": [((k, v), (0, 1)) for k, v in enumerate(huge + [inf])]}, engine=engine)
+        assert m.facts("each") == m.facts("all") == [((inf,), (0, 1, True, True))]
+    with pytest.raises(chronolog.ChronologError, match=r"of \+inf and -inf is not a number"):
+        chronolog.reason(program, {"m": [((k, v), (0, 1)) for k, v in enumerate(huge + [math.inf, -math.inf])]}, engine=engine)
+
+
 def test_grouped_values_in_python():
     m = chronolog.reason(
         """

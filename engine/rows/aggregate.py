@@ -54,8 +54,11 @@ def _sum(values):
             return math.fsum(values)  # correctly rounded: independent of the order
         except ValueError:  # +inf beside -inf (raised with the aggregate's position by the caller)
             raise _InfiniteSum() from None
-        except OverflowError:  # finite floats whose sum leaves the float range
-            return _float(sum(Fraction(v) for v in values))
+        except OverflowError:  # finite floats whose sum leaves the float range (before fsum meets an infinity)
+            infinite = {v for v in values if v in _INFINITE}
+            if len(infinite) == 2:
+                raise _InfiniteSum() from None
+            return infinite.pop() if infinite else _float(sum(Fraction(v) for v in values))
     return normalize(sum(values))
 
 

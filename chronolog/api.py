@@ -49,14 +49,15 @@ def _parse_apart(fh, source: str):
         import numpy  # noqa: F401
         import polars  # noqa: F401
     try:
-        prog = _read_apart(fh, source, None)
-        if prog is None or prog.calendar is not None:
-            fh.seek(0)
-            calendar = program_facts.timeline(fh)
-            prog = None if calendar is None else _read_apart(fh, source, calendar)
+        guess = program_facts.timeline(fh, program_facts.TIMELINE_HEAD)
+        prog = _read_apart(fh, source, guess)
+        if prog is not None and (guess is not None or prog.calendar is None):
+            return prog
+        fh.seek(0)
+        calendar = program_facts.timeline(fh)
+        return None if calendar is None or calendar == guess else _read_apart(fh, source, calendar)
     except (ChronologError, OSError):
         return None
-    return prog
 
 
 def _read_apart(fh, source: str, calendar):

@@ -56,19 +56,25 @@ _DECLARED = rb'@timeGranularity\s*\(\s*"([^"\n]*)"'
 _DATED = rb"\)\s*@\s*[\[(]?\s*[0-9]{4}-[0-9]{2}-[0-9]{2}"
 
 
-def timeline(fh):
+# the bytes a program's timeline is guessed from before its facts are read
+# (where a program declares it; a guess the rules deny costs a second reading)
+TIMELINE_HEAD = 1 << 20
+
+
+def timeline(fh, limit=None):
     """The calendar the kernels read a program's dated facts on (its time
     tokens are dates only for a calendar): the unit its ``@timeGranularity``
     declares, else days where a fact line's time is a date (the program's
     timeline then, unless its rules say otherwise: the caller checks what
-    the rules declare), else None.  One pass over the bytes, as ``in`` and
-    ``re`` search them."""
+    the rules declare), else None.  One pass over the bytes (the first
+    ``limit`` or more of them), as ``in`` and ``re`` search them."""
     import re
 
     from .dates import NO_DATE, UNIT_SECONDS, Calendar, unit_name
 
-    dated, tail = False, b""
-    while chunk := fh.read(1 << 20):
+    dated, tail, seen = False, b"", 0
+    while (limit is None or seen < limit) and (chunk := fh.read(1 << 20 if limit is None else min(1 << 20, limit - seen))):
+        seen += len(chunk)
         data = tail + chunk
         if b"timeGranularity" in data and (m := re.search(_DECLARED, data)) is not None:
             unit = m.group(1).decode("utf-8", "replace")
@@ -77,8 +83,6 @@ def timeline(fh):
             return Calendar(unit_name(unit))
         dated = dated or re.search(_DATED, data) is not None
         tail = data[-64:]  # (a statement cut by the chunk's end is whole in the next search)
-    from .dates import Calendar
-
     return Calendar("days") if dated else None
 
 

@@ -195,16 +195,20 @@ def dated_programs(draw):
 
 
 @SETTINGS
-@given(text=dated_programs())
-def test_dated_programs_read_apart_as_whole(always_split, text):
+@given(text=dated_programs(), head=st.sampled_from([1 << 20, 0, 30]))
+def test_dated_programs_read_apart_as_whole(always_split, monkeypatch, text, head):
     """A program whose facts' times are dates (to the millisecond, at an
     offset, unbounded), on the timeline it declares or on days, with rules
     that write durations or none, a numeric fact among dates, a
     declaration in a comment, two declarations: the same model, or the
-    same error, as the grammar reading the whole program."""
+    same error, as the grammar reading the whole program; the timeline
+    guessed from the program's head (``head`` bytes of it), or found
+    after a first reading."""
     from chronolog.api import load_program
+    from chronolog.language import program_facts
 
     whole = _outcome(lambda: load_program(text))
+    monkeypatch.setattr(program_facts, "TIMELINE_HEAD", head)
     assert _outcome(text) == whole, text
 
 

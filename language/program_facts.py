@@ -53,7 +53,7 @@ def read(fh, source: str, terms=None, calendar=None):
 
 # a @timeGranularity annotation's unit; a fact line's time that is a date
 _DECLARED = rb'@timeGranularity\s*\(\s*"([^"\n]*)"'
-_DATED = rb"\)\s*@\s*[\[(]?\s*[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_DATED = rb"@\s*[\[(]?\s*[0-9]{4}-[0-9]{2}-[0-9]{2}"
 
 
 # the bytes a program's timeline is guessed from before its facts are read

@@ -181,7 +181,8 @@ DATED_IVS = st.sampled_from(["[2024-01-01,2024-01-03]", "2024-01-02T10:00:00.500
 DATED_STATEMENTS = ['@timeGranularity("days").', '@timeGranularity("milliseconds").', '@timeGranularity("hours").',
                     '@timeGranularity("no_date").', '% @timeGranularity("minutes").', "q(X, Y) :- p(X, Y).",
                     "r(X) :- <->[0,PT1H] p(X, _).", "s(X) :- [-][0,2] p(X, _).", "@temporal(2024-01-01, 2024-12-31).",
-                    "t(X) :- <->[0,1/7] p(X, _).", '@output("q").', "% a comment", "p(a, b)@2024-01-03. p(b, c)@2024-01-04."]
+                    "t(X) :- <->[0,1/7] p(X, _).", '@output("q").', "% a comment", "p(a, b)@2024-01-03. p(b, c)@2024-01-04.",
+                    "clock@[2024-01-01,2024-01-02).", "u(X) :- p(X, _), clock."]
 
 
 @st.composite

@@ -65,7 +65,7 @@ DATE_RE = LazyPattern(
     r"^([+-]\d{4,}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
     r"(Z|[+-]\d{2}:\d{2}|(?(4)[+-]\d{2}(?:\d{2})?|(?!)))?$"
 )
-# DATE_RE's forms that Calendar.whole_points computes by polars: a four-digit
+# DATE_RE's forms that Calendar.whole_points_where computes by polars: a four-digit
 # year, a time to the microsecond, in UTC or at an offset of the time.
 _WHOLE_POINT = (
     r"^([0-9]{4}-[01][0-9]-[0-3][0-9])(?:[T ]([0-2][0-9]):([0-5][0-9])(?::([0-5][0-9])(?:\.([0-9]{1,6}))?)?"
@@ -294,13 +294,6 @@ class Calendar:
         value, cycles, _ = parse_date(t)
         return self.point(value, cycles)
 
-    def whole_points(self, texts):
-        """The points of ``texts`` (a polars String Series: distinct tokens
-        or cells) as int64 when :meth:`whole_points_where` reads every one;
-        else None (then they are read one by one, and a bad one is named)."""
-        units, read = self.whole_points_where(texts)
-        return units if len(texts) and read.all() else None
-
     def whole_points_where(self, texts):
         """``(units, read)``: the points of ``texts`` (a polars String
         Series) as int64 where ``read`` (numpy bool) says that one is an ISO
@@ -309,9 +302,10 @@ class Calendar:
         10:00:00.125Z``, ``2024-01-01T10:00:00+02:00``), in years 2 to 9998
         (no 400-year cycles), and a whole number of this calendar's units:
         computed by polars and numpy, as :meth:`parse_point` reads them one
-        by one (the others, ``+inf`` or an hour 24, are left to it).  A
-        reading every 37 s over 100,000 facts parsed one by one took most of
-        a 1.4 s run; 200,000 readings to the millisecond 4.3 s of 5."""
+        by one (the others, ``+inf`` or an hour 24, are left to it, which
+        names a bad one).  A reading every 37 s over 100,000 facts parsed one
+        by one took most of a 1.4 s run; 200,000 readings to the millisecond
+        4.3 s of 5."""
         import numpy as np
         import polars as pl
 

@@ -276,7 +276,7 @@ class _Block:
         self.name_idx, self.names, self.name_codes = name_idx, names, None
         self.value_idx, self.value_codes, self.terms = value_idx, value_codes, terms
         self.times, self.lo, self.hi, self.lc, self.hc = times, lo, hi, lc, hc
-        self.time_ints = time_ints  # the times as int64 when all are whole (_whole_times, Calendar.whole_points)
+        self.time_ints = time_ints  # the times as int64 when all are whole (_whole_times, Calendar.whole_points_where)
         # per argument, per predicate: its column exact decimals (_ExactColumn over the value
         # tokens' pairs ``num / den``), or None: every value column coded (_exact_columns)
         self.exact, self.num, self.den = None, None, None

@@ -624,7 +624,7 @@ _ODD_TIMES = ["2020-12-31T23:59:60", "2020-01-01T24:00", "2020-01-01T10:00:00.00
 def test_date_times_parsed_by_polars_read_as_the_row_reader(tmp_path_factory, stamps, unit, odd, on_units, data):
     """Dates and date-times to the minute, second or a fraction (``T`` or a
     space; ``Z``, no zone or an offset) are parsed by polars where all of a
-    file's are whole units (``Calendar.whole_points``); a point between
+    file's are whole units (``Calendar.whole_points_where``); a point between
     units, a leap second, a year at Python's limits or a day past its
     month's end: the cell by cell reading (or its error), as the row
     reader's."""

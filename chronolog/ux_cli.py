@@ -40,22 +40,7 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
         def point(t, f=None):
             return _number(t)
     if fmt == "json":
-        records = []
-        for f in rows:
-            lo, hi, lc, hc = f.interval
-            rec = {
-                "pred": f.pred,
-                "terms": [_json_term(v) for v in f.terms],
-                "start": _json_point(lo, lambda t: point(t, f), cal), "end": _json_point(hi, lambda t: point(t, f), cal),
-                "start_closed": lc, "end_closed": hc,
-                "text": str(f),
-            }
-            if f.every is not None:
-                from chronolog.api import _format_period
-
-                rec["every"] = _format_period(f.every, cal)
-            records.append(json_line(rec))
-        out.writelines(records)
+        out.writelines(_json_lines(rows, point, cal))
         return
     from chronolog.connectors.fact_csv import Cells
 
@@ -78,6 +63,52 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
 
     header = ["pred"] + [f"c{i}" for i in range(arity)] + ["start", "end", "start_closed", "end_closed"] + (["every"] if repeating else [])
     write_rows(out, [header] + cells)  # (a string with a blank at an end quoted: it reads back whole)
+
+
+def _json_lines(rows, point, cal) -> list:
+    """The JSON Lines of the facts ``rows``, each :func:`json_line` of its
+    record (pred, terms, start, end, closedness, text, every), assembled
+    from the JSON of each distinct term and time point, made once: one
+    ``json.dumps`` per record took 200,000 facts 3.1 s against the text's
+    0.5 s."""
+    import json
+    from json.encoder import encode_basestring  # (a str as json.dumps writes it with ensure_ascii=False)
+
+    dump = json.JSONEncoder(ensure_ascii=False).encode  # (json.dumps' own encoder for these arguments)
+    texts: dict = {}
+
+    def term(v):
+        key = (type(v), v)  # (1, 1.0 and #T apart: equal, and written apart)
+        text = texts.get(key)
+        if text is None:
+            text = texts[key] = dump(_json_term(v)).translate(_LINE_BREAKS)
+        return text
+
+    def at(t, f):
+        if cal is None and type(t) is int and -(2**53) < t < 2**53:  # (most often a distinct time each)
+            return str(t)
+        key = ("time", type(t), t)
+        text = texts.get(key)
+        if text is None:
+            text = texts[key] = dump(_json_point(t, lambda u: point(u, f), cal))
+        return text
+
+    def flag(x):
+        return ("true" if x else "false") if type(x) is bool else dump(x)
+
+    lines = []
+    for f in rows:
+        lo, hi, lc, hc = f.interval
+        name = term(f.pred)
+        line = (f'{{"pred": {name}, "terms": [{", ".join([term(v) for v in f.terms])}], "start": {at(lo, f)}, '
+                f'"end": {at(hi, f)}, "start_closed": {flag(lc)}, "end_closed": {flag(hc)}, '
+                f'"text": {encode_basestring(str(f)).translate(_LINE_BREAKS)}')
+        if f.every is not None:
+            from chronolog.api import _format_period
+
+            line += f', "every": {dump(_format_period(f.every, cal)).translate(_LINE_BREAKS)}'
+        lines.append(line + "}\n")
+    return lines
 
 
 def csv_term(v) -> str:

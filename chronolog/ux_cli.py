@@ -126,6 +126,8 @@ def csv_term(v) -> str:
 
 
 def _number(x) -> str:
+    if type(x) is int and -(10**18) < x < 10**18:  # (most times: a distinct one per fact)
+        return str(x)
     from chronolog.language.timeline import NEG_INF, POS_INF, format_number
 
     return "-inf" if x == NEG_INF else "+inf" if x == POS_INF else format_number(x)

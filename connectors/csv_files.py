@@ -703,11 +703,24 @@ def write_rows(out, rows, lineterminator: str = "\n") -> None:
     line end for a reader; the csv module quotes only the characters of
     ``lineterminator``) written by :func:`quoted_cell`."""
     w = csv.writer(out, lineterminator=lineterminator)
-    for row in rows:
-        if any(c[:1].isspace() or c[-1:].isspace() or "\r" in c for c in row):
-            out.write(",".join(map(quoted_cell, row)) + lineterminator)
-        else:
-            w.writerow(row)
+    for a in range(0, len(rows), ROWS_BATCH):  # (a batch searched once: cell by cell, the test took a third
+        batch = rows[a:a + ROWS_BATCH]         # of --format csv's 1.8 s over 200,000 facts)
+        if _ODD_CELL.search("\0".join(["\0".join(row) for row in batch])) is None:
+            w.writerows(batch)
+            continue
+        for row in batch:
+            if any(c[:1].isspace() or c[-1:].isspace() or "\r" in c for c in row):
+                out.write(",".join(map(quoted_cell, row)) + lineterminator)
+            else:
+                w.writerow(row)
+
+
+ROWS_BATCH = 4096  # rows tested and written at once
+
+# a cell of cells joined by NUL that starts or ends with a blank (re's \s is
+# str.isspace), or holds a carriage return (a NUL inside a cell may flag a
+# batch: its rows are then tested one by one)
+_ODD_CELL = re.compile(r"(?:^|\0)\s|\s(?:\0|$)|\r")
 
 
 def quoted_cell(cell: str) -> str:

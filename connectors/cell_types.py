@@ -23,7 +23,6 @@ from chronolog.language.exact_pairs import PLAIN_INT, pair_values, reduce
 
 INT = PLAIN_INT  # the readers' int, in 64 bits
 DECIMAL = r"^-?[0-9]{1,17}\.[0-9]{1,17}$"  # an exact decimal (an int when whole), at most 18 digits in all: numpy's
-ISO_DATE = r"^\d{4}-\d{2}-\d{2}$"
 FIRST_DAY = -719162  # 0001-01-01 in days since 1970-01-01: a date before it is convert's (language/dates.py, by 400-year cycles)
 
 
@@ -104,30 +103,6 @@ def days_per_unit(calendar):
     return int(per_day) if per_day.denominator == 1 else None
 
 
-def date_points(dictionary, calendar):
-    """The time points of the cells that are ISO dates (``2020-01-31``) on
-    a timeline of days or a unit dividing a day, by Arrow's date32 cast
-    (None for the others; all None for a date before year 1); None for
-    another timeline, or where the cast refuses a date (``2020-02-30``:
-    ``convert`` reports it)."""
-    import pyarrow as pa
-
-    per_day = days_per_unit(calendar)
-    if per_day is None:
-        return None
-
-    def cast(a):
-        days = a.cast(pa.date32()).cast(pa.int32()).to_numpy(zero_copy_only=False).tolist()
-        if days and min(days) < FIRST_DAY:
-            return [None] * len(days)
-        return [d * per_day for d in days]
-
-    try:
-        return typed(dictionary, ISO_DATE, cast)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-
-
 def time_points(dictionary, calendar, dated=None) -> list:
     """The time points of the distinct cells of a start or end column, as
     ``convert(cell, "time", ...)`` gives them: plain integers and decimals
@@ -145,8 +120,8 @@ def time_points(dictionary, calendar, dated=None) -> list:
             import polars as pl
 
             dated = calendar.whole_points_where(pl.Series(pl.from_arrow(dictionary), dtype=pl.String))
-        if dated is None:
-            return date_points(dictionary, calendar) or [None] * len(dictionary)
+        if dated is None:  # (cells that are not text: convert's)
+            return [None] * len(dictionary)
         units, read = dated
         return [u if r else None for u, r in zip(units.tolist(), read.tolist())]
     out = typed(dictionary, INT, ints)

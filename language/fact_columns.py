@@ -276,7 +276,7 @@ class _Block:
         self.name_idx, self.names, self.name_codes = name_idx, names, None
         self.value_idx, self.value_codes, self.terms = value_idx, value_codes, terms
         self.times, self.lo, self.hi, self.lc, self.hc = times, lo, hi, lc, hc
-        self.time_ints = time_ints  # the times as int64 when all are whole (_whole_times, Calendar.whole_points_where)
+        self.time_ints = time_ints  # the times as int64 when all are whole (_read_times)
         # per argument, per predicate: its column exact decimals (_ExactColumn over the value
         # tokens' pairs ``num / den``), or None: every value column coded (_exact_columns)
         self.exact, self.num, self.den = None, None, None
@@ -1235,12 +1235,8 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
                 return None
     else:
         conv = _meteor_time if dialect == "meteor" else _vadalog_time
-    if calendar is None:
-        plain = matches(times.dictionary, PLAIN_INT)  # (once, for both uses below)
-        tints = _whole_times(times.dictionary, plain)
-    else:
-        dated = calendar.whole_points_where(times.dictionary)  # (once, for both uses below)
-        tints = dated[0] if len(times.dictionary) and dated[1].all() else None
+    units, read = _read_times(times.dictionary, calendar)
+    tints = units if len(read) and read.all() else None
     tidx = times.indices
     bad = np.zeros(n, dtype=bool) if skip is None else skip.copy()
     lo_i, hi_i = tidx[:n], tidx[n:]
@@ -1249,8 +1245,7 @@ def _fast(m, where, source, dialect, calendar, out: FactColumns, skip=None):
         tcol[:] = tints.tolist()
         order = np.unique(tints, return_inverse=True)[1].reshape(-1)
     else:
-        tvals = (_times_mostly_ints(times.dictionary, plain, conv, out.time_memo) if calendar is None
-                 else _dates_mostly_whole(times.dictionary, dated, conv, out.time_memo))
+        tvals = _mostly_read(times.dictionary, units, read, conv, out.time_memo)
         if tvals is None:
             tvals = _convert(times.dictionary.to_list(), conv, out.time_memo)
         tcol = _Column(np.zeros(0, dtype=np.int64), tvals).values
@@ -1545,43 +1540,34 @@ def _plain_pairs(tokens):
     return got, num, den
 
 
-def _whole_times(tokens, plain):
-    """The time tokens (a polars String Series) as int64 when every one is
-    a plain integer of at most 18 digits (``plain``: which are; both
-    dialects read such a token as its int), else None.  Epoch seconds are a distinct token per fact: one
-    conversion each in Python, then a pass over the ints for the run's time
-    scale, took 0.45 s of a 1.1 s run over 100,000 facts."""
-    if not len(tokens) or not plain.all():
-        return None
-    return tokens.cast(_pl().Int64).to_numpy()
-
-
-def _times_mostly_ints(tokens, plain, conv, memo: dict):
-    """The values of the time tokens where most are plain integers (cast by
-    polars) and the others few (an unbounded end, a decimal: converted
-    one by one, as :func:`_convert` does), else None.  Facts valid until
-    further notice (``@[1609459200,+inf)``) put an infinity in most blocks
-    of epoch seconds: every token was converted in Python for it."""
+def _read_times(tokens, calendar):
+    """``(units, read)``: the time tokens (a polars String Series) as int64
+    where ``read`` (numpy bool) says numpy and polars read them: plain
+    integers of at most 18 digits on a numeric timeline (both dialects read
+    such a token as its int), dates and date-times in whole units on a
+    calendar (``Calendar.whole_points_where``).  Epoch seconds are a
+    distinct token per fact: one conversion each in Python, then a pass
+    over the ints for the run's time scale, took 0.45 s of a 1.1 s run over
+    100,000 facts."""
     import numpy as np
 
-    odd = np.flatnonzero(~plain)
-    if len(odd) * 8 > len(tokens):
-        return None
-    vals = tokens.cast(_pl().Int64, strict=False).to_list()
-    for i, v in zip(odd.tolist(), _convert(tokens.gather(odd).to_list(), conv, memo)):
-        vals[i] = v
-    return vals
+    if calendar is not None:
+        return calendar.whole_points_where(tokens)
+    read = matches(tokens, PLAIN_INT)
+    if not read.any():
+        return np.zeros(len(tokens), dtype=np.int64), read
+    return tokens.cast(_pl().Int64, strict=False).fill_null(0).to_numpy(), read
 
 
-def _dates_mostly_whole(tokens, dated, conv, memo: dict):
-    """The values of dated time tokens where most are dates and date-times
-    in whole units (``dated``: ``Calendar.whole_points_where`` of them) and
-    the others few (an unbounded end, a point between units: converted one
-    by one, as :func:`_convert` does), else None: :func:`_times_mostly_ints`
-    on a calendar."""
+def _mostly_read(tokens, units, read, conv, memo: dict):
+    """The values of the time tokens where most were read (``units``, where
+    ``read``: :func:`_read_times`) and the others few (an unbounded end, a
+    decimal, a point between units: converted one by one, as
+    :func:`_convert` does), else None.  Facts valid until further notice
+    (``@[1609459200,+inf)``) put an infinity in most blocks of epoch
+    seconds: every token was converted in Python for it."""
     import numpy as np
 
-    units, read = dated
     odd = np.flatnonzero(~read)
     if len(odd) * 8 > len(tokens):
         return None

@@ -557,10 +557,11 @@ def _whole_point_texts(used, lim, scale, calendar=None):
     """The texts of the points of the distinct interval ends ``used`` (codes;
     ``lim``: the unbounded end's code) when every finite one is a whole
     number, by polars (epoch seconds are a distinct end per fact: 66,000
-    texts made one by one took 40 ms of a 0.5 s run); on a ``calendar`` of
-    whole seconds or coarser, as ``Calendar.format_point`` writes them (a
-    date at midnight, else the date-time to the second) in years 1000 to
-    9999; an unbounded end ``-inf``/``+inf``.  None otherwise."""
+    texts made one by one took 40 ms of a 0.5 s run); on a ``calendar``, in
+    whole units, as ``Calendar.format_point`` writes them (a date at
+    midnight, else the date-time to the second, and its microseconds where
+    it has some) in years 1000 to 9999; an unbounded end ``-inf``/``+inf``.
+    None otherwise."""
     import numpy as np
     import polars as pl
 

@@ -200,8 +200,11 @@ def _time_values(table, calendar):
     elif calendar is not None and pa.types.is_timestamp(typ):
         from chronolog.engine.timestamps import calendar_points
 
-        points = calendar_points(both.combine_chunks(), calendar)  # (the microseconds are the units)
-        if points is None:
+        try:
+            points = calendar_points(both.combine_chunks(), calendar)  # (the microseconds are the units)
+        except pa.ArrowInvalid:  # (nanoseconds between microseconds: the row reader names them)
+            return None
+        if points[2].dtype == object:  # (past 64 bits of microseconds: the row reader's exact points)
             return None
         per_unit = calendar.unit_seconds * 1_000_000  # (whole units: their numbers)
         micros = points[2]

@@ -440,24 +440,53 @@ TIME_COLUMNS = ("start", "end", "start_closed", "end_closed")
 def _calendar_points(col, calendar) -> list:
     """A date or timestamp time column's points (None where null): each
     distinct instant once by numpy (engine/timestamps.calendar_points),
-    else (nanoseconds between microseconds, years past 1 to 9999) value by
-    value through Calendar.point, which names a bad one."""
+    else (nanoseconds between microseconds) value by value through
+    Calendar.point, which names a bad one."""
+    import numpy as np
     import pyarrow as pa
 
     from chronolog.engine.timestamps import calendar_points
 
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
-    got = None
-    if not col.null_count:
-        try:
-            got = calendar_points(col, calendar)
-        except pa.ArrowInvalid:  # (a cast to microseconds that would lose nanoseconds)
-            pass
-    if got is None:
+    valid = col.drop_null() if col.null_count else col
+    try:
+        idx, points, _ = calendar_points(valid, calendar)
+    except pa.ArrowInvalid:  # (a cast to microseconds that would lose nanoseconds)
         return [None if v is None else calendar.point(v) for v in col.to_pylist()]
-    idx, points, _ = got
-    return points[idx].tolist()
+    if valid is col:
+        return points[idx].tolist()
+    out = np.full(len(col), None, dtype=object)
+    out[np.flatnonzero(col.is_valid().to_numpy(zero_copy_only=False))] = points[idx]
+    return out.tolist()
+
+
+def _past_datetimes(col, name: str, pred: str):
+    """The DataError of a date or timestamp argument column that holds an
+    instant past Python's datetimes (years 1 to 9999), naming its first row
+    (a time column holds any year: calendar_points)."""
+    import pyarrow as pa
+
+    from chronolog.language.errors import DataError
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    row = next(i for i in range(len(col)) if _overflows(col, i))
+    unit = "days" if pa.types.is_date32(col.type) else "milliseconds" if pa.types.is_date64(col.type) else {
+        "s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}[col.type.unit]
+    count = col.cast(pa.int32() if pa.types.is_date32(col.type) else pa.int64())[row].as_py()
+    return DataError(f"{pred}: the column {name} holds {count:,} {unit} since 1970-01-01 in row {row + 1}, "
+                     "past the years 1 to 9999 that a date or timestamp argument holds",
+                     hint="a date argument is a Python datetime; give such an instant as a number, or drop the row "
+                          "(the start and end columns hold any year)")
+
+
+def _overflows(col, i: int) -> bool:
+    try:
+        col[i].as_py()
+    except OverflowError:
+        return True
+    return False
 
 
 class _ExactColumns:
@@ -497,7 +526,11 @@ class _ExactColumns:
         if pa.types.is_floating(typ):  # each float the number its text shows (0.1 is 1/10)
             return float_time_column(col, name, pred, self.table)
         if pa.types.is_date(typ) or pa.types.is_timestamp(typ):
-            return [None if v is None else self.value(v, name, time) for v in col.to_pylist()]
+            try:
+                cells = col.to_pylist()
+            except OverflowError:  # (Arrow's conversion to a Python date past years 1 to 9999)
+                raise _past_datetimes(col, name, pred) from None
+            return [None if v is None else self.value(v, name, time) for v in cells]
         if pa.types.is_boolean(typ) and not time:  # #T/#F: terms of their own, never 1/0 (language/booleans.py)
             return [None if v is None else boolean(v) for v in col.to_pylist()]
         if not (pa.types.is_decimal(typ) or (time and (pa.types.is_string(typ) or pa.types.is_large_string(typ)))):

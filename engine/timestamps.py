@@ -115,27 +115,26 @@ def calendar_points(col, calendar):
     once, as the exact point Calendar.point gives its datetime (its
     microseconds since 1970-01-01, UTC for a zoned column, over the unit's;
     a Fraction between units), by numpy rather than a Python datetime per
-    row; ``micros`` the distinct instants' microseconds, ``indices`` each
-    row's.  None past Python's datetimes (years 1 to 9999), which the
-    caller reads value by value and names."""
+    row; ``micros`` the distinct instants' microseconds (int64, or Python
+    ints where they pass 64 bits: dates some 292,000 years away),
+    ``indices`` each row's.  Years past Python's datetimes (1 to 9999) are
+    points as any others (``+10000-01-01`` is one in a fact): Arrow's
+    conversion to Python refused them with an OverflowError.  A cast of
+    nanoseconds that would lose some raises ``pyarrow.ArrowInvalid``."""
     import numpy as np
     import pyarrow as pa
 
     typ = col.type
     if pa.types.is_date32(typ):
-        micros = col.cast(pa.int32()).to_numpy(zero_copy_only=False).astype(np.int64)
-        if micros.size and (micros.min() < _MIN_US // _DAY_US or micros.max() > _MAX_US // _DAY_US):
-            return None
-        micros *= _DAY_US
+        raw, per = col.cast(pa.int32()).to_numpy(zero_copy_only=False).astype(np.int64), _DAY_US
     elif pa.types.is_date64(typ):
-        micros = col.cast(pa.int64()).to_numpy(zero_copy_only=False)
-        if micros.size and (micros.min() < _MIN_US // 1000 or micros.max() > _MAX_US // 1000):
-            return None
-        micros = micros * 1000
+        raw, per = col.cast(pa.int64()).to_numpy(zero_copy_only=False), 1000
     else:
-        micros = col.cast(pa.timestamp("us", typ.tz)).view(pa.int64()).to_numpy(zero_copy_only=False)
-    if micros.size and (micros.min() < _MIN_US or micros.max() > _MAX_US):
-        return None
+        if typ.unit == "ns":
+            col = col.cast(pa.timestamp("us", typ.tz))
+        raw, per = col.cast(pa.int64()).to_numpy(zero_copy_only=False), 10**6 // _PER_SECOND[col.type.unit]
+    fits = not raw.size or max(-int(raw.min()), int(raw.max())) <= (2**63 - 1) // per
+    micros = raw * per if fits else raw.astype(object) * per
     units, idx = np.unique(micros, return_inverse=True)
     per_unit = calendar.unit_seconds * 1_000_000  # (a whole number of microseconds for every unit)
     points = np.empty(len(units), dtype=object)

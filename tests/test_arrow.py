@@ -173,3 +173,43 @@ def test_time_columns_convert_as_their_datetimes_do(micros, unit, zone, granular
         assert back.cast(pa.int32()).to_pylist() == [None if u is None else u // 86_400_000_000 for u in instants]
     else:
         assert back.view(pa.int64()).to_pylist() == instants
+
+
+@settings(deadline=None, max_examples=examples(100), suppress_health_check=list(HealthCheck))
+@given(st.lists(st.integers(-(2**31), 2**31 - 1) | st.integers(-800_000, 3_000_000), min_size=1, max_size=20),
+       st.sampled_from(["date32", "date64", "s", "ms", "us"]), st.sampled_from(["days", "hours", "seconds"]), st.booleans())
+def test_time_columns_of_any_year_are_their_exact_points(days, unit, granularity, nulls):
+    """A date or timestamp time column past Python's years 1 to 9999 (a
+    date of year 10183, or -221, or past 64 bits of microseconds) is the
+    exact point of its count of units, as a fact's ``+10183-09-21`` is
+    (Arrow's conversion to Python dates stopped both engines with an
+    OverflowError); the rows and the columns read it alike."""
+    from chronolog.engine.arrow import _calendar_points
+    from chronolog.language.dates import Calendar
+
+    calendar = Calendar(granularity)
+    per = {"date32": 1, "date64": 86_400_000, "s": 86400, "ms": 86_400_000, "us": 1_000_000}[unit]  # (us: whole seconds)
+    counts = [d * per for d in days]
+    if unit not in ("date32", "date64"):
+        counts = [max(-(2**63), min(c, 2**63 - 1)) for c in counts]
+    typ = {"date32": pa.date32(), "date64": pa.date64()}.get(unit) or pa.timestamp(unit)
+    col = pa.array(counts + ([None] if nulls else []), typ)
+    to_seconds = {"date32": 86400, "date64": Fraction(1, 1000), "s": 1, "ms": Fraction(1, 1000), "us": Fraction(1, 10**6)}[unit]
+    want = [Fraction(c) * to_seconds / calendar.unit_seconds for c in counts] + ([None] if nulls else [])
+    assert _calendar_points(col, calendar) == want
+    table = pa.table({"k": [f"k{i % 3}" for i in range(len(col))], "start": col, "end": col})  # (a null: unbounded)
+    prog = f'@timeGranularity("{granularity}").\nq(K) :- p(K).\n@output("q").'
+    rows = chronolog.reason(prog, {"p": table}, engine="rows")
+    assert rows.to_text() == chronolog.reason(prog, {"p": table}, engine="columns").to_text()
+    assert len(rows.facts("q")) >= 1
+
+
+def test_a_date_argument_past_the_years_of_a_datetime_is_a_data_error():
+    """A date or timestamp argument is a Python datetime (years 1 to 9999):
+    one past them is a DataError naming its column and row, on both
+    engines, not Arrow's OverflowError."""
+    table = pa.table({"d": pa.array([19_000, 3_000_000], pa.date32()), "start": [1, 2], "end": [3, 4]})
+    for engine in ("rows", "columns"):
+        with pytest.raises(chronolog.DataError, match=r"p: the column d holds 3,000,000 days since 1970-01-01 in row 2, "
+                                                     r"past the years 1 to 9999 that a date or timestamp argument holds"):
+            chronolog.reason('q(D) :- p(D).\n@output("q").', {"p": table}, engine=engine)

@@ -343,7 +343,7 @@ def run(program, facts=(), dialect=None, horizon=None, output=None, overwrite=Fa
         if plot_to is not None:
             ux_cli.save_plot(model, plot_to, win, overwrite)
         if output is None and out_format != "text":
-            ux_cli.write_facts(model, ux_cli.model_facts(model, model.output_predicates, win), out_format)
+            ux_cli.write_answers(model, out_format, win)
         elif output is None:
             out = sys.stdout
             if win is not None:

@@ -20,7 +20,8 @@ from chronolog.language.errors import ChronologError
 from chronolog.connectors.paths import exists
 from chronolog.cli import _dialect_for, _fail
 from chronolog.standard_input import FileName, check_program_file, command_inputs, is_stdin
-from chronolog.ux_cli import FORMATS, _json_term, _number, csv_term
+from chronolog.connectors.json_records import json_term
+from chronolog.ux_cli import FORMATS, _number, csv_term
 
 
 class FilePath(click.Path):
@@ -267,11 +268,11 @@ def query(program, facts, dialect, horizon, query, fmt):
                 click.echo(line)
         elif fmt == "json":
             from chronolog.language.timeline import format_interval
-            from chronolog.ux_cli import json_line
+            from chronolog.connectors.json_records import json_line
 
             for a in res:
                 click.echo(json_line({
-                    "binding": {k: _json_term(v) for k, v in a.binding.items()},
+                    "binding": {k: json_term(v) for k, v in a.binding.items()},
                     "intervals": [(fmt_iv or format_interval)(iv) for iv in a.intervals],
                 }), nl=False)
         else:

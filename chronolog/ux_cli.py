@@ -14,20 +14,34 @@ def show_progress(flag) -> bool:
     return sys.stderr.isatty() if flag is None else flag
 
 
-def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
-    """The facts as text (canonical lines), CSV (``pred``, the terms as
-    ``c0..``, ``start``, ``end``, closedness, ``every``) or JSON lines."""
-    import json
+def write_answers(model, fmt: str, window=None, out=None) -> None:
+    """``run --format csv|json``: the output predicates' facts (within the
+    window, if any), each relation the run's columns hold written from them
+    (connectors/records_out.py: the same bytes), the others fact by fact."""
+    preds = sorted(model.output_predicates)
+    held = {}
+    if window is None:
+        from chronolog.connectors import records_out
 
+        held = records_out.held(model, preds)
+    facts = {p: [] for p in held}
+    facts.update(model_facts(model, [p for p in preds if p not in held], window))
+    write_facts(model, facts, fmt, out, held)
+
+
+def write_facts(model, lines_by_pred: dict, fmt: str, out=None, held=None) -> None:
+    """The facts as text (canonical lines), CSV (``pred``, the terms as
+    ``c0..``, ``start``, ``end``, closedness, ``every``) or JSON lines;
+    ``held``: ``{pred: arity}`` of predicates written from the run's
+    columns instead (records_out.held)."""
     out = out or sys.stdout
     if fmt == "text":
         for p in sorted(lines_by_pred):
             for f in lines_by_pred[p]:
                 out.write(str(f) + "\n")
         return
-
+    held = held or {}
     cal = model.calendar
-    rows = [f for p in sorted(lines_by_pred) for f in lines_by_pred[p]]
     if cal is not None:
         from chronolog.language.dates import OffGrid
 
@@ -39,30 +53,45 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None) -> None:
     else:
         def point(t, f=None):
             return _number(t)
+    if held:  # (imported only then: they load polars)
+        from chronolog.connectors import records_out
+        from chronolog.connectors.text_out import write_arrays
     if fmt == "json":
-        out.writelines(_json_lines(rows, point, cal))
+        made = [(p in held, records_out.records(model, p, "json", 0) if p in held else _json_lines(lines_by_pred[p], point, cal))
+                for p in sorted(lines_by_pred)]  # (all made before any is written)
+        for columns, part in made:
+            write_arrays(out, part) if columns else out.writelines(part)
         return
+    from chronolog.connectors.csv_files import write_rows
     from chronolog.connectors.fact_csv import Cells
 
+    rows = [f for p in sorted(lines_by_pred) for f in lines_by_pred[p]]
     # (the predicates' arities too: an empty answer still has its argument columns)
     arities = getattr(getattr(model, "plan", None), "arities", {})
-    arity = max([len(f.terms) for f in rows] + [arities.get(p, (None,))[0] or 0 for p in lines_by_pred], default=0)
-    repeating = any(f.every is not None for f in rows)
-    cells = []
+    arity = max([len(f.terms) for f in rows] + [arities.get(p, (None,))[0] or 0 for p in lines_by_pred] + list(held.values()),
+                default=0)
+    repeating = any(f.every is not None for f in rows)  # (held relations never repeat)
     term_cell = Cells().cell  # (what --facts FILE.csv reads back: connectors/fact_csv.py)
-    for f in rows:
-        lo, hi, lc, hc = f.interval
-        terms = [term_cell(v) for v in f.terms] + [""] * (arity - len(f.terms))
-        extra = []
-        if repeating:
-            from chronolog.api import _format_period
+    made = []
+    for p in sorted(lines_by_pred):  # (all made before any is written)
+        if p in held:
+            made.append((True, records_out.records(model, p, "csv", arity)))
+            continue
+        cells = []
+        for f in lines_by_pred[p]:
+            lo, hi, lc, hc = f.interval
+            terms = [term_cell(v) for v in f.terms] + [""] * (arity - len(f.terms))
+            extra = []
+            if repeating:
+                from chronolog.api import _format_period
 
-            extra = [_format_period(f.every, cal) if f.every is not None else ""]
-        cells.append([f.pred] + terms + [point(lo, f), point(hi, f), str(lc).lower(), str(hc).lower()] + extra)
-    from chronolog.connectors.csv_files import write_rows
-
+                extra = [_format_period(f.every, cal) if f.every is not None else ""]
+            cells.append([f.pred] + terms + [point(lo, f), point(hi, f), str(lc).lower(), str(hc).lower()] + extra)
+        made.append((False, cells))
     header = ["pred"] + [f"c{i}" for i in range(arity)] + ["start", "end", "start_closed", "end_closed"] + (["every"] if repeating else [])
-    write_rows(out, [header] + cells)  # (a string with a blank at an end quoted: it reads back whole)
+    write_rows(out, [header])
+    for columns, part in made:
+        write_arrays(out, part) if columns else write_rows(out, part)  # (a string with a blank at an end quoted: it reads back whole)
 
 
 def _json_lines(rows, point, cal) -> list:
@@ -74,6 +103,8 @@ def _json_lines(rows, point, cal) -> list:
     import json
     from json.encoder import encode_basestring  # (a str as json.dumps writes it with ensure_ascii=False)
 
+    from chronolog.connectors.json_records import LINE_BREAKS, json_point, json_term
+
     dump = json.JSONEncoder(ensure_ascii=False).encode  # (json.dumps' own encoder for these arguments)
     texts: dict = {}
 
@@ -81,7 +112,7 @@ def _json_lines(rows, point, cal) -> list:
         key = (type(v), v)  # (1, 1.0 and #T apart: equal, and written apart)
         text = texts.get(key)
         if text is None:
-            text = texts[key] = dump(_json_term(v)).translate(_LINE_BREAKS)
+            text = texts[key] = dump(json_term(v)).translate(LINE_BREAKS)
         return text
 
     def at(t, f):
@@ -90,7 +121,7 @@ def _json_lines(rows, point, cal) -> list:
         key = ("time", type(t), t)
         text = texts.get(key)
         if text is None:
-            text = texts[key] = dump(_json_point(t, lambda u: point(u, f), cal))
+            text = texts[key] = dump(json_point(t, lambda u: point(u, f), cal))
         return text
 
     def flag(x):
@@ -102,11 +133,11 @@ def _json_lines(rows, point, cal) -> list:
         name = term(f.pred)
         line = (f'{{"pred": {name}, "terms": [{", ".join([term(v) for v in f.terms])}], "start": {at(lo, f)}, '
                 f'"end": {at(hi, f)}, "start_closed": {flag(lc)}, "end_closed": {flag(hc)}, '
-                f'"text": {encode_basestring(str(f)).translate(_LINE_BREAKS)}')
+                f'"text": {encode_basestring(str(f)).translate(LINE_BREAKS)}')
         if f.every is not None:
             from chronolog.api import _format_period
 
-            line += f', "every": {dump(_format_period(f.every, cal)).translate(_LINE_BREAKS)}'
+            line += f', "every": {dump(_format_period(f.every, cal)).translate(LINE_BREAKS)}'
         lines.append(line + "}\n")
     return lines
 
@@ -133,27 +164,6 @@ def _number(x) -> str:
     return "-inf" if x == NEG_INF else "+inf" if x == POS_INF else format_number(x)
 
 
-def _json_point(t, point, calendar=None):
-    """An integer time point as a JSON number; anything else (rationals,
-    ±inf) as its exact text, and on a date timeline every point as its date
-    (an integer there counts units since 1970, which the CSV and the text
-    print as the date)."""
-    return t if calendar is None and type(t) is int and abs(t) < 2**53 else point(t)
-
-
-def _json_term(v):
-    from chronolog.language.booleans import public
-
-    v = public(v)  # #T/#F: JSON true/false
-    if isinstance(v, (bool, int, str)):
-        return v
-    if type(v) is float and abs(v) != float("inf"):
-        return v + 0.0  # a float stays a JSON float (1.0 beside the integer 1), -0.0 as 0.0 (format_number)
-    from chronolog.language.text import format_term
-
-    return format_term(v)
-
-
 def model_facts(model, preds, window) -> dict:
     """``{pred: [Fact]}`` of the output predicates (within the window, if any)."""
     from chronolog.frames import Fact, facts_of
@@ -168,17 +178,3 @@ def save_plot(model, path, window, overwrite: bool) -> None:
     from chronolog.plot import draw, save
 
     save(draw(model, win=window), path, overwrite)
-
-
-# characters a line reader may take for a line's end (Python's splitlines,
-# JavaScript before ES2019) that JSON leaves unescaped in a string
-_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def json_line(rec: dict) -> str:
-    """``rec`` as one line of JSON Lines: non-ASCII text as itself, but
-    every character a line reader may split on escaped, so that each
-    record is one line however the file is read."""
-    import json
-
-    return json.dumps(rec, ensure_ascii=False).translate(_LINE_BREAKS) + "\n"

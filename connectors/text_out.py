@@ -415,24 +415,14 @@ def _name_texts(names, term_text):
     return out
 
 
-def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 15, memo=None,
-                groups=None):
-    """The lines of one relation held as columns, byte-identical to
-    :func:`relation_lines` and in its order, as polars String Series of at
-    most ``chunk`` lines, each ending in a newline (assembled by ``gather``
-    and ``concat_str``; chunks of 2^15 lines hold a 32nd of
-    the transients of 2^20, at the same CPU time of the whole command on
-    temporal LUBM 1M: 7 MB less peak than 2^17 for the recursive program).
-    ``memo``: a :class:`TermTexts` kept across relations.  ``groups``:
-    ``df`` holds several relations, ``pred`` their names in order and
-    ``groups`` each row's index among them (numpy, non-decreasing)."""
+def term_texts(terms, term_text, memo):
+    """The function :func:`frame_columns` calls with each term column's
+    distinct codes and values: their texts by ``term_text`` as a polars
+    String Series, each distinct term formatted once (``memo``, a
+    :class:`TermTexts` kept across relations), numbers, floats and a fact
+    file's names by kernels."""
     import numpy as np
     import polars as pl
-
-    if df.height == 0:
-        return
-    point = calendar.format_point if calendar is not None else format_number
-    memo = TermTexts() if memo is None else memo
 
     names = getattr(terms.values, "names", None) if _plain(term_text) else None
 
@@ -452,6 +442,33 @@ def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=for
             head = _name_texts(names.gather(codes[:k]), term_text)
             return pl.concat([head, strings(memo.of(codes[k:], vals[k:], term_text))])
         return strings(memo.of(codes, vals, term_text))
+
+    return texts
+
+
+def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 15, memo=None,
+                groups=None):
+    """The lines of one relation held as columns, byte-identical to
+    :func:`relation_lines` and in its order, as polars String Series of at
+    most ``chunk`` lines, each ending in a newline (assembled by ``gather``
+    and ``concat_str``; chunks of 2^15 lines hold a 32nd of
+    the transients of 2^20, at the same CPU time of the whole command on
+    temporal LUBM 1M: 7 MB less peak than 2^17 for the recursive program).
+    ``memo``: a :class:`TermTexts` kept across relations.  ``groups``:
+    ``df`` holds several relations, ``pred`` their names in order and
+    ``groups`` each row's index among them (numpy, non-decreasing)."""
+    import numpy as np
+    import polars as pl
+
+    if df.height == 0:
+        return
+    point = calendar.format_point if calendar is not None else format_number
+    memo = TermTexts() if memo is None else memo
+    names = getattr(terms.values, "names", None) if _plain(term_text) else None
+    texts = term_texts(terms, term_text, memo)
+
+    def strings(texts):
+        return pl.Series(texts, dtype=pl.String)
 
     def starts(ends):
         return strings([("[" if c else "(") + point(t) for t, c in ends])
@@ -529,17 +546,19 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
 _DAY_MICROS = 86_400_000_000
 
 
-def _whole_end_texts(used, lim, scale, calendar=None):
+def _whole_end_texts(used, lim, scale, calendar=None, nums=None):
     """The texts of the distinct interval ends ``used`` (codes; ``lim``: the
     unbounded end's code, NEG for starts) where :func:`_whole_point_texts`
-    makes their points': ``[5``/``(5`` or ``5]``/``5)``, ``(-inf``/``+inf)``
-    (a polars Series); None otherwise (they are written one by one)."""
+    makes their points' (or made them: ``nums``): ``[5``/``(5`` or
+    ``5]``/``5)``, ``(-inf``/``+inf)`` (a polars Series); None otherwise
+    (they are written one by one)."""
     import numpy as np
     import polars as pl
 
     from chronolog.engine.interval_codes import POS
 
-    nums = _whole_point_texts(used, lim, scale, calendar)
+    if nums is None:
+        nums = _whole_point_texts(used, lim, scale, calendar)
     if nums is None:
         return None
     closed = (used & 1) == (1 if lim == POS else 0)

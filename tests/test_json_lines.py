@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 import chronolog
 from budget import examples
-from chronolog.ux_cli import _json_point, _json_term, json_line, model_facts, write_facts
+from chronolog.connectors.json_records import json_line, json_point, json_term
+from chronolog.ux_cli import model_facts, write_facts
 
 TERMS = st.one_of(st.integers(-3, 3), st.integers(2**60, 2**70), st.sampled_from([1.0, -0.0, 0.5, 1e300, float("inf")]),
                   st.fractions(-2, 2, max_denominator=5), st.text("a\"\\\n\u2028\x85é ,", max_size=4), st.booleans())
@@ -34,8 +35,8 @@ def reference(model, facts) -> str:
     for p in sorted(facts):
         for f in facts[p]:
             lo, hi, lc, hc = f.interval
-            rec = {"pred": f.pred, "terms": [_json_term(v) for v in f.terms],
-                   "start": _json_point(lo, point, cal), "end": _json_point(hi, point, cal),
+            rec = {"pred": f.pred, "terms": [json_term(v) for v in f.terms],
+                   "start": json_point(lo, point, cal), "end": json_point(hi, point, cal),
                    "start_closed": lc, "end_closed": hc, "text": str(f)}
             if f.every is not None:
                 rec["every"] = _format_period(f.every, cal)

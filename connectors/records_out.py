@@ -71,19 +71,17 @@ def frame_records(pred, df, arity: int, terms, scale, calendar, fmt: str, memo, 
     if df.height == 0:
         return
     json = fmt == "json"
+    from chronolog.language.dates import OffGrid
+
     texts = term_texts(terms, format_term, memo)
     beside: list = []  # JSON: each column's distinct values' JSON, beside their texts (same positions)
-    cells = _Cells()
+    cells = None if json else _Cells()
 
     def point(t):
         try:
             return calendar.format_point(t) if calendar is not None else format_number(t)
-        except Exception as e:  # (an end between microseconds on a calendar: named by its predicate)
-            from chronolog.language.dates import OffGrid
-
-            if isinstance(e, OffGrid):
-                raise e.of(pred) from None
-            raise
+        except OffGrid as e:  # (an end between microseconds on a calendar: named by its predicate)
+            raise e.of(pred) from None
 
     def term_array(codes, vals):
         if not json:
@@ -91,7 +89,7 @@ def frame_records(pred, df, arity: int, terms, scale, calendar, fmt: str, memo, 
         if isinstance(vals, Rows):  # (numbers: each distinct one's text once, for both)
             un, ud, pos = exact_distinct(vals.num, vals.den)
             text = exact_texts(un, ud)
-            beside.append(pl.select(pl.when(pl.Series(ud == 1)).then(text).otherwise('"' + text + '"')).to_series().gather(pos))
+            beside.append(_quoted_unless(text, ud == 1).gather(pos))
             return text.gather(pos)
         beside.append(_json_terms(codes, vals))
         return _escaped(_polars(texts(codes, vals)))
@@ -115,7 +113,7 @@ def frame_records(pred, df, arity: int, terms, scale, calendar, fmt: str, memo, 
         if calendar is None:  # (a JSON number where the point is an integer of a double's range: json_records.json_point)
             units = _whole_units(used, lim, scale)
             bare = (used != lim) & (np.abs(units) < 2**53)
-        beside.append(pl.select(pl.when(pl.Series(bare)).then(nums).otherwise('"' + nums + '"')).to_series())
+        beside.append(_quoted_unless(nums, bare))
         return _whole_end_texts(used, lim, scale, calendar, nums)
 
     order, cols = frame_columns(df, arity, terms, scale, term_array, lambda p: ends(p, True), lambda p: ends(p, False),
@@ -163,6 +161,14 @@ def _json_parts(pred: str, arity: int) -> list:
         parts.append(pl.lit(")@"))
     parts += [pl.col(f"t{arity}"), pl.lit(","), pl.col(f"t{arity + 1}"), pl.lit('"}\n')]
     return parts
+
+
+def _quoted_unless(texts, bare):
+    """``texts`` (polars) as JSON: as they are where ``bare`` (numpy), else
+    quoted (texts that need no escape: numbers and dates)."""
+    import polars as pl
+
+    return pl.select(pl.when(pl.Series(bare)).then(texts).otherwise('"' + texts + '"')).to_series()
 
 
 def _polars(texts):

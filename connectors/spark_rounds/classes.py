@@ -89,11 +89,19 @@ def value_class(v):
     return c
 
 
+# the most decimals a term of the run's numbers has: decimal(38, S) holds
+# 64-bit integers (19 digits) beside them
+MAX_SCALE = 38 - 19
+
+
 def rational(v) -> bool:
-    """Whether ``v`` is an exact number with no finite decimal (1/3): no
-    number of the run's type, its key text where a rule computes on it
-    (fractions.py)."""
-    return isinstance(v, Fraction) and decimal_places(v) is None
+    """Whether ``v`` is an exact number with no finite decimal (1/3), or
+    one of more than MAX_SCALE decimals (2^-20: 20): no number of the
+    run's type, its key text where a rule computes on it (fractions.py)."""
+    if not isinstance(v, Fraction):
+        return False
+    places = decimal_places(v)
+    return places is None or places > MAX_SCALE
 
 
 def meet(a, b):

@@ -21,7 +21,7 @@ from chronolog.planner.ir import Assign, Condition, NegScan, Scan
 from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, reaches, term_decimals, utc_times
-from .classes import (DATE, NUM, SET, TEXT, TS, TwoKinds, decimal_digits, infer_classes, kind_class, meet, null_positions,
+from .classes import (DATE, MAX_SCALE, NUM, SET, TEXT, TS, TwoKinds, decimal_digits, infer_classes, kind_class, meet, null_positions,
                       rational, spark_class, text_constants, text_positions, time_digits, value_class, works_on_text, writes_floats)
 from .constraints import check as check_constraints
 from .csv_inputs import KEYED
@@ -77,7 +77,10 @@ def prepare(spark, plan, inputs: list, horizon, window=None, timestamps: bool = 
                     c, scale, whole = TEXT, 0, 0
                 else:
                     c, scale, whole = spark_class(df.schema[t].dataType)
-                    scaled.append((pred, i, term_decimals(df.schema[t].dataType)))
+                    if c == NUM and scale > MAX_SCALE:  # (decimals no decimal(38) holds beside 64-bit integers: as 1/3)
+                        c, scale, whole = TEXT, 0, 0
+                    else:
+                        scaled.append((pred, i, term_decimals(df.schema[t].dataType)))
                 if places_terms:  # (a term's decimals are a time's where a head's interval is made of terms)
                     digits = max(digits, scale)
                 int_digits = max(int_digits, whole)
@@ -209,7 +212,7 @@ def decodable(spark, inputs: list) -> tuple:
     """``{(input, column): (class, digits after the point, before it)}`` of
     the inputs' columns of term text (``[(pred, DataFrame)]``) whose terms
     share one kind that a typed column holds: all exact numbers of a finite
-    decimal within 38 digits (64 bits for integers), all strings, all
+    decimal within 38 digits and MAX_SCALE decimals (64 bits for integers), all strings, all
     booleans, all floats or all instants; found in ONE Spark job
     (udfs.TermKind per cell, merged per column as engine/term_types merges
     kinds).  Such a column is decoded at the load (inputs.encode) and runs
@@ -250,18 +253,19 @@ def decodable(spark, inputs: list) -> tuple:
                 cells.setdefault((row["i"], row["c"]), []).append(json.loads(row["k"]))
     # (any other kind stays term text)
     return {key: kind_class(kind) for key, kind in kinds.items() if kind_class(kind) is not None
-            and not (kind[0] == "int" and kind[2]) and not (kind[0] == "dec" and kind[1] + kind[2] > 38)}, cells
+            and not (kind[0] == "int" and kind[2]) and not (kind[0] == "dec" and (kind[1] + kind[2] > 38 or kind[2] > MAX_SCALE))}, cells
 
 
 def _fact_class(v):
     """The class of a program fact's term ``v`` (classes.value_class); an
     exact number the run's numbers cannot hold (``1/3``, 39+ digits) is
-    term text (classes.TEXT): its argument is keyed (:func:`keyed_facts`),
+    term text (classes.TEXT), as is one of more than MAX_SCALE decimals
+    (2^-20): its argument is keyed (:func:`keyed_facts`),
     the engine's exact number compared, ordered and joined by its key text."""
     from chronolog.engine.term_types import value_kind
 
     kind = value_kind([v])
-    if kind[0] == "rat" or (kind[0] == "int" and kind[1] > 38) or (kind[0] == "dec" and kind[1] + kind[2] > 38):
+    if kind[0] == "rat" or (kind[0] == "int" and kind[1] > 38) or (kind[0] == "dec" and (kind[1] + kind[2] > 38 or kind[2] > MAX_SCALE)):
         return TEXT
     return value_class(v)
 

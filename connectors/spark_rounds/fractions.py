@@ -279,7 +279,17 @@ def float_sql(pair: str, why: str) -> str:
     def body(v):
         return f"CASE WHEN {v}.n = 0 THEN CAST(0 AS DOUBLE) ELSE {_let(_let(scaled(v), quotient), value)} END"
 
-    return _let(pair, body)
+    def lowest(x):  # (a decimal's pair is over a power of ten: -3/5^25 is -100663296/10^25, 2^115 times that past 38 digits)
+        g = gcd_sql(f"{x}.d", f"pmod({magnitude(f'{x}.n')}, {x}.d)")
+        return _let(f"CASE WHEN {x}.n = 0 THEN {x} ELSE {_let(g, lambda gv: _divided(x, gv))} END", body)
+
+    return _let(pair, lowest)
+
+
+def _divided(x: str, g: str) -> str:
+    """The pair ``x`` over its gcd ``g`` (``g`` divides both: exact)."""
+    return (f"CASE WHEN {g} = 1 THEN {x} ELSE named_struct('n', CAST(try_divide({x}.n, {g}) AS {DEC}), "
+            f"'d', CAST(try_divide({x}.d, {g}) AS {DEC})) END")
 
 
 def text_sql(pair: str) -> str:

@@ -314,6 +314,19 @@ def _readings_ms(out, rows):
                    + f" (load {r['load']:.1f})", ok=all(r[f]["same"] for f in forms))
 
 
+@bench(name="answers_out", args="bench/answers_out.py --readings 200000 --repeat 3", json=True,
+       peer="pandas (read_csv, the rows kept, to_csv / to_json lines of the same records), a script of its own",
+       what="158k answers of 200k readings written as --format csv and --format json; whole commands")
+def _answers_out(out, rows):
+    r = rows[-1]
+    forms = ("csv", "json")
+    return Figures("; ".join(f"{f} {_s(r[f]['chronolog']['wall'])} wall / {_s(r[f]['chronolog']['cpu'])} CPU" for f in forms),
+                   "; ".join(f"{f} {_s(r[f]['pandas']['wall'])} / {_s(r[f]['pandas']['cpu'])}" for f in forms),
+                   "; ".join(f"{f} {_x(r[f]['chronolog']['wall'], r[f]['pandas']['wall'])} wall, "
+                             f"{_x(r[f]['chronolog']['cpu'], r[f]['pandas']['cpu'])} CPU" for f in forms)
+                   + f" (load {r['load']:.1f})", ok=all(r[f]["same"] for f in forms))
+
+
 @bench(name="timeseries_ema", args="bench/timeseries_ema.py --repeat 3", json=True,
        peer="pandas ewm(span=20, adjust=False)", target="20x (issue 11), 5x (issue 37)",
        what="float EMA over 13,600 days, read and write included, equal to the last bit")

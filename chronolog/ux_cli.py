@@ -60,7 +60,10 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None, held=None) -> No
         made = [(p in held, records_out.records(model, p, "json", 0) if p in held else _json_lines(lines_by_pred[p], point, cal))
                 for p in sorted(lines_by_pred)]  # (all made before any is written)
         for columns, part in made:
-            write_arrays(out, part) if columns else out.writelines(part)
+            if columns:
+                write_arrays(out, part)
+            else:
+                out.writelines(part)
         return
     from chronolog.connectors.csv_files import write_rows
     from chronolog.connectors.fact_csv import Cells
@@ -75,7 +78,7 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None, held=None) -> No
     made = []
     for p in sorted(lines_by_pred):  # (all made before any is written)
         if p in held:
-            made.append((True, records_out.records(model, p, "csv", arity)))
+            made.append((True, records_out.records(model, p, "csv", arity, repeating)))
             continue
         cells = []
         for f in lines_by_pred[p]:
@@ -91,7 +94,10 @@ def write_facts(model, lines_by_pred: dict, fmt: str, out=None, held=None) -> No
     header = ["pred"] + [f"c{i}" for i in range(arity)] + ["start", "end", "start_closed", "end_closed"] + (["every"] if repeating else [])
     write_rows(out, [header])
     for columns, part in made:
-        write_arrays(out, part) if columns else write_rows(out, part)  # (a string with a blank at an end quoted: it reads back whole)
+        if columns:
+            write_arrays(out, part)
+        else:
+            write_rows(out, part)  # (a string with a blank at an end quoted: it reads back whole)
 
 
 def _json_lines(rows, point, cal) -> list:

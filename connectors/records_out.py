@@ -51,20 +51,23 @@ def held(model, preds) -> dict:
     return out
 
 
-def records(model, pred: str, fmt: str, width: int) -> list:
+def records(model, pred: str, fmt: str, width: int, every: bool = False) -> list:
     """``pred``'s answers (one of :func:`held`'s) as JSON Lines or CSV rows
-    of ``width`` term cells: polars String Series of whole lines, made
+    of ``width`` term cells (and an empty ``every`` cell where other
+    relations repeat: ``every``): polars String Series of whole lines, made
     before any is written (an end that no date holds stops the command
     with nothing written, as fact by fact)."""
     df, arity, terms, scale, memos = model._columns.output_columns(pred)
     memo = memos.setdefault(format_term, TermTexts())
-    return list(frame_records(pred, df, arity, terms, scale, model.calendar, fmt, memo, width))
+    return list(frame_records(pred, df, arity, terms, scale, model.calendar, fmt, memo, width, every))
 
 
-def frame_records(pred, df, arity: int, terms, scale, calendar, fmt: str, memo, width: int = 0, chunk: int = 1 << 15):
+def frame_records(pred, df, arity: int, terms, scale, calendar, fmt: str, memo, width: int = 0, every: bool = False,
+                  chunk: int = 1 << 15):
     """The JSON Lines (``fmt`` "json") or CSV rows (``fmt`` "csv", the
-    terms padded to ``width`` cells) of one relation held as columns, as
-    polars String Series of at most ``chunk`` lines."""
+    terms padded to ``width`` cells, an empty ``every`` cell last where
+    ``every``) of one relation held as columns, as polars String Series of
+    at most ``chunk`` lines."""
     import numpy as np
     import polars as pl
 
@@ -129,7 +132,7 @@ def frame_records(pred, df, arity: int, terms, scale, calendar, fmt: str, memo, 
         for j in range(arity):
             parts += [pl.col(f"t{j}"), pl.lit(",")]
         parts += [pl.lit("," * (width - arity)), pl.col(f"t{arity}"), pl.lit(","), pl.col(f"t{arity + 1}"), pl.lit(","),
-                  pl.col("sc"), pl.lit(","), pl.col("ec"), pl.lit("\n")]
+                  pl.col("sc"), pl.lit(","), pl.col("ec"), pl.lit(",\n" if every else "\n")]
     for a in range(0, df.height, chunk):
         taken = {f"t{j}": _polars(_take(d, p, order, a, chunk)) for j, (d, p) in enumerate(cols)}
         taken.update({f"j{j}": _take(b, cols[j][1], order, a, chunk) for j, b in enumerate(beside)})

@@ -167,6 +167,30 @@ def test_an_end_no_date_holds_names_its_predicate_and_writes_nothing(every_relat
         assert buf.getvalue() == ""
 
 
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_answers_from_columns_beside_repeating_facts(fmt):
+    """A relation written from the columns beside facts that repeat
+    (written fact by fact, with an ``every``; a run with such facts runs
+    on rows today, so they are handed in): the CSV's rows all have the
+    ``every`` column, empty where nothing repeats."""
+    from chronolog.frames import Fact
+
+    prog = 'q(X, V) :- p(X, V).\n@output("q").'
+    facts = {"p": [((f"k{i % 40}", i), (i, i + 2, True, False)) for i in range(records_out.MIN_ROWS * 2)]}
+    columns = chronolog.reason(prog, facts, engine="columns")
+    rows = chronolog.reason(prog, facts, engine="rows")
+    held = records_out.held(columns, ["q"])
+    assert held == {"q": 2}
+    repeating = [Fact("j", ("a",), (0, 0, True, True), 30, None)]
+    got, want = io.StringIO(), io.StringIO()
+    write_facts(columns, {"j": repeating, "q": []}, fmt, got, held)
+    write_facts(rows, {"j": repeating, "q": model_facts(rows, ["q"], None)["q"]}, fmt, want)
+    assert got.getvalue() == want.getvalue()
+    if fmt == "csv":
+        lines = got.getvalue().splitlines()
+        assert lines[0].endswith(",every") and {line.count(",") for line in lines} == {7}
+
+
 def test_the_command_writes_json_and_csv_from_columns(tmp_path):
     """The whole command: the bytes of --format json and csv on columns as
     on rows, with a relation of fewer answers than MIN_ROWS beside."""

@@ -17,19 +17,17 @@ and the children's CPU); the answers are compared record by record.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
 import random
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from readings_ms import timed  # noqa: E402  (one way to time a child process)
+from readings_ms import CHRONOLOG_RUN, alternated, arguments  # noqa: E402  (one way to time child processes)
 
 RULES = 'high(S, V) :- reading(S, V), V > 20.\n@output("high").\n'
 
@@ -77,27 +75,17 @@ def records(path: Path, fmt: str) -> set:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--readings", type=int, default=200_000)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--json", type=Path)
-    args = ap.parse_args()
-    chronolog = [sys.executable, "-c", "import sys; from chronolog.cli import main; sys.argv[0] = 'chronolog'; sys.exit(main())", "run"]
+    args = arguments(__doc__)
     result = {"readings": args.readings, "load": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         prog = write_inputs(folder, args.readings)
         for fmt in ("csv", "json"):
             mine, theirs = folder / f"chronolog.{fmt}", folder / f"pandas.{fmt}"
-            sides = {"chronolog": (chronolog + [str(prog), "--format", fmt], mine),
+            sides = {"chronolog": (CHRONOLOG_RUN + [str(prog), "--format", fmt], mine),
                      "pandas": ([sys.executable, str(folder / "peer.py"), str(folder / "readings.csv"), str(theirs), fmt], None)}
-            times: dict = {side: [] for side in sides}
-            for _ in range(args.repeat):
-                for side, (cmd, out) in sides.items():
-                    times[side].append(timed(cmd, out))
+            row = alternated(sides, args.repeat)
             got, want = records(mine, fmt), records(theirs, fmt)
-            row = {side: {"wall": statistics.median(w for w, _ in ts), "cpu": statistics.median(c for _, c in ts)}
-                   for side, ts in times.items()}
             row["same"], row["answers"] = got == want, len(got)
             result[fmt] = row
             c, p = row["chronolog"], row["pandas"]

@@ -97,6 +97,21 @@ def timed(cmd: list, out: Path | None) -> tuple:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+# the whole `chronolog run` command, as a user types it (through this Python)
+CHRONOLOG_RUN = [sys.executable, "-c", "import sys; from chronolog.cli import main; sys.argv[0] = 'chronolog'; sys.exit(main())", "run"]
+
+
+def alternated(sides: dict, repeat: int) -> dict:
+    """``{side: {"wall", "cpu"}}``: the medians of ``repeat`` runs of each
+    of ``sides`` (``{side: (command, stdout path or None)}``), alternating."""
+    times: dict = {side: [] for side in sides}
+    for _ in range(repeat):
+        for side, (cmd, out) in sides.items():
+            times[side].append(timed(cmd, out))
+    return {side: {"wall": statistics.median(w for w, _ in ts), "cpu": statistics.median(c for _, c in ts)}
+            for side, ts in times.items()}
+
+
 def chronolog_intervals(path: Path) -> set:
     """``alert(s1)@[A,B]`` lines as (sensor, A, B) in microseconds since 1970."""
     got = set()
@@ -119,33 +134,32 @@ def _micros(t: dt.datetime) -> int:
     return (t - dt.datetime(1970, 1, 1)) // dt.timedelta(microseconds=1)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(doc: str):
+    """``--readings``, ``--repeat`` and ``--json`` of a bench of readings
+    against pandas."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--readings", type=int, default=200_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", type=Path)
-    args = ap.parse_args()
-    chronolog = [sys.executable, "-c", "import sys; from chronolog.cli import main; sys.argv[0] = 'chronolog'; sys.exit(main())", "run"]
+    return ap.parse_args()
+
+
+def main() -> int:
+    args = arguments(__doc__)
     result = {"readings": args.readings, "load": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         paths = write_inputs(folder, args.readings)
         for form, (prog, data) in paths.items():
-            sides = {"chronolog": (chronolog + [str(prog)], folder / f"{form}.out"),
+            sides = {"chronolog": (CHRONOLOG_RUN + [str(prog)], folder / f"{form}.out"),
                      "pandas": ([sys.executable, str(folder / "peer.py"), str(data), str(folder / f"{form}.pandas.csv")], None)}
-            times: dict = {side: [] for side in sides}
-            for _ in range(args.repeat):
-                for side, (cmd, out) in sides.items():
-                    times[side].append(timed(cmd, out))
-            same = chronolog_intervals(folder / f"{form}.out") == pandas_intervals(folder / f"{form}.pandas.csv")
-            row = {side: {"wall": statistics.median(w for w, _ in ts), "cpu": statistics.median(c for _, c in ts)}
-                   for side, ts in times.items()}
-            row["same"] = same
+            row = alternated(sides, args.repeat)
+            row["same"] = chronolog_intervals(folder / f"{form}.out") == pandas_intervals(folder / f"{form}.pandas.csv")
             row["alerts"] = len(chronolog_intervals(folder / f"{form}.out"))
             result[form] = row
             c, p = row["chronolog"], row["pandas"]
             print(f"{form}: chronolog {c['wall']:.3f} s wall / {c['cpu']:.3f} s CPU, pandas {p['wall']:.3f} s / {p['cpu']:.3f} s, "
-                  f"{c['wall'] / p['wall']:.2f}x wall, {c['cpu'] / p['cpu']:.2f}x CPU, {row['alerts']:,} alerts, same: {same}", flush=True)
+                  f"{c['wall'] / p['wall']:.2f}x wall, {c['cpu'] / p['cpu']:.2f}x CPU, {row['alerts']:,} alerts, same: {row['same']}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(result) + "\n")
     return 0 if all(result[f]["same"] for f in ("csv_z", "csv_offset", "program")) else 1

@@ -235,6 +235,7 @@ def _read(path, calendar, terms):
     if every_rows:
         keep = np.ones(n, dtype=bool)
         keep[every_rows] = False
+    parts = []  # (first row, pred, part): in the order of each one's first fact that does not repeat, as the row reader's
     for k, pred in enumerate(preds):
         rows = order[at[k] : at[k + 1]]
         if keep is not None:
@@ -247,7 +248,9 @@ def _read(path, calendar, terms):
         cols_k = [values[j].column(pick, terms) for j in range(int(widths[k]))]
         lo_k, hi_k = _Column.of(pick(lo.indices), lo.values), _Column.of(pick(hi.indices), hi.values)
         lo_k.ints = hi_k.ints = lo.ints
-        out.parts[pred] = [(cols_k, lo_k, hi_k, pick(lc), pick(hc))]
+        parts.append((int(rows.min()), pred, [(cols_k, lo_k, hi_k, pick(lc), pick(hc))]))
+    for _, pred, part in sorted(parts, key=lambda x: x[0]):
+        out.parts[pred] = part
     if every_rows:
         _repeating(out, every_rows, pid, preds, widths, values, terms, lo, hi, lc, hc, every, lines, source, reader)
     return out

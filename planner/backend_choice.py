@@ -422,7 +422,7 @@ ROUNDS_FALLBACKS = (
     "(a time off the decimal grid, 1/3)",
     "a program with a calendar makes labelled nulls, or a watched chase (its nulls flow back into its body) "
     "fires more often than there are facts without nulls",
-    "a column of term text (terms of several kinds in one argument, numbers past the run's: 1/3 or 39+ digits, "
+    "a column of term text (terms of several kinds in one argument, numbers past the run's: 1/3, 39+ digits or 20+ decimals, "
     "floats beside exact numbers, labelled nulls, an average of exact numbers, sum(X / 3)) is ordered where the "
     "engine orders no two of its terms; computed on, folded or given to a function where it holds floats or strings "
     "(but concat of names; on fractions: a function but floor, ceil, abs, round, min, max, mod, float, exp, log and concat, "

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from readings_ms import CHRONOLOG_RUN, alternated, arguments  # noqa: E402  (one way to time child processes)
+from readings_ms import CHRONOLOG_RUN, alternated, arguments, finish, report  # noqa: E402  (one way to time child processes)
 
 RULES = 'high(S, V) :- reading(S, V), V > 20.\n@output("high").\n'
 
@@ -88,13 +88,8 @@ def main() -> int:
             got, want = records(mine, fmt), records(theirs, fmt)
             row["same"], row["answers"] = got == want, len(got)
             result[fmt] = row
-            c, p = row["chronolog"], row["pandas"]
-            print(f"{fmt}: chronolog {c['wall']:.3f} s wall / {c['cpu']:.3f} s CPU, pandas {p['wall']:.3f} s / {p['cpu']:.3f} s, "
-                  f"{c['wall'] / p['wall']:.2f}x wall, {c['cpu'] / p['cpu']:.2f}x CPU, {row['answers']:,} answers, same: {row['same']}",
-                  flush=True)
-    if args.json:
-        args.json.write_text(json.dumps(result) + "\n")
-    return 0 if all(result[f]["same"] for f in ("csv", "json")) else 1
+            report(fmt, row, "answers")
+    return finish(args, result, ("csv", "json"))
 
 
 if __name__ == "__main__":

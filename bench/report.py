@@ -305,21 +305,19 @@ def _timeseries(out, rows):
        what="200k readings to the millisecond (CSV in UTC, CSV at +01:00, facts in the program): "
             "alerts while a high reading is under a second old; whole commands")
 def _readings_ms(out, rows):
-    r = rows[-1]
-    forms = ("csv_z", "csv_offset", "program")
-    return Figures("; ".join(f"{f} {_s(r[f]['chronolog']['wall'])} wall / {_s(r[f]['chronolog']['cpu'])} CPU" for f in forms),
-                   "; ".join(f"{f} {_s(r[f]['pandas']['wall'])} / {_s(r[f]['pandas']['cpu'])}" for f in forms),
-                   "; ".join(f"{f} {_x(r[f]['chronolog']['wall'], r[f]['pandas']['wall'])} wall, "
-                             f"{_x(r[f]['chronolog']['cpu'], r[f]['pandas']['cpu'])} CPU" for f in forms)
-                   + f" (load {r['load']:.1f})", ok=all(r[f]["same"] for f in forms))
+    return _against_pandas(rows[-1], ("csv_z", "csv_offset", "program"))
 
 
 @bench(name="answers_out", args="bench/answers_out.py --readings 200000 --repeat 3", json=True,
        peer="pandas (read_csv, the rows kept, to_csv / to_json lines of the same records), a script of its own",
        what="158k answers of 200k readings written as --format csv and --format json; whole commands")
 def _answers_out(out, rows):
-    r = rows[-1]
-    forms = ("csv", "json")
+    return _against_pandas(rows[-1], ("csv", "json"))
+
+
+def _against_pandas(r, forms) -> Figures:
+    """The figures of a bench that times each of ``forms`` against pandas,
+    whole commands (readings_ms.alternated's medians)."""
     return Figures("; ".join(f"{f} {_s(r[f]['chronolog']['wall'])} wall / {_s(r[f]['chronolog']['cpu'])} CPU" for f in forms),
                    "; ".join(f"{f} {_s(r[f]['pandas']['wall'])} / {_s(r[f]['pandas']['cpu'])}" for f in forms),
                    "; ".join(f"{f} {_x(r[f]['chronolog']['wall'], r[f]['pandas']['wall'])} wall, "

@@ -107,9 +107,7 @@ def _json_lines(rows, point, cal) -> list:
     ``json.dumps`` per record took 200,000 facts 3.1 s against the text's
     0.5 s."""
     import json
-    from json.encoder import encode_basestring  # (a str as json.dumps writes it with ensure_ascii=False)
-
-    from chronolog.connectors.json_records import LINE_BREAKS, json_point, json_term
+    from chronolog.connectors.json_records import LINE_BREAKS, json_point, json_string, json_term
 
     dump = json.JSONEncoder(ensure_ascii=False).encode  # (json.dumps' own encoder for these arguments)
     texts: dict = {}
@@ -139,7 +137,7 @@ def _json_lines(rows, point, cal) -> list:
         name = term(f.pred)
         line = (f'{{"pred": {name}, "terms": [{", ".join([term(v) for v in f.terms])}], "start": {at(lo, f)}, '
                 f'"end": {at(hi, f)}, "start_closed": {flag(lc)}, "end_closed": {flag(hc)}, '
-                f'"text": {encode_basestring(str(f)).translate(LINE_BREAKS)}')
+                f'"text": {json_string(str(f))}')
         if f.every is not None:
             from chronolog.api import _format_period
 

@@ -19,6 +19,14 @@ def json_line(rec: dict) -> str:
     return json.dumps(rec, ensure_ascii=False).translate(LINE_BREAKS) + "\n"
 
 
+def json_string(text: str) -> str:
+    """``text`` as a JSON string, as :func:`json_line` writes one (quoted,
+    non-ASCII as itself, the line breaks escaped)."""
+    from json.encoder import encode_basestring  # (a str as json.dumps writes it with ensure_ascii=False)
+
+    return encode_basestring(text).translate(LINE_BREAKS)
+
+
 def json_point(t, point, calendar=None):
     """An integer time point as a JSON number; anything else (rationals,
     ±inf) as its exact text, and on a date timeline every point as its date

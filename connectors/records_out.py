@@ -195,12 +195,10 @@ def _escaped(texts):
 
 
 def _escape_json(text: str) -> str:
-    """``text`` inside a JSON string as ux_cli writes it."""
-    from json.encoder import encode_basestring
+    """``text`` inside a JSON string as json_records writes it."""
+    from .json_records import json_string
 
-    from .json_records import LINE_BREAKS
-
-    return encode_basestring(text)[1:-1].translate(LINE_BREAKS)
+    return json_string(text)[1:-1]
 
 
 def _json_terms(codes, vals):

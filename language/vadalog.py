@@ -129,6 +129,8 @@ class VadalogDialect(Dialect):
                 atom = stmt.strip() if plain else "p(a)"
                 msg = f"a fact needs a time: {atom} ends without '@...'" if plain else "a statement without ':-' is a fact, and a fact needs a time ('@...')"
                 hint = f"write {atom}@5. or {atom}@[1,5]. ({atom}@(-inf,+inf). for all time); a rule is written head :- body."
+            elif str(tok) in ("S", "U") and re.match(r"\s*[\[(]", src_line[column:]):  # p(X) S[0,1] q(X), as the papers write it
+                hint = f"{'Since' if str(tok) == 'S' else 'Until'} is written <{tok}>[a,b] here: e.g. s(X) :- a(X) <{tok}>[0,2] b(X)."
             elif tok.type in ("SINCE", "UNTIL"):  # (the grammar takes S/U only as a literal of its own)
                 hint = (f"a {tok} goes between two operands that are atoms or unary operators, never under 'not' or inside "
                         f"another operator: define it in a rule of its own, e.g. s(X) :- a(X) {tok}[0,2] b(X). and use s(X) here")

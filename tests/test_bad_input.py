@@ -1571,3 +1571,14 @@ def test_a_fact_file_line_of_several_statements_says_what_belongs_where(tmp_path
     (tmp_path / "f.txt").write_text(f"p(c)@0.\n{line}\n")
     out = refused(tmp_path, "s(X) :- p(X).\n", "--facts", str(tmp_path / "f.txt"), says="expected one fact on this line")
     assert "f.txt:2:1" in out and says in out
+
+
+@pytest.mark.parametrize("op, name", [("S", "Since"), ("U", "Until")])
+def test_since_written_as_the_papers_write_it_says_how_it_is_written_here(tmp_path, op, name):
+    """``p(X) S[0,1] r(X)`` (the papers' notation) said only to separate the
+    literals with ','; the hint's rule, written as it says, runs."""
+    out = refused(tmp_path, f"q(X) :- p(X) {op}[0,2] r(X).\np(a)@[0,5].\nr(a)@[1,1].\n", where="1:14", says=f"unexpected '{op}'")
+    assert f"hint: {name} is written <{op}>[a,b] here" in out
+    rule = out.split("e.g. ")[1].splitlines()[0]
+    model = chronolog.reason(rule + "\na(x)@[0,5].\nb(x)@[1,1].\n").to_text()
+    assert model == ("s(x)@[1,3]" if op == "S" else "s(x)@[0,1]")

@@ -65,6 +65,10 @@ def int64_series(name: str, a):
     import numpy as np
     import polars as pl
 
+    if type(a) is np.ndarray and a.base is not None:
+        owner = _series_viewed(a)
+        if owner is not None:
+            return _without_chain(owner, a).alias(name)
     got = bindings()
     if got is None or type(a) is not np.ndarray or a.dtype != np.int64 or a.ndim != 1:
         return pl.Series(name, a, pl.Int64)
@@ -72,6 +76,39 @@ def int64_series(name: str, a):
     if not (flags.c_contiguous and flags.aligned) or not a.dtype.isnative:
         return pl.Series(name, a, pl.Int64)
     return pl.Series._from_pyseries(got[0].new_i64(name, a, True))
+
+
+def _series_viewed(a):
+    """The polars Series (its ``PySeries``) whose buffer the numpy array
+    ``a`` views, or None."""
+    import numpy as np
+
+    base = a.base
+    while type(base) is np.ndarray:
+        base = base.base
+    return base if type(base).__name__ == "PySeries" else None
+
+
+def _without_chain(owner, a):
+    """A Series of the codes ``a``, a view of the Series ``owner``: that
+    Series itself, sliced to ``a`` (no copy), else a copy of ``a``.
+
+    Why: a Series made on the view keeps ``owner`` alive through its
+    buffer, and a relation derived from one derived from one ... (a rule
+    per stratum, 20,000 strata) made a chain of buffers that polars and
+    numpy free by recursion, past the C stack: the process crashed."""
+    import numpy as np
+    import polars as pl
+
+    whole = pl.Series._from_pyseries(owner)
+    if type(whole.dtype) is pl.Int64 and a.dtype == np.int64 and a.ndim == 1 and a.strides == (8,):
+        if a.base is owner and len(a) == len(whole):  # (the view to_numpy gives)
+            return whole
+        if whole.n_chunks() == 1 and not whole.null_count():
+            start, off = divmod(a.ctypes.data - whole.to_numpy(allow_copy=False).ctypes.data, 8)
+            if not off and 0 <= start <= len(whole) - len(a):
+                return whole.slice(start, len(a))
+    return pl.Series("", a.copy(), pl.Int64)
 
 
 def frame(columns: list):

@@ -18,6 +18,7 @@ strata linear; a step budget keeps pathological ones from searching long.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 from chronolog.language import ast
@@ -76,6 +77,27 @@ def _rule_text(rule) -> str:
 def _var_at(terms, k):
     t = terms[k]
     return t.name if isinstance(t, ast.Var) and t.name != "_" else None
+
+
+class _Ordered(set):
+    """A set of rule indices that gives its least in logarithmic time (a
+    heap beside it; removed members leave it when they reach its top):
+    ``min`` over the open rules at each step made 25,000 rules of one body
+    predicate quadratic (12 s)."""
+
+    def __init__(self):
+        super().__init__()
+        self._heap: list = []
+
+    def add(self, n) -> None:
+        if n not in self:
+            super().add(n)
+            heapq.heappush(self._heap, n)
+
+    def first(self):
+        while self._heap[0] not in self:
+            heapq.heappop(self._heap)
+        return self._heap[0]
 
 
 def analyse(plan, key=None) -> Partitioning:
@@ -138,71 +160,87 @@ def analyse(plan, key=None) -> Partitioning:
                 open_atoms.append((p, terms))
         return var, where, open_atoms
 
-    def choices(node):
-        """None when every rule keeps one key under the node's keys; else
-        the extensions of them to try, by one more predicate's position
-        (none when a rule breaks the key).  A node is ``(keys, the
-        predicate just keyed or None, its parent's open rules with a key
-        variable, its parent's open rules)``: keys only grow along a path
-        of the search, so only the rules of the predicate just keyed can
-        break or close (every rule re-checked at every step made the
-        search quadratic: 2,000 strata, 5.7 s)."""
-        keys, new, keyed_open, still_open = node
-        if new is None:  # (the start: every rule)
-            keyed_open, still_open, todo = set(), set(), range(len(named_atoms))
-        else:
-            keyed_open, still_open, todo = set(keyed_open), set(still_open), rules_of.get(new, ())
+    # The search keys one predicate more at each step, depth first, on one
+    # mutable state (the keys, the open rules with and without a key
+    # variable) that a step changes and a trail undoes: a state per level
+    # (a dict of every key so far) made the memory quadratic in the
+    # predicates (20,000 strata: 14 GB), and a recursion would take one
+    # Python frame per predicate (a thousand overflowed it).
+    keys, keyed_open, still_open = dict(key or {}), _Ordered(), _Ordered()
+
+    def settle(todo, trail) -> bool:
+        """Re-check the rules ``todo`` under ``keys``, noting in ``trail``
+        each change of the open sets; False when one breaks the key. Keys
+        only grow along a path, so only the rules of the predicate just
+        keyed can break or close (every rule re-checked at every step made
+        the search quadratic in time: 2,000 strata, 5.7 s)."""
         for n in todo:  # (in the rules' order: the first that breaks the key is the one named)
             got = check(keys, n)
             if isinstance(got, str):
-                return fail(keys, named_atoms[n][0], got)
+                fail(keys, named_atoms[n][0], got)
+                return False
             var, _, open_atoms = got
-            if not open_atoms:
-                keyed_open.discard(n)
-                still_open.discard(n)
-            else:
-                still_open.add(n)
-                if var is not None:
-                    keyed_open.add(n)
-        # the most constrained open rule first: one with a known key variable
+            for members, member in ((keyed_open, bool(open_atoms) and var is not None), (still_open, bool(open_atoms))):
+                if member != (n in members):
+                    trail.append((members, n, not member))
+                    (members.add if member else members.discard)(n)
+        return True
+
+    def branch():
+        """``(pred, positions)`` to key next: the first open atom of the most
+        constrained open rule (one with a known key variable first); None
+        when every rule is closed; () when that atom has no position."""
         if not still_open:
             return None
-        n = min(keyed_open) if keyed_open else min(still_open)
+        n = keyed_open.first() if keyed_open else still_open.first()
         r = named_atoms[n][0]
         var, where, open_atoms = check(keys, n)
         p, terms = open_atoms[0]
-        where = where and ast.Atom(*where)
         if var is None:
             positions = [i for i in range(len(terms)) if _var_at(terms, i) is not None]
         else:
             positions = [i for i in range(len(terms)) if _var_at(terms, i) == var]
         if not positions:
-            what = f"does not contain the key variable {var} of {where}" if var else "has no variable to key on"
+            what = f"does not contain the key variable {var} of {ast.Atom(*where)}" if var else "has no variable to key on"
             return fail(keys, r, f"{ast.Atom(p, terms)} {what}")
-        return (({**keys, p: i}, p, keyed_open, still_open) for i in positions)
+        return p, positions
 
-    def search(start):
-        """Depth first over the choices, on a stack of our own: one level per
-        predicate, which a recursion would take from Python's stack (a
-        program of a thousand predicates overflowed it)."""
-        stack = [iter([(start, None, None, None)])]
+    def search():
+        steps[0] += 1
+        if not settle(range(len(named_atoms)), []):
+            return None
+        first = branch()
+        if first is None:
+            return dict(keys)
+        stack = [[*first, 0, None]] if first else []  # [pred, positions, next one, trail of the one tried]
         while stack:
-            node = next(stack[-1], None)
-            if node is None:
+            top = stack[-1]
+            pred, positions, at, trail = top
+            if trail is not None:  # (back from the position tried: undo it)
+                for members, n, was in reversed(trail):
+                    (members.add if was else members.discard)(n)
+                del keys[pred]
+                top[3] = None
+            if at == len(positions):
                 stack.pop()
                 continue
             steps[0] += 1
-            if steps[0] > _BUDGET:
+            if steps[0] > budget:
                 return None
-            more = choices(node)
+            keys[pred], top[2], top[3] = positions[at], at + 1, []
+            if not settle(rules_of.get(pred, ()), top[3]):
+                continue
+            more = branch()
             if more is None:
-                return node[0]
-            stack.append(iter(more))
+                return dict(keys)
+            if more:
+                stack.append([*more, 0, None])
         return None
 
-    found = search(dict(key or {}))
+    budget = _BUDGET + len(arities)  # (a search that never turns back takes a step per predicate)
+    found = search()
     if found is None:
-        if steps[0] > _BUDGET:
+        if steps[0] > budget:
             raise NotPartitionable("not partitionable: the search for a key gave up", hint="give the key explicitly: key={pred: position}")
         r = best["rule"]
         raise NotPartitionable(

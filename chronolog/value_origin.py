@@ -194,8 +194,8 @@ def _in_lines(pred, i, value, lines, source, dialect, calendar):
     text = value if type(value) is str else None  # (a string is on its line as it is, or escaped: then read each line)
     if text is not None and ("\\" in text or '"' in text):
         text = None
-    for n, line in enumerate(lines, 1):
-        if pred not in line or (text is not None and text not in line):
+    for n, line in enumerate(lines, 1):  # (a line with a backslash may escape the string: "\u00e9t\u00e9" is 'été')
+        if pred not in line or (text is not None and text not in line and "\\" not in line):
             continue
         try:
             rows = read_dialect_facts([line], source, dialect, calendar)

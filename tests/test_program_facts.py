@@ -8,7 +8,7 @@ holding separators, comments and dots."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from budget import examples
 
@@ -71,6 +71,7 @@ def always_split(monkeypatch):
 
 @SETTINGS
 @given(text=programs())
+@example(text='p(a, -2)@[1,3].\np(a, "\\u00e9t\\u00e9")@[1,3].\nu(X) :- p(X, Y), Y > 1.')  # (the line escapes 'été')
 def test_programs_read_apart_as_whole(always_split, text):
     from chronolog.api import load_program
 

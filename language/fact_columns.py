@@ -502,7 +502,7 @@ class FactColumns:
                     seen[id(p[1].values)] = p[1].values
                     seen[id(p[2].values)] = p[2].values
         ends = [v for vals in seen.values() for v in vals.tolist() if v is not None]
-        ends += [int(f(a)) for a in ints.values() if len(a) for f in (a.min, a.max)]
+        ends += [int(f()) for a in ints.values() if len(a) for f in (a.min, a.max)]
         ends += [x for rows in self.slow.values() for _, iv in rows for x in iv[:2]]
         return (min(ends), max(ends)) if ends else None
 

@@ -258,3 +258,17 @@ def test_random_programs_without_a_horizon_are_the_searchs(case):
     for engine in ("rows", "columns"):
         got = chronolog.reason(program, facts, engine=engine)
         assert same_models(_with_repeating(got, idb), _with_repeating(want, idb)), f"{program}\n{facts}\n{engine}"
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_fact_file_of_whole_times_gives_its_hull(tmp_path, engine):
+    """A fact file of whole times, large enough for the kernel reader to
+    keep its times as int64 (5,000 lines), gives the hull by numpy: its
+    least and greatest were called with the array as an axis, and the run
+    stopped with an internal TypeError."""
+    path = tmp_path / "p.facts"
+    path.write_text("".join(f"p(s{i % 7})@[{i * 3},{i * 3 + 1}]\n" for i in range(5000)))
+    program = "q(X) :- <->[0,1] q(X), r(X).\nq(X) :- p(X).\nr(X) :- p(X).\n"
+    m = chronolog.reason(program, path, engine=engine)
+    assert m.stats["implied_horizon"][:2] == (0 - 6, 14998 + 6)
+    assert m.facts("q") == _searched(program, path.read_text(), engine="rows").facts("q")

@@ -44,6 +44,7 @@ STATEMENTS = [
     "p(a, b)@1. % a fact and a comment",
     "p(a, b)@1. p(b, c)@2.",
     "u(X) :- p(X, Y), Y > 1.",
+    "w(X) :- <->[1,1] w(X), p(X, _).\nw(X) :- p(X, _).",  # (recursion through time: the given facts' hull bounds the run)
 ]
 
 

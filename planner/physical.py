@@ -360,6 +360,7 @@ class StratumPlan:
     # a dependency level's strata run as one (:func:`level_plan`); empty: a stratum
     parts: tuple = field(repr=False, default=())
     _variants: dict = field(repr=False, compare=False, default_factory=dict)
+    _readers: dict = field(repr=False, compare=False, default_factory=dict)  # pred -> the rules (by index) reading it
 
     def recursion(self, deltas: dict) -> dict:
         """What a round's new facts (``deltas``) give the next round: all
@@ -389,8 +390,12 @@ class StratumPlan:
         key = (changed, recomputed)
         found = self._variants.get(key)
         if found is None:
+            if not self._readers:  # (only the rules that read a changed predicate: a cycle of 2,000 rules changes one a round)
+                for n, rp in enumerate(self.rules):
+                    for _, pred in positive_atoms(rp.operator):
+                        self._readers.setdefault(pred, set()).add(n)
             found = []
-            for rp in self.rules:
+            for rp in (self.rules[n] for n in sorted(set().union(*(self._readers.get(p, ()) for p in changed)))):
                 variants = delta_variants(rp.operator, changed)
                 if variants and isinstance(rp.operator, recomputed):
                     variants = variants[:1]
@@ -460,8 +465,11 @@ def lower_stratum(st) -> StratumPlan:
     """The physical plan of one IR stratum (and of its doubled form, when it is a transitive closure)."""
     rules = tuple(rule_plan(r, st) for r in st.rules)
     preds = tuple(sorted(st.preds))
+    by_head: dict = {}  # (each predicate's rules, found once: 2,000 predicates each scanning 2,000 rules cost 0.14 s)
+    for rp in rules:
+        by_head.setdefault(rp.rule.head_pred, []).append(rp)
     merge = tuple(
-        Coalesce(p, tuple(rp.root for rp in rules if rp.rule.head_pred == p), _head_schema(p, rules)) for p in preds
+        Coalesce(p, tuple(rp.root for rp in by_head.get(p, ())), _head_schema(p, by_head.get(p, ()))) for p in preds
     )
     tc = closure(st) if st.recursive else None
     return StratumPlan(st.index, preds, st.recursive, rules, merge, st, lower_stratum(tc.doubled) if tc else None)

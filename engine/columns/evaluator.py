@@ -780,16 +780,18 @@ class HybridEvaluator(Evaluator):
         from .base import drain
         from .lowering import rule_pipeline
 
-        outs: dict = {p: [] for p in stratum.preds}
+        outs: dict = {}
         for rp, v in variants:
             df = drain(rule_pipeline(self, rp, v))
             if counts is not None:
                 counts[id(rp)] = counts.get(id(rp), 0) + (df.height if df is not None else 0)
             if df is not None:
-                outs[rp.rule.head_pred].append(df)
+                outs.setdefault(rp.rule.head_pred, []).append(df)
                 self.stats["derivations"] += df.height
         delta = {}
-        for pred in list(outs):
+        # (only the predicates derived this round, in the stratum's order: a cycle of 2,000 predicates derives one a round)
+        for pred in [p for p in stratum.preds if p in outs] if self.meter is None else stratum.preds:
+            outs.setdefault(pred, [])
             self._merge_into(stratum, pred, outs, delta)
         if stratum.recursive and sum(d.height for d in delta.values()) >= 1 << 15:
             from chronolog.language import allocators

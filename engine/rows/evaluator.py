@@ -218,6 +218,8 @@ class RowRounds(seminaive.Backend):
         self.merges = {
             p: MergeNode(ev.store.relation(p), strategy=ev.strategy, provenance=ev.provenance) for p in stratum.preds
         }
+        self._place = {p: i for i, p in enumerate(self.merges)}
+        self._fed: dict = {}  # the merges the last round's variants fed (a cycle of 2,000 predicates feeds one a round)
         self.memory = MemoryWatch(stratum)
 
     def variants(self, planned, deltas: dict) -> tuple:
@@ -226,16 +228,20 @@ class RowRounds(seminaive.Backend):
     def round(self, variants, deltas: dict) -> dict:
         ev, merges = self.ev, self.merges
         ev.delta = deltas
-        for m in merges.values():
+        for m in self._fed.values():
             m.inputs = []
         counts = self.produced
         meter = ev.meter
+        fed = set()
         for rp, v in variants:
             pipe = ev._pipelines(rp.rule, v, rp.operator)
             if counts is not None:
                 pipe = _Counted(pipe if meter is None else meter.wrap(pipe, rp.root), counts, id(rp))
             merges[rp.rule.head_pred].inputs.append(pipe)
-        return ev._round(merges) if meter is None else self._measured_round(meter)
+            fed.add(rp.rule.head_pred)
+        # (only the merges fed, in the stratum's order: a streaming merge changes what the next one's inputs read)
+        self._fed = {p: merges[p] for p in sorted(fed, key=self._place.__getitem__)}
+        return ev._round(self._fed) if meter is None else self._measured_round(meter)
 
     def _measured_round(self, meter) -> dict:
         """Evaluator._round with each predicate's merge measured (EXPLAIN

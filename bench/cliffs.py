@@ -11,7 +11,8 @@ variants of it for the cases that change the data (floats beside integers,
 binary floats, times off the integer grid, labelled nulls, dates, quoted cells), and fact
 files of the same draws in the forms users write (open and infinite ends,
 negative and 64-bit-overflowing integers, decimal times, 12 arguments,
-80-character strings, 200 files, 2,000 and 10,000 predicates with a rule each).  Each case is a pair
+80-character strings, 200 files, 2,000 and 10,000 predicates with a rule each, a
+recursion around 2,000 predicates).  Each case is a pair
 of commands, ``with`` (the form) and ``without`` (the same program and
 data without it); each runs ``--repeat`` times, the pair alternating and
 the order flipping every round, and the median wall and CPU seconds of the
@@ -259,6 +260,12 @@ def cases(n: int) -> dict:
     one_tiny = _write(DATA / "one_10000.facts", (f"p(n{j % 5000},{j})@[{j % 1000},{j % 1000 + 5}]\n" for j in range(10_000)))
     out["predicates_10000"] = ("10,000 predicates of one fact with a rule each against one predicate of the 10,000 facts and one rule",
                                (many_rules(10_000), ["--facts", str(tiny)]), (ARITH, ["--facts", str(one_tiny)]))
+    cycle = _write(DATA / "cycle.facts", (f"{p}(n{j})@[0,{1 if p == 's' else 2000}]\n" for j in range(200) for p in "sr"))
+    out["cycle_2000"] = ("a recursion through time around 2,000 predicates, a rule each (one predicate derived a round), "
+                         "against one recursive rule (the same facts)",
+                         ("p0(N) :- s(N).\n" + "".join(f"p{(j + 1) % 2000}(N) :- <->[0,1] p{j}(N), r(N).\n" for j in range(2000))
+                          + '@output("p0").\n', ["--facts", str(cycle)]),
+                         ('p(N) :- s(N).\np(N) :- <->[0,1] p(N), r(N).\n@output("p").\n', ["--facts", str(cycle)]))
     return out
 
 

@@ -789,8 +789,8 @@ class HybridEvaluator(Evaluator):
                 outs.setdefault(rp.rule.head_pred, []).append(df)
                 self.stats["derivations"] += df.height
         delta = {}
-        # (only the predicates derived this round, in the stratum's order: a cycle of 2,000 predicates derives one a round)
-        for pred in [p for p in stratum.preds if p in outs] if self.meter is None else stratum.preds:
+        # (only the predicates derived this round: a cycle of 2,000 predicates derives one a round)
+        for pred in list(outs) if self.meter is None else stratum.preds:
             outs.setdefault(pred, [])
             self._merge_into(stratum, pred, outs, delta)
         if stratum.recursive and sum(d.height for d in delta.values()) >= 1 << 15:

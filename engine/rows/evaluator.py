@@ -239,7 +239,7 @@ class RowRounds(seminaive.Backend):
                 pipe = _Counted(pipe if meter is None else meter.wrap(pipe, rp.root), counts, id(rp))
             merges[rp.rule.head_pred].inputs.append(pipe)
             fed.add(rp.rule.head_pred)
-        # (only the merges fed, in the stratum's order: a streaming merge changes what the next one's inputs read)
+        # (only the merges fed, in the merges' order: a streaming merge changes what the next one's inputs read)
         self._fed = {p: merges[p] for p in sorted(fed, key=self._place.__getitem__)}
         return ev._round(self._fed) if meter is None else self._measured_round(meter)
 

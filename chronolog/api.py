@@ -1373,7 +1373,11 @@ class Reasoner:
         rows = load_facts(facts, self.dialect, self.plan.program.calendar)
         from chronolog.planner.validate import collect_arities
 
-        collect_arities(self.plan.program, rows)
+        program = self.plan.program
+        known = getattr(self, "_program_arities", None)  # (its program's, found once a session)
+        if known is None or known[0] is not program:
+            known = self._program_arities = (program, collect_arities(program))
+        collect_arities(program, rows, known[1])
         for pred, r in rows.items():
             known = self.plan.arities.get(pred)
             if known is not None and r and len(r[0][0]) != known[0]:

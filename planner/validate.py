@@ -31,9 +31,12 @@ def _where(pos) -> str:
     return f"{pos}" if pos is not None and pos.line else "elsewhere"
 
 
-def collect_arities(program: ast.Program, extra_facts=None) -> dict:
-    """``pred -> (arity, pos)`` for every predicate; raises on a mismatch."""
-    arities: dict = {}
+def collect_arities(program: ast.Program, extra_facts=None, program_arities=None) -> dict:
+    """``pred -> (arity, pos)`` for every predicate; raises on a mismatch.
+    ``program_arities``: what this returned for ``program`` alone, its
+    rules and facts not read again (an update's facts, checked against a
+    program of 2,000 rules: 4 ms each)."""
+    arities: dict = dict(program_arities) if program_arities is not None else {}
     extra_facts = extra_facts if extra_facts is not None else {}  # (FactRows of repeating facts only: empty as a dict)
 
     def see(pred, n, pos):
@@ -49,7 +52,7 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
             arities[pred] = (n, pos)
 
     Atom = ast.Atom
-    for rule in program.rules:
+    for rule in program.rules if program_arities is None else ():
         head = rule.head if type(rule.head) is Atom else ast.head_atom(rule.head)
         if head is not None:
             known = arities.get(head.pred)
@@ -60,7 +63,7 @@ def collect_arities(program: ast.Program, extra_facts=None) -> dict:
                 known = arities.get(atom.pred)
                 if known is None or known[0] != len(atom.terms):
                     see(atom.pred, len(atom.terms), atom.pos if atom.pos.line else rule.pos)
-    for fact in program.facts:
+    for fact in program.facts if program_arities is None else ():
         see(fact.pred, len(fact.terms), fact.pos)
     # extra facts come as FactRows (pred -> rows, all of one arity)
     positions = getattr(extra_facts, "positions", {})

@@ -28,6 +28,8 @@ which strata were maintained and which recomputed, and why.
 
 from __future__ import annotations
 
+import heapq
+
 from chronolog.language import ast
 from chronolog.language.timeline import EVERYWHERE, contains, intersect, subtract
 from chronolog.planner import physical as ph
@@ -264,16 +266,50 @@ class Maintenance:
             for terms, _ in rows:
                 self.change.touch(rel, terms)
             MergeNode(rel).merge(rows)
-        self._read = {p for stratum in ev.plan.strata for p in stratum.reads}
+        readers, home = self._readers()
+        self._read = readers
+        todo = [home[p] for p in (*self._seed, *self._own_added)]
         for pred in set(retracted) | set(added):
             if pred not in derived:
                 self._record(pred)
+                todo += readers.get(pred, ())
         try:
-            for stratum in ev.plan.strata:
-                self._stratum(stratum)
+            self._strata(todo, readers)
         finally:
             drop_emptied(self.emptied)
         return self.report
+
+    def _strata(self, todo: list, readers: dict) -> None:
+        """Each stratum an update reaches, in order: the strata ``todo``
+        (by position), then those that read what one of them changed (a
+        program of 2,000 strata visited each at every update: 7 ms an
+        update that changed one)."""
+        strata, done = self.ev.plan.strata, set()
+        heapq.heapify(todo)
+        while todo:
+            i = heapq.heappop(todo)
+            if i in done:
+                continue
+            done.add(i)
+            self._stratum(strata[i])
+            for p in strata[i].preds:
+                if p in self.gone or p in self.new:
+                    todo += (j for j in readers.get(p, ()) if j not in done)
+                    heapq.heapify(todo)
+
+    def _readers(self) -> tuple:
+        """``pred -> positions of the strata that read it`` and ``pred ->
+        position of its stratum``, found once a session."""
+        got = self.ev.strata_readers
+        if got is None or got[0] is not self.ev.plan.strata:
+            readers, home = {}, {}
+            for i, stratum in enumerate(self.ev.plan.strata):
+                for p in stratum.reads:
+                    readers.setdefault(p, []).append(i)
+                for p in stratum.preds:
+                    home[p] = i
+            got = self.ev.strata_readers = (self.ev.plan.strata, readers, home)
+        return got[1], got[2]
 
     def _record(self, pred: str) -> None:
         """Note ``pred``'s ``gone`` and ``new`` for the strata that read it

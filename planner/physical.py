@@ -656,6 +656,18 @@ def positive_atoms(op: Operator) -> tuple:
     return tuple((i, atom_scan(s.atom).pred) for i, s in enumerate(body.steps) if isinstance(s, IntervalJoin))
 
 
+def driving_constants(op: Operator, position: int) -> tuple:
+    """``(argument, value)`` of the constants of the body atom at
+    ``position`` (a delta variant's driving atom), or () (none, or a
+    Since/Until's operand): a variant whose delta holds no atom with them
+    derives nothing."""
+    if isinstance(op, SinceUntil):
+        return ()
+    body = op if isinstance(op, Body) else op.input
+    scan = atom_scan(body.steps[position].atom)
+    return tuple((k, t.value) for k, t in enumerate(scan.terms) if isinstance(t, ast.Const))
+
+
 def delta_variants(op: Operator, changed) -> tuple:
     """The seminaive variants of a rule operator after predicates
     ``changed``: one per atom of a changed predicate, the atoms before it

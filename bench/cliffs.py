@@ -12,7 +12,7 @@ binary floats, times off the integer grid, labelled nulls, dates, quoted cells),
 files of the same draws in the forms users write (open and infinite ends,
 negative and 64-bit-overflowing integers, decimal times, 12 arguments,
 80-character strings, 200 files, 2,000 and 10,000 predicates with a rule each, a
-recursion around 2,000 predicates).  Each case is a pair
+recursion around 2,000 predicates, 3,000 recursive rules of one constant each).  Each case is a pair
 of commands, ``with`` (the form) and ``without`` (the same program and
 data without it); each runs ``--repeat`` times, the pair alternating and
 the order flipping every round, and the median wall and CPU seconds of the
@@ -266,6 +266,12 @@ def cases(n: int) -> dict:
                          ("p0(N) :- s(N).\n" + "".join(f"p{(j + 1) % 2000}(N) :- <->[0,1] p{j}(N), r(N).\n" for j in range(2000))
                           + '@output("p0").\n', ["--facts", str(cycle)]),
                          ('p(N) :- s(N).\np(N) :- <->[0,1] p(N), r(N).\n@output("p").\n', ["--facts", str(cycle)]))
+    steps = _write(DATA / "steps.facts", (f"p(n{j},0)@[0,1]\n" for j in range(200)))
+    out["constant_rules_3000"] = ("3,000 recursive rules p(N,k+1) :- p(N,k), one per constant, against one rule "
+                                  "counting up to 3,000 (the same facts)",
+                                  ("".join(f"p(N,{k + 1}) :- p(N,{k}).\n" for k in range(3000)) + '@output("p").\n',
+                                   ["--facts", str(steps)]),
+                                  ('p(N,J) :- p(N,K), K < 3000, J = K + 1.\n@output("p").\n', ["--facts", str(steps)]))
     return out
 
 

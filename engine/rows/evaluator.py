@@ -246,9 +246,11 @@ class RowRounds(seminaive.Backend):
         equality, as the scan's constant checks (input.AtomPattern)."""
         got = self._indexes.get(id(found))
         if got is None or got[0] is not found:
-            always, by_value = [], {}  # by_value: (pred, argument) -> value -> [(place, variant, other constants)]
+            always, by_value = [], {}  # by_value: (pred, argument) -> value -> [(place, its other constants)]
             for place, (rp, v) in enumerate(found):
-                checks = ph.driving_constants(rp.operator, v.position) if v is not None else ()
+                # (a recomputed operator reads the full relations: its one variant stands for every changed atom)
+                whole = v is None or isinstance(rp.operator, self.recomputed)
+                checks = () if whole else ph.driving_constants(rp.operator, v.position)
                 if not checks:
                     always.append(place)
                     continue

@@ -10,7 +10,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from budget import examples
 
@@ -204,7 +204,11 @@ def test_time_cells_typed_by_kernels_are_the_row_readers_time_points(tokens):
 
 @settings(deadline=None, max_examples=examples(40))
 @given(st.lists(st.dates(), min_size=1, max_size=20, unique=True), st.sampled_from(["days", "hours"]))
-def test_iso_dates_convert_as_the_row_reader_does(dates, unit):
+@example([datetime.date(1, 1, 1), datetime.date(9999, 12, 31), datetime.date(2024, 2, 29)], "days")
+def test_iso_dates_convert_as_the_row_reader_does(tmp_path_factory, dates, unit):
+    """The dates polars reads are the ones ``convert`` reads; those it
+    leaves (years 1 and 9999) ``convert`` reads, and a file of them reads
+    alike on rows and columns."""
     import pyarrow as pa
 
     from chronolog.connectors.csv_files import convert
@@ -215,7 +219,14 @@ def test_iso_dates_convert_as_the_row_reader_does(dates, unit):
     cal = Calendar(unit)
     got = cell_types.time_points(pa.array(tokens), cal)
     want = [convert(t, "time", ast.NOWHERE, "start", cal) for t in tokens]
-    assert got == want and [type(v) for v in got] == [type(v) for v in want]
+    # (years 1 and 9999 are left to convert, cell by cell: Calendar.whole_points_where reads years 2 to 9998)
+    assert [g is None for g in got] == [not 2 <= d.year <= 9998 for d in dates]
+    assert [(g, type(g)) for g in got if g is not None] == [(w, type(w)) for g, w in zip(got, want) if g is not None]
+    folder = tmp_path_factory.mktemp("dates")
+    (folder / "p.csv").write_text("k,start,end\n" + "".join(f"k{i},{t},{t}\n" for i, t in enumerate(tokens)))
+    program = (f'@timeGranularity("{unit}").\n@bind("p", "csv", "{folder}", "p.csv").\n@timeMapping("p", 1, 2).\n'
+               'q(K) :- p(K).\n@output("q").\n')
+    assert chronolog.reason(program, engine="columns").to_text() == chronolog.reason(program, engine="rows").to_text()
 
 
 def test_ends_on_another_grid_than_the_starts_stay_on_columns(tmp_path):

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import chronolog
@@ -351,6 +351,7 @@ def texts_of_model(model) -> set:
 @settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 12), st.integers(0, 4), st.booleans()), min_size=3, max_size=8),
        st.lists(st.integers(0, 30), min_size=1, max_size=4), st.sampled_from([0, 2, 8]))
+@example([(0, 0, 0, True), (1, 0, 0, False), (1, 0, 0, True)], [1], 2)  # (placed in the step of its carrier's fact, then again)
 def test_heads_placed_by_interval_terms_are_the_batch_answers_or_refused(events, advances, reach):
     """Random r(a,S,E) facts (distinct S: the limit above aside) and s(a)
     facts in time order, with watermarks: the stream's answers, coalesced,

@@ -138,12 +138,14 @@ class StreamEvaluator(Evaluator):
             ch = merge.take_changes()
             if ch:
                 pending[pred] = ch
+        self._carried(pending)
         self._quiet = {}  # where a stratum's model repeats inside this step (quiet_stretch)
         for stratum in self.plan.strata:
             sub = self._unclipped.get(stratum.index)
             if sub is not None:
                 self._jump_quiet_stretch(sub, stratum, step_iv, pending)
             changes = self.run_stratum(stratum, pending)
+            self._carried(changes)
             for pred, ch in changes.items():
                 old = pending.get(pred)
                 if old is None:
@@ -331,6 +333,16 @@ class StreamEvaluator(Evaluator):
         return out
 
     # ---------------------------------------------------------- forgetting
+    def _carried(self, changes: dict) -> None:
+        """The latest end of each carrier of placed heads' ends
+        (_NotBeforeTheWatermark) with ``changes``, as soon as they are in
+        the store: a head placed in the step that brought its carrier's fact
+        is held as long as that fact (noted at the step's end, the head was
+        forgotten at once, and placed again by the next step it was refused)."""
+        latest = self._max_end
+        for pred in latest.keys() & changes.keys():
+            latest[pred] = max(latest[pred], max((iv[1] for ivs in changes[pred].values() for iv in ivs), default=NEG_INF))
+
     def _schedule(self, changes: dict) -> None:
         """Note when each new maximal interval may be forgotten: its end
         plus its predicate's look-back (a heap, so forgetting costs nothing
@@ -338,12 +350,9 @@ class StreamEvaluator(Evaluator):
         heap = self._expiry
         lb = self.lookback
         seq = self._seq
-        latest = self._max_end
         for pred, ch in changes.items():
             if pred == STEP or pred == TOP:
                 continue
-            if pred in latest:  # (a carrier of placed heads' ends: _NotBeforeTheWatermark)
-                latest[pred] = max(latest[pred], max((iv[1] for ivs in ch.values() for iv in ivs), default=NEG_INF))
             keep = lb.get(pred, 0)
             if keep == POS_INF:
                 continue

@@ -94,6 +94,13 @@ def value_class(v):
 MAX_SCALE = 38 - 19
 
 
+def past_decimals(kind) -> bool:
+    """Whether a term kind (engine/term_types.value_kind) is decimals no
+    decimal(38, S) holds beside 64-bit integers: 39+ digits, or more than
+    MAX_SCALE after the point."""
+    return kind[0] == "dec" and (kind[1] + kind[2] > 38 or kind[2] > MAX_SCALE)
+
+
 def rational(v) -> bool:
     """Whether ``v`` is an exact number with no finite decimal (1/3), or
     one of more than MAX_SCALE decimals (2^-20: 20): no number of the

@@ -22,7 +22,7 @@ from .aggregate import program_constants
 from .arithmetic import refused
 from .calendar import code_bounds, reaches, term_decimals, utc_times
 from .classes import (DATE, MAX_SCALE, NUM, SET, TEXT, TS, TwoKinds, decimal_digits, infer_classes, kind_class, meet, null_positions,
-                      rational, spark_class, text_constants, text_positions, time_digits, value_class, works_on_text, writes_floats)
+                      past_decimals, rational, spark_class, text_constants, text_positions, time_digits, value_class, works_on_text, writes_floats)
 from .constraints import check as check_constraints
 from .csv_inputs import KEYED
 from .fragment import NotRelational, check_rules
@@ -253,7 +253,7 @@ def decodable(spark, inputs: list) -> tuple:
                 cells.setdefault((row["i"], row["c"]), []).append(json.loads(row["k"]))
     # (any other kind stays term text)
     return {key: kind_class(kind) for key, kind in kinds.items() if kind_class(kind) is not None
-            and not (kind[0] == "int" and kind[2]) and not (kind[0] == "dec" and (kind[1] + kind[2] > 38 or kind[2] > MAX_SCALE))}, cells
+            and not (kind[0] == "int" and kind[2]) and not past_decimals(kind)}, cells
 
 
 def _fact_class(v):
@@ -265,7 +265,7 @@ def _fact_class(v):
     from chronolog.engine.term_types import value_kind
 
     kind = value_kind([v])
-    if kind[0] == "rat" or (kind[0] == "int" and kind[1] > 38) or (kind[0] == "dec" and (kind[1] + kind[2] > 38 or kind[2] > MAX_SCALE)):
+    if kind[0] == "rat" or (kind[0] == "int" and kind[1] > 38) or past_decimals(kind):
         return TEXT
     return value_class(v)
 

@@ -258,13 +258,20 @@ class RowRounds(seminaive.Backend):
                 by_value.setdefault((v.pred, k), {}).setdefault(value, []).append((place, rest))
             got = self._indexes[id(found)] = (found, always, by_value)
         found, always, by_value = got
+        values: dict = {}  # (pred, argument) -> the values the round's delta holds there, each found once
+
+        def held(pred, k) -> set:
+            got = values.get((pred, k))
+            if got is None:
+                got = values[pred, k] = {terms[k] for terms in deltas[pred]}
+            return got
+
         places = list(always)
         for (pred, k), variants in by_value.items():
-            held = {terms[k] for terms in deltas[pred]}
-            for value in held if len(held) < len(variants) else variants:
-                for place, rest in variants.get(value, ()) if value in variants and value in held else ():
-                    if all(any(terms[j] == c for terms in deltas[pred]) for j, c in rest):
-                        places.append(place)
+            here = held(pred, k)
+            for value in here if len(here) < len(variants) else variants:
+                if value in variants and value in here:
+                    places += (place for place, rest in variants[value] if all(c in held(pred, j) for j, c in rest))
         return tuple(found[i] for i in sorted(places))
 
     def round(self, variants, deltas: dict) -> dict:

@@ -294,8 +294,9 @@ class Maintenance:
             self._stratum(strata[i])
             for p in strata[i].preds:
                 if p in self.gone or p in self.new:
-                    todo += (j for j in readers.get(p, ()) if j not in done)
-                    heapq.heapify(todo)
+                    for j in readers.get(p, ()):
+                        if j not in done:
+                            heapq.heappush(todo, j)
 
     def _readers(self) -> tuple:
         """``pred -> positions of the strata that read it`` and ``pred ->

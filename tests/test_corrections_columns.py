@@ -207,6 +207,39 @@ def test_many_updates_move_to_rows(monkeypatch):
     assert r.add("e(c,d)@[0,5]").to_text() == scratch(program, "e(a,b)@[0,10]\ne(b,c)@[2,3)\ne(b,c)@(4,8]\ne(c,d)@[0,5]\ne(b,d)@[6,9]")
 
 
+def test_the_hand_over_weighs_what_the_rows_would_cost(monkeypatch):
+    """The updates' rent is what they cost beyond the rows' estimate
+    (ROWS_FACT_CPU a fact): updates the rows would have cost more for pay
+    none and never hand over, however much they cost; and the threshold
+    is relative to the run's own CPU seconds (they were read off a wall
+    clock, a huge negative number, so the threshold was always a second)."""
+    import time
+
+    import chronolog.engine.columns.maintenance as maintenance
+
+    program = "reach(X,Y) :- e(X,Y).\nreach(X,Z) :- reach(X,Y), e(Y,Z)."
+    facts = "\n".join(f"e(n{i},n{i + 1})@[{i % 5},{i % 5 + 4}]" for i in range(300))
+    started = time.process_time()
+    r = chronolog.Reasoner(program, facts, engine="columns")
+    assert 0 < r.evaluator.run_cpu <= time.process_time() - started
+    monkeypatch.setattr(maintenance, "ROWS_AFTER", 0.0)
+    monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(maintenance, "ROWS_FACT_CPU", 1000.0)  # (rows dearer than any update here)
+    now = facts.splitlines()
+    for k in range(4):
+        gone = now[k * 7:k * 7 + 3]
+        m = r.retract(gone)
+        assert m.stats["maintained_on"] == "columns"
+        assert r.add(gone).stats["maintained_on"] == "columns"
+    assert r.evaluator.rent == 0 < r.evaluator.maintain_cpu
+    monkeypatch.setattr(maintenance, "ROWS_FACT_CPU", 0.0)  # (rows free: the next update pays its whole cost)
+    assert r.retract(now[:2]).stats["maintained_on"] == "columns"
+    assert r.evaluator.rent > 0
+    m = r.retract(now[2:3])
+    assert m.stats["maintained_on"].startswith("rows (the updates on columns have cost 0x the run beyond")
+    assert m.to_text() == scratch(program, "\n".join(now[3:]))
+
+
 def test_a_negated_atom_reads_its_whole_relation():
     # d changes and drives the rule; e, read positively and negated, must not
     # be cut down to the rows that share d's values for the negation too

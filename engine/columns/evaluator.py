@@ -48,7 +48,9 @@ class HybridEvaluator(Evaluator):
         self.rows_since = None  # why updates run on rows (set by the first that does)
         self.given_frames: dict = {}  # derived pred -> frame of its given facts (maintenance.py)
         self.run_cpu = 0.0  # CPU seconds of run()
-        self.maintain_cpu = 0.0  # CPU seconds of the updates on columns so far (maintenance.refusal)
+        self.maintain_cpu = 0.0  # CPU seconds of the updates on columns so far
+        self.rent = 0.0  # of them, those beyond what the rows would have cost (maintenance.refusal)
+        self.update_size = 0  # retracted pieces and added facts of the update under way (plan_update)
         self._whole_read: dict = {}  # pred -> its frame _code_whole_numbers read
         self.taken_cpu = 0.0  # those of given_pieces in the update under way
         self.maintained_on = "rows"  # where the last update ran, and why there (stats["maintained_on"])
@@ -122,7 +124,7 @@ class HybridEvaluator(Evaluator):
     def run(self) -> None:
         import time
 
-        started = time.process_time()
+        cpu_started = time.process_time()
         self.plan.check_horizon(self.horizon)
         if self.plan.uses_top:
             self.store.relation(TOP).add((), (float("-inf"), float("inf"), False, False))
@@ -204,7 +206,7 @@ class HybridEvaluator(Evaluator):
         self._shared_body = None
         self.stats["executors"] = dict(self.executors)
         self.check_constraints()
-        self.run_cpu = time.process_time() - started
+        self.run_cpu = time.process_time() - cpu_started
 
     def _analysed(self, stratum, ran, batched, rounds, seconds) -> None:
         """EXPLAIN ANALYZE's note of a stratum run (engine/analysis.py); the
@@ -247,6 +249,7 @@ class HybridEvaluator(Evaluator):
 
         size = sum(by.height if hasattr(by, "height") else len(by) for by in retracted.values())
         size += sum(len(rows) for rows in added.values())
+        self.update_size = size
         self.by_atoms = (size <= POINT_ATOMS and self.strata_refusal() is None and refusal(self) is None
                          and values_refusal(self, retracted, added) is None)
         if self.by_atoms:
@@ -392,14 +395,13 @@ class HybridEvaluator(Evaluator):
         if why is None:
             self._code_whole_numbers()
         taken, self.taken = self.taken, {}
-        self.maintain_cpu += self.taken_cpu
-        self.taken_cpu = 0.0
+        spent, self.taken_cpu = self.taken_cpu, 0.0
         by_atoms, self.by_atoms = self.by_atoms, False
         if why is None and by_atoms:
             started = time.process_time()
             report = self._maintain_by_atoms(retracted, added)
             self.maintained_on = "columns"
-            self.maintain_cpu += time.process_time() - started
+            self._spent(spent + time.process_time() - started)
             return report
         if why is None:
             tables, relations, counted = dict(self._tables), self.store.saved(), dict(self.stats)
@@ -413,7 +415,7 @@ class HybridEvaluator(Evaluator):
                 why = e.text(self.plan.program.calendar)
             else:
                 self.maintained_on = "columns"
-                self.maintain_cpu += time.process_time() - started
+                self._spent(spent + time.process_time() - started)
                 self.check_constraints()
                 for entry in report:
                     entry["path"] = "frames"
@@ -422,6 +424,15 @@ class HybridEvaluator(Evaluator):
         self.rows_since = why  # (the rows hold the model from here on: refusal)
         self.maintained_on = f"rows ({why})" if "columns" in self.executors.values() else "rows"
         return super().maintain(retracted, added)
+
+    def _spent(self, cpu: float) -> None:
+        """Count an update on columns that cost ``cpu`` seconds, and what
+        of it the rows would not have cost (maintenance.rent)."""
+        from .maintenance import rent
+
+        self.maintain_cpu += cpu
+        self.rent += rent(cpu, self.update_size)
+        self.update_size = 0
 
     def _maintain_by_atoms(self, retracted, added) -> list:
         """The rows' DRed (rows/maintenance.py) over ColumnRelations; the

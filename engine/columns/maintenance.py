@@ -59,21 +59,34 @@ from .value_columns import is_values, same_kinds
 
 # Updates on columns cost a few polars queries per stratum however small
 # they are, where the rows' DRed makes a tiny update nearly free once the
-# rows and their indexes are built (2.5-4x the columnar run: LUBM 1M 1.9-3.0
-# s against 0.78 s).  As in ski rental, the updates stay on columns until
-# they have cost that much, and go to rows then: at most twice the better
-# of the two choices made in hindsight.  (Not before a second: a small
-# model's updates stay where they are, whichever is cheaper.)
+# rows and their indexes are built (about three times the columnar run).
+# As in ski rental, the updates stay on columns until what they cost beyond
+# what the rows would have cost (their rent) adds up to ROWS_AFTER runs, and
+# go to rows then: at most twice the better of the two choices made in
+# hindsight.  (Not before a second: a small model's updates stay where
+# they are, whichever is cheaper.)  The rows' DRed costs about
+# ROWS_FACT_CPU per retracted piece or added fact (temporal LUBM 1M,
+# updates of 10 to 10,000 facts on rows: 35-42 us each; by atoms on
+# columns, the same algorithm, 36-66 us), so an update on frames of
+# thousands of facts (7-16 us each there) pays no rent: the rows would
+# cost more.
 ROWS_AFTER = 3.0
 ROWS_AFTER_SECONDS = 1.0
+ROWS_FACT_CPU = 30e-6
+
+
+def rent(cpu: float, size: int) -> float:
+    """What of an update on columns that cost ``cpu`` seconds and changed
+    ``size`` given pieces and facts the rows would not have cost."""
+    return max(0.0, cpu - ROWS_FACT_CPU * size)
 
 
 def refusal(ev):
     """Why ``ev``'s model cannot be maintained on columns (None if it can)."""
     if getattr(ev, "rows_since", None):
         return ev.rows_since
-    if ev.maintain_cpu > max(ROWS_AFTER * ev.run_cpu, ROWS_AFTER_SECONDS):
-        return f"the updates on columns have cost {ROWS_AFTER:g}x the run: the rows' indexes pay off from here on"
+    if ev.rent > max(ROWS_AFTER * ev.run_cpu, ROWS_AFTER_SECONDS):
+        return f"the updates on columns have cost {ROWS_AFTER:g}x the run beyond what the rows would have: the rows' indexes pay off from here on"
     if not ev.executors or any(x != "columns" for x in ev.executors.values()):
         return "a stratum ran on rows"
     if ev._scale is None:

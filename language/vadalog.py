@@ -65,6 +65,7 @@ _METEOR_OPERATORS = {
     "Diamondminus": "<->", "Diamondplus": "<+>", "Boxminus": "[-]", "Boxplus": "[+]", "Since": "<S>", "Until": "<U>",
 }
 
+_METEOR_CASES = {word.lower(): word for word in _METEOR_OPERATORS}  # (since[0,5] as some papers write it)
 
 _PRIORITY = ("COMMA", "DOT", "IF", "COLON_MINUS", "AT", "RPAR", "RSQB", "NAME", "VAR")
 
@@ -103,7 +104,14 @@ class VadalogDialect(Dialect):
             word = before.split()[-1] if before.split() else ""
             word = word.lstrip("(,:-[]<>+")
             meteor = next((w for w in (str(tok), word) if w in _METEOR_OPERATORS), None)
-            if meteor is not None:
+            spelt = None  # an operator word of MeTeoR in another case: since[0,5], UNTIL(0,5], boxminus[0,1]
+            if meteor is None and re.match(r"\s*[\[(]", src_line[column - 1 + len(str(tok)):]):
+                spelt = str(tok)
+            elif meteor is None and str(tok) in "[(" and before.endswith(word):
+                spelt = word
+            if spelt is not None and spelt.lower() in _METEOR_CASES:
+                hint = f"{spelt} is not an operator here: {self.written_here(_METEOR_CASES[spelt.lower()])}"
+            elif meteor is not None:
                 hint = (f"{meteor} is the MeTeoR dialect's operator; {self.written_here(meteor)}, or read the program "
                         'as MeTeoR: --dialect meteor, a .meteor file or dialect="meteor"')
             elif re.search(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?$", before) and (

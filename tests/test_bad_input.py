@@ -1582,3 +1582,20 @@ def test_since_written_as_the_papers_write_it_says_how_it_is_written_here(tmp_pa
     rule = out.split("e.g. ")[1].splitlines()[0]
     model = chronolog.reason(rule + "\na(x)@[0,5].\nb(x)@[1,1].\n").to_text()
     assert model == ("s(x)@[1,3]" if op == "S" else "s(x)@[0,1]")
+
+
+@pytest.mark.parametrize("rule, where, op", [("q(X) :- p(X) since[0,2] r(X).", "1:14", "<S>"),
+                                             ("q(X) :- p(X) UNTIL(0,2] r(X).", "1:14", "<U>"),
+                                             ("q(X) :- boxminus[0,2] p(X).", "1:17", "[-]"),
+                                             ("q(X) :- DiamondMinus [0,2] p(X).", "1:22", "<->")])
+def test_an_operator_word_in_another_case_says_how_it_is_written_here(tmp_path, rule, where, op):
+    """MeTeoR's operator words in another case (``since[0,2]``, as some
+    papers write them) said to separate the literals with ',', or nothing;
+    they now say how Temporal Vadalog writes the operator (and not to read
+    the program as MeTeoR, whose reader takes only its own case)."""
+    out = refused(tmp_path, rule + "\np(a)@[0,5].\nr(a)@[1,1].\n", where=where, says="syntax error")
+    assert f"is not an operator here: Temporal Vadalog writes {op} (e.g. " in out
+    assert "dialect" not in out
+    example = out.split("(e.g. ")[1].rsplit(")", 1)[0]
+    head = "s(X) :- " + example.replace("q(X)", "r(X)") + "."
+    assert chronolog.reason(head + "\np(a)@[0,5].\nr(a)@[1,1].\n").to_text().startswith("s(a)@")

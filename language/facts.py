@@ -239,7 +239,7 @@ def _read_rows(lines, source, calendar, first_line=1) -> FactRows:
     add = rows.add
     for n, line in enumerate(lines, first_line):
         head, at, tspec = line.rpartition("@")
-        if not at or '"' in head or "%" in line:
+        if not at or "%" in line:
             s = line.strip()
             if not s or s[0] == "%" or s.startswith("//"):
                 continue
@@ -254,27 +254,31 @@ def _read_rows(lines, source, calendar, first_line=1) -> FactRows:
                 add(f.pred, f.terms, f.interval, f.pos, f.every)
                 continue
             intervals[tspec] = iv
-        i = head.find("(")
-        if i < 0:
-            pred = head.strip()
-            terms = ()
+        if '"' in head:  # (strings: split at the commas outside them)
+            got = _terms_fast(head, values, _IDENT.match)
+            pred, terms = got if got is not None else ("", ())
         else:
-            pred = head[:i].strip()
-            close = head.rfind(")")
-            if close < i or head[close + 1 :].strip():
-                pred = ""
+            i = head.find("(")
+            if i < 0:
+                pred = head.strip()
+                terms = ()
             else:
-                vals = []
-                for tok in head[i + 1 : close].split(","):
-                    v = values.get(tok)
-                    if v is None:
-                        v = _value(tok.strip(), _IDENT.match)
+                pred = head[:i].strip()
+                close = head.rfind(")")
+                if close < i or head[close + 1 :].strip():
+                    pred = ""
+                else:
+                    vals = []
+                    for tok in head[i + 1 : close].split(","):
+                        v = values.get(tok)
                         if v is None:
-                            pred = ""
-                            break
-                        values[tok] = v
-                    vals.append(v)
-                terms = tuple(vals)
+                            v = _value(tok.strip(), _IDENT.match)
+                            if v is None:
+                                pred = ""
+                                break
+                            values[tok] = v
+                        vals.append(v)
+                    terms = tuple(vals)
         lst = rows.get(pred)
         if lst is not None and len(lst[0][0]) == len(terms):
             lst.append((terms, iv))
@@ -297,7 +301,7 @@ def _read_dated(lines, source, calendar, first_line=1) -> FactRows:
     ident = _IDENT.match
     for n, line in enumerate(lines, first_line):
         head, at, tspec = line.rpartition("@")
-        if not at or '"' in head or "%" in line:
+        if not at or "%" in line:
             s = line.strip()
             if not s or s[0] == "%" or s.startswith("//"):
                 continue
@@ -328,8 +332,12 @@ def _terms_fast(head: str, values: dict, ident):
     close = head.rfind(")")
     if close < i or head[close + 1 :].strip() or not _PRED_OK(pred):
         return None
+    args = head[i + 1 : close]
+    toks = args.split(",") if '"' not in args else _quoted_split(args)
+    if toks is None:
+        return None
     vals = []
-    for tok in head[i + 1 : close].split(","):
+    for tok in toks:
         v = values.get(tok)
         if v is None:
             v = _value(tok.strip(), ident)
@@ -338,6 +346,26 @@ def _terms_fast(head: str, values: dict, ident):
             values[tok] = v
         vals.append(v)
     return pred, tuple(vals)
+
+
+# an argument: a string as the grammar's STRING (commas, parentheses and
+# '@' inside it), or text without quotes or commas; then a comma or the end
+_ARGUMENT = LazyPattern(r'\s*("(?:[^"\\]|\\.)*"|[^",]*)\s*(,|\Z)', re.S)
+
+
+def _quoted_split(args: str):
+    """The arguments of ``"ACME, Inc.",2`` split at the commas outside
+    strings (a line of strings read by the grammar cost 150 us, 30x a
+    bare line's), or None for what the grammar must read."""
+    out, pos, end = [], 0, len(args)
+    while True:
+        m = _ARGUMENT.match(args, pos)
+        if m is None:
+            return None
+        out.append(m.group(1))
+        if not m.group(2):
+            return out if m.end() == end else None
+        pos = m.end()
 
 
 def _dated_interval(tspec: str, calendar, memo=None):
@@ -496,7 +524,7 @@ class FactLineReader:
             self._points.clear()
         if self.dialect == "vadalog":
             head, at, tspec = line.rpartition("@")
-            if at and '"' not in head and "%" not in line:
+            if at and "%" not in line:
                 iv = self.intervals.get(tspec)
                 if iv is None:
                     iv = (_interval_fast(tspec, self.values) if self.calendar is None

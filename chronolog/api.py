@@ -326,6 +326,8 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     :func:`_repeating_apart` hands them to the rows."""
     if dialect not in ("vadalog", "meteor"):
         return None
+    if isinstance(facts, str) and len(facts) >= KERNEL_BYTES:
+        return _text_columns(facts, dialect, calendar, terms)
     paths = [facts] if isinstance(facts, os.PathLike) else facts if isinstance(facts, (list, tuple)) else None
     if not paths or not all(isinstance(p, os.PathLike) for p in paths):
         return None
@@ -398,6 +400,31 @@ def _csv_columns(path, calendar, terms):
         fc.terms = terms
         fc.slow = fact_csv.read_rows(path, calendar)
     return fc
+
+
+def _text_columns(text: str, dialect: str, calendar=None, terms=None):
+    """Fact text of a file's size read as a file is (a million lines given
+    as a str took the line reader 5.6 s of CPU, the same file 0.8 s);
+    None when the rows' reading applies."""
+    import io
+
+    from chronolog.engine.columns.encoding import Dictionary
+    from chronolog.language import allocators
+    from chronolog.language.fact_columns import _Fallback, line_counts, read_fact_columns, restore_line_counts
+    from chronolog.language.source_text import plain_text
+
+    source = text.source if isinstance(text, NamedText) else "<facts>"
+    with allocators.settled():  # (as a file's: numpy and polars out of the collector's walks)
+        import numpy  # noqa: F401
+        import polars  # noqa: F401
+
+        counts = line_counts()
+        try:
+            data = io.BytesIO(plain_text(text).encode("utf-8"))  # (in blocks, read by the reader threads)
+            return [read_fact_columns(data, source, dialect, calendar, share=False, terms=terms if terms is not None else Dictionary())]
+        except _Fallback:
+            restore_line_counts(counts)
+            return None  # the rows' reading says why, where
 
 
 def _read_columns(paths, dialect: str, calendar=None, terms=None):

@@ -163,6 +163,36 @@ def test_fallback_stratum_reads_rows(tmp_path, seed):
     assert _text(cols) == _row_text(rows)
 
 
+@pytest.mark.parametrize("dialect, dated", [("vadalog", False), ("meteor", False), ("vadalog", True)])
+@pytest.mark.parametrize("seed", range(3))
+def test_fact_text_given_as_a_str_is_read_as_a_file(tmp_path, dialect, dated, seed):
+    """Fact text of a file's size given as a str (built in Python, read from a
+    database) is read by the kernels into columns as the file is (the line
+    reader took 5.6 s of CPU for a million lines, the file 0.8 s): the same
+    answers as the rows', after a retraction of some of its lines too."""
+    rnd = random.Random(seed)
+    facts = fact_file(rnd, dialect, rnd.choice([60, 400]), dated=dated, quoted=not dated)
+    program = DATED if dated else PROGRAMS[dialect]
+    cols = reason(program, facts, dialect=dialect, engine="columns")
+    rows = reason(program, facts, dialect=dialect, engine="rows")
+    assert cols._columns is not None and cols._columns.given_columns, "the kernels did not read the text"
+    assert _text(cols) == _row_text(rows) == _row_text(_run(tmp_path, program, facts, dialect, "rows"))
+    if dialect == "vadalog":  # (a retraction takes back points: those of other lines too)
+        gone = facts.splitlines()[::7]
+        assert (api.Reasoner(program, facts, engine="columns").retract(gone).to_text()
+                == api.Reasoner(program, facts, engine="rows").retract(gone).to_text())
+
+
+@pytest.mark.parametrize("bad, says", [("p(a, 1)@[3,1].", "<facts>:41:9: syntax error: the interval [3,1] is empty"),
+                                       ("p(a, 1, 2)@[3,4].", "<facts>:41:1: syntax error: p has 3 arguments here but 2 at <facts>:1:1")])
+def test_an_error_in_fact_text_given_as_a_str_names_its_line(bad, says):
+    lines = [f"p(a{i},{i})@[{i},{i + 2}]." for i in range(80)]
+    lines[40] = bad
+    with pytest.raises(api.ChronologError) as e:
+        reason("q(X) :- p(X, Y).", "\n".join(lines), engine="columns")
+    assert str(e.value).startswith(says)
+
+
 def test_cli_output_is_byte_identical(tmp_path, monkeypatch):
     from click.testing import CliRunner
 

@@ -328,6 +328,11 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
         return None
     if isinstance(facts, str) and len(facts) >= KERNEL_BYTES:
         return _text_columns(facts, dialect, calendar, terms)
+    if isinstance(facts, (list, tuple)) and len(facts) > 1 and all(type(x) is str for x in facts):
+        text = "\n".join(facts)  # (fact lines: one text, its lines theirs, when none holds a line end)
+        if len(text) >= KERNEL_BYTES and text.count("\n") == len(facts) - 1 and "\r" not in text:
+            return _text_columns(text, dialect, calendar, terms)
+        return None
     paths = [facts] if isinstance(facts, os.PathLike) else facts if isinstance(facts, (list, tuple)) else None
     if not paths or not all(isinstance(p, os.PathLike) for p in paths):
         return None

@@ -1074,8 +1074,9 @@ def reason(
     ``"earliest"`` or ``"minimal"`` (both default to ``@config`` in the
     program, then to the measured best).  The answer is the same.
     ``explain``: record one derivation per derived piece (``Model.explain``).
-    ``max_rounds``: how many rounds a recursion may take before it is
-    reported as not reaching a fixpoint (default 100,000).
+    ``max_rounds``: how many rounds a recursion that may not end (one that
+    moves through time or creates values) may take before it is reported
+    as not reaching a fixpoint (default 100,000); plain rules always end.
     ``engine``: ``"auto"`` (default; the environment variable
     ``CHRONOLOG_ENGINE`` overrides it), ``"rows"`` or ``"columns"``: which
     executor runs the strata the columnar executor supports (others always

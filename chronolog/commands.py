@@ -54,7 +54,7 @@ def cli():
 @click.option("--spark", "spark_master", default=None, metavar="MASTER", help="Run through Spark (e.g. local[*]): reads and writes \"spark\" bindings.")
 @click.option("--distributed", is_flag=True, help="With --spark: reason in Spark tasks per key group when the program is partitionable, else in seminaive rounds of Spark SQL or, for small inputs, in one Spark task (chronolog plan says which).")
 @click.option("--conf", "spark_conf", multiple=True, metavar="KEY=VALUE", help="With --spark: a Spark setting, e.g. spark.chronolog.oneTaskBytes=-1 (repeatable).")
-@click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
+@click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion that moves through time or creates values may take before it is reported as endless (default 100000).")
 @click.option("--format", "out_format", type=click.Choice(["text", "csv", "json"]), default="text", help="How to print the facts: canonical text (default), CSV or JSON lines.")
 @click.option("--plot", "plot_to", type=FilePath(path_type=FileName), default=None, help="Also draw the timeline into this .png, .svg or .html file (needs chronolog[plot]).")
 @click.option("--progress/--no-progress", default=None, help="A progress bar on standard error (default: when it is a terminal).")
@@ -76,7 +76,7 @@ def run(program, facts, dialect, horizon, output, overwrite, strategy, placement
 @click.option("--facts", "facts", multiple=True, type=FilePath(path_type=Path), help="A file of facts, one per line (repeatable).")
 @click.option("--dialect", type=click.Choice(["vadalog", "meteor", "lars"]), default=None, help="Syntax of the program and facts.")
 @click.option("--horizon", default=None, metavar="FROM,TO", help="Evaluation horizon (not needed: models that repeat are answered exactly).")
-@click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion may take before it is reported as endless (default 100000).")
+@click.option("--max-rounds", "max_rounds", type=click.IntRange(min=1), default=None, metavar="N", help="Rounds a recursion that moves through time or creates values may take before it is reported as endless (default 100000).")
 def entails(program, query, facts, dialect, horizon, max_rounds):
     """Print true if QUERY (a fact such as "p(a)@[10,20]") holds throughout its
     interval in the least model of PROGRAM, false otherwise.  The exit status

@@ -215,6 +215,23 @@ def test_max_rounds_is_an_option_and_an_argument(tmp_path):
         reason(bounded, max_rounds=0)
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns", "auto"])
+def test_a_recursion_of_plain_rules_takes_the_rounds_it_needs(engine):
+    """Reachability along a chain longer than max_rounds (a 'next' relation
+    of events) was refused as "moving through time a little in every
+    round", which it does not: plain rules always reach their fixpoint, so
+    no cap applies; a recursive msum whose sums feed it again is capped,
+    and says it keeps creating values."""
+    chain = "\n".join(f"next(e{i},e{i + 1})@[0,10]." for i in range(300)) + "\nstart(e0)@[2,5]."
+    program = "seen(X) :- start(X).\nseen(Y) :- seen(X), next(X,Y).\nlate(Y) :- seen(Y), not start(Y), [-][0,1] seen(Y)."
+    m = reason(program, chain, max_rounds=100, engine=engine)
+    seen, late = dict(m.facts("seen")), dict(m.facts("late"))
+    assert len(seen) == 301 and seen[("e300",)] == (2, 5, True, True)
+    assert len(late) == 300 and late[("e1",)] == (3, 5, True, True)
+    with pytest.raises(ChronologError, match=r"after 50 rounds: .* S = msum\(T\)\. keeps creating new values"):
+        reason("p(X, S) :- p(X, T), S = msum(T).\np(a,1)@[0,1].\np(a,2)@[0,1].", max_rounds=50, engine=engine)
+
+
 def test_long_line_error_is_cut(tmp_path):
     facts = tmp_path / "f.facts"
     facts.write_text("q(a)@1. " * 2000 + "q(b)@")

@@ -317,10 +317,11 @@ class RowRounds(seminaive.Backend):
         ev, stratum = self.ev, self.stratum
         if ev.progress is not None:
             ev._report(stratum, number - 1, self.merges, False)
-        if number > ev.max_rounds and (stratum.inventing_rules or ev.horizon is None or ev.rounds_bounded):
-            rules = stratum.inventing_rules or stratum.rules
-            why = " keeps creating new values" if stratum.inventing_rules else (
-                " moves through time a little in every round, over a stretch that long")
+        if number > ev.max_rounds and not stratum.ends_by_itself() and (
+                stratum.inventing_rules or ev.horizon is None or ev.rounds_bounded):
+            rules = stratum.inventing_rules or stratum.shifting_rules or stratum.rules
+            why = " moves through time a little in every round, over a stretch that long" if (
+                stratum.shifting_rules and not stratum.inventing_rules) else " keeps creating new values"
             raise ProgramError(
                 f"no fixpoint after {counted(ev.max_rounds, 'round')}: the recursion through "
                 + "; ".join(_rule_text(r) for r in rules[:3])

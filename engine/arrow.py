@@ -673,13 +673,18 @@ def refuse_mixed_column(frame, pred: str) -> None:
     for name in frame.columns:
         try:
             pa.array(frame[name], from_pandas=True)
+        except pa.ArrowNotImplementedError:  # (complex numbers: no Arrow type holds them)
+            raise DataError(f"{pred}: the column {name} holds values of type {frame[name].dtype}, which are not constants",
+                            hint=f"make it a type a table holds (e.g. df[{str(name)!r}].astype(str)), or drop the column") from None
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             kinds = sorted({type(v).__name__ for v in frame[name] if v is not None})
             what = f"values of several kinds ({', '.join(kinds)})" if len(kinds) > 1 else f"{', '.join(kinds)} values"
+            one = pred.isidentifier()  # (else the table of every predicate: split_by_pred)
             raise DataError(
-                f"facts for {pred}: the column {name} holds {what}, which no column of a table holds",
+                f"{'facts for ' if one else ''}{pred}: the column {name} holds {what}, which no column of a table holds",
                 hint=f"make it one kind a table holds (e.g. df[{str(name)!r}].astype(str); an exact number as its "
-                f"text in a column {name}_exact), or give the facts as rows: {{{pred!r}: [((terms...), (start, end)), ...]}}",
+                f"text in a column {name}_exact)" + (f", or give the facts as rows: {{{pred!r}: [((terms...), "
+                                                     "(start, end)), ...]}" if one else ""),
             ) from None
 
 

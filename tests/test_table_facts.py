@@ -438,6 +438,15 @@ def test_a_column_of_values_of_several_kinds_is_named():
         chronolog.reason("q(X, Y) :- p(X, Y).", {"p": df})
     assert e.value.message == "facts for p: the column c1 holds Fraction values, which no column of a table holds"
     assert "c1_exact" in e.value.hint
+    df["c1"] = [1 + 2j, 3j]  # (complex numbers: Arrow has no type for them; pyarrow's own error escaped)
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X, Y) :- p(X, Y).", {"p": df})
+    assert e.value.message == "p: the column c1 holds values of type complex128, which are not constants"
+    one = pd.DataFrame({"pred": ["p", "p"], "c0": ["a", "b"], "c1": [1, "x"], "start": [3, 3], "end": [5, 5]})
+    with pytest.raises(chronolog.ChronologError) as e:  # (one table of every predicate: it named the predicate '?')
+        chronolog.reason("q(X, Y) :- p(X, Y).", one)
+    assert e.value.message.startswith("the facts table: the column c1 holds values of several kinds (int, str)")
+    assert "?" not in e.value.hint
 
 
 @pytest.mark.parametrize(

@@ -244,7 +244,7 @@ def as_table(frame, pred: str = "?"):
         _refuse_repeated_names(frame.schema.names, pred)
         table = frame if isinstance(frame, pa.Table) else pa.Table.from_batches([frame])
     elif type(frame).__module__.startswith("polars"):
-        table, wide = _polars_table(frame.collect() if hasattr(frame, "collect") else frame)  # (a LazyFrame: its query run)
+        table, wide = _polars_table(frame.collect() if hasattr(frame, "collect") else frame, pred)  # (a LazyFrame: its query run)
     else:
         from chronolog.engine.arrow import check_pandas_frame
 
@@ -294,7 +294,7 @@ def as_table(frame, pred: str = "?"):
     return with_term_text(table, sorted(text))
 
 
-def _polars_table(frame):
+def _polars_table(frame, pred: str):
     """(the Arrow table of a Polars frame, the names of its 128-bit integer
     columns): Arrow has no such integers (pyarrow refuses the frame), so
     those columns go as their decimal text, read back as the same exact
@@ -302,6 +302,11 @@ def _polars_table(frame):
     import polars as pl
 
     wide = [n for n, t in frame.schema.items() if t in (pl.Int128, getattr(pl, "UInt128", pl.Int128))]
+    objects = next((n for n, t in frame.schema.items() if t == pl.Object), None)
+    if objects is not None:  # (Arrow would get them as raw pointers: "fixed_size_binary[8]")
+        kinds = sorted({type(v).__name__ for v in frame[objects].head(1000) if v is not None})
+        raise DataError(f"{pred}: the column {objects} holds Python objects ({', '.join(kinds) or 'none'}), which are not constants",
+                        hint=f"make it a type a table holds, e.g. pl.col({objects!r}).map_elements(str, return_dtype=pl.String)")
     return frame.with_columns(pl.col(wide).cast(pl.String)).to_arrow(), wide
 
 
@@ -415,6 +420,8 @@ def closed_ends_meet(frame):
             head = pl.from_pandas(frame.iloc[:MEETS_SEEN][cols])
         else:
             head = pl.from_arrow(frame.slice(0, MEETS_SEEN).select(cols))
+        if head.schema[cols[0]] == pl.Object:  # (Python objects: polars panics joining them; the readers refuse them)
+            return None
         ends = head.filter(pl.col("start") != pl.col("end")).select(key + [pl.col("end").alias("t")])
         met = ends.join(head.select(key + [pl.col("start").alias("t")]), on=key + ["t"], how="semi")
         return str(met["t"][0]) if met.height else None

@@ -449,6 +449,19 @@ def test_a_column_of_values_of_several_kinds_is_named():
     assert "?" not in e.value.hint
 
 
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_a_polars_column_of_python_objects_is_named(engine):
+    """A Polars Object column made polars panic (a PanicException, which
+    no ``except Exception`` stops) in the note on meeting closed ends, and
+    else read as Arrow's fixed_size_binary[8] (the objects' pointers)."""
+    import polars as pl
+
+    df = pl.DataFrame({"c0": pl.Series([Fraction(1, 3), object()], dtype=pl.Object), "start": [0, 0], "end": [1, 1]})
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X) :- p(X).", {"p": df}, engine=engine)
+    assert e.value.message == "p: the column c0 holds Python objects (Fraction, object), which are not constants"
+
+
 @pytest.mark.parametrize(
     "column, values, says",
     [

@@ -677,6 +677,9 @@ def refuse_mixed_column(frame, pred: str) -> None:
             raise DataError(f"{pred}: the column {name} holds values of type {frame[name].dtype}, which are not constants",
                             hint=f"make it a type a table holds (e.g. df[{str(name)!r}].astype(str)), or drop the column") from None
         except (pa.ArrowInvalid, pa.ArrowTypeError):
+            if str(frame[name].dtype).startswith("Sparse"):  # (its values are of one kind: Arrow reads no sparse column)
+                raise DataError(f"{pred}: the column {name} is sparse ({frame[name].dtype}), which a table cannot hold",
+                                hint=f"make it dense: df[{str(name)!r}] = df[{str(name)!r}].sparse.to_dense()") from None
             kinds = sorted({type(v).__name__ for v in frame[name] if v is not None})
             what = f"values of several kinds ({', '.join(kinds)})" if len(kinds) > 1 else f"{', '.join(kinds)} values"
             one = pred.isidentifier()  # (else the table of every predicate: split_by_pred)

@@ -442,6 +442,13 @@ def test_a_column_of_values_of_several_kinds_is_named():
     with pytest.raises(chronolog.ChronologError) as e:
         chronolog.reason("q(X, Y) :- p(X, Y).", {"p": df})
     assert e.value.message == "p: the column c1 holds values of type complex128, which are not constants"
+    df["c1"] = pd.arrays.SparseArray([1, 0])  # (it said "values of several kinds (int, int64)")
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X, Y) :- p(X, Y).", {"p": df})
+    assert e.value.message == "p: the column c1 is sparse (Sparse[int64, 0]), which a table cannot hold"
+    df["c1"] = df["c1"].sparse.to_dense()  # (the hint's fix)
+    assert "sparse.to_dense()" in e.value.hint
+    assert chronolog.reason("q(X, Y) :- p(X, Y).", {"p": df}).to_text() == "q(a,1)@[3,5]\nq(b,0)@[3,5]"
     one = pd.DataFrame({"pred": ["p", "p"], "c0": ["a", "b"], "c1": [1, "x"], "start": [3, 3], "end": [5, 5]})
     with pytest.raises(chronolog.ChronologError) as e:  # (one table of every predicate: it named the predicate '?')
         chronolog.reason("q(X, Y) :- p(X, Y).", one)

@@ -57,8 +57,12 @@ def has_predicate(model, pred: str) -> bool:
 
 
 def contains(model, x) -> bool:
-    """``x in model``: a predicate name as indexing takes it, else a fact."""
-    return has_predicate(model, x) if isinstance(x, str) else any(f == x for f in iterate(model))
+    """``x in model``: a predicate name as indexing takes it; a fact's text
+    (``"q(a)@1"``: no name holds '(' or '@') whether it holds, as
+    ``model.holds``; else a Fact."""
+    if isinstance(x, str):
+        return model.holds(x) if "@" in x or "(" in x else has_predicate(model, x)
+    return any(f == x for f in iterate(model))
 
 
 def get_item(model, pred: str) -> list:

@@ -96,6 +96,9 @@ def test_a_predicate_is_in_the_model_exactly_when_the_model_can_be_indexed_by_it
         assert (pred in m) == indexable, pred
     assert "alert" in m and "cold" in m and "zz" not in m  # cold: in the program, without facts ([])
     assert m["cold"] == [] and m["alert"][0] in m  # a Fact is in the model it comes from
+    # a fact's text asks whether it holds (it was taken for a predicate name: always False)
+    assert "alert(s1)@[0,5]" in m and "alert(s1)@3" in m and "hot(s1)@[4,5]" in m
+    assert "alert(s1)@6" not in m and "alert(s2)@1" not in m and "alert(s1)@[0,6]" not in m
 
 
 numbers = st.one_of(st.integers(-5, 5), st.fractions(min_value=-5, max_value=5, max_denominator=7))

@@ -240,6 +240,31 @@ def test_the_hand_over_weighs_what_the_rows_would_cost(monkeypatch):
     assert m.to_text() == scratch(program, "\n".join(now[3:]))
 
 
+@pytest.mark.parametrize("by_atoms", [True, False])
+def test_updates_that_recompute_what_the_rows_would_pay_no_rent(monkeypatch, by_atoms):
+    """An update that recomputes a stratum the rows' DRed would recompute
+    too (a negation of what changed) pays no rent: on rows it costs more
+    (one fact added and taken back under a negation of a model of 100,000
+    facts: 24 ms a pair on columns, 120 ms on rows after the hand-over)."""
+    import chronolog.engine.columns.evaluator as evaluator
+    import chronolog.engine.columns.maintenance as maintenance
+
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", 10**9 if by_atoms else -1)
+    program = "q(X) :- <->[0,1] p(X, Y).\nz(X) :- q(X), not p(X, b1)."
+    facts = "\n".join(f"p(a{i % 50},b{i % 7})@[{i % 20},{i % 20 + 3}]." for i in range(400))
+    r = chronolog.Reasoner(program, facts, engine="columns")
+    monkeypatch.setattr(maintenance, "ROWS_AFTER", 0.0)
+    monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(maintenance, "ROWS_FACT_CPU", 0.0)  # (else rows free: any other update pays its whole cost)
+    for k in range(3):
+        m = r.add(f"p(n{k},b1)@[{k},{k + 1}].")
+        assert m.stats["maintained_on"] == "columns" and any(e["maintained"] is False for e in m.stats["maintenance"])
+        m = r.retract(f"p(n{k},b1)@[{k},{k + 1}].")
+        assert m.stats["maintained_on"] == "columns"
+    assert r.evaluator.rent == 0 < r.evaluator.maintain_cpu
+    assert m.to_text() == scratch(program, facts)
+
+
 def test_a_negated_atom_reads_its_whole_relation():
     # d changes and drives the rule; e, read positively and negated, must not
     # be cut down to the rows that share d's values for the negation too

@@ -401,13 +401,14 @@ class HybridEvaluator(Evaluator):
             started = time.process_time()
             report = self._maintain_by_atoms(retracted, added)
             self.maintained_on = "columns"
-            self._spent(spent + time.process_time() - started)
+            self._spent(spent + time.process_time() - started, any(e.get("maintained") is False for e in report))
             return report
         if why is None:
             tables, relations, counted = dict(self._tables), self.store.saved(), dict(self.stats)
             started = time.process_time()
             try:
-                report = ColumnMaintenance(self).run(retracted, added, taken)
+                update = ColumnMaintenance(self)
+                report = update.run(retracted, added, taken)
             except Fallback as e:
                 self._tables, self._growing, self._delta = tables, {}, {}  # (nothing else changed before the end)
                 self.stats.update(rounds=counted["rounds"], derivations=counted["derivations"])  # (the rows count it again)
@@ -415,7 +416,7 @@ class HybridEvaluator(Evaluator):
                 why = e.text(self.plan.program.calendar)
             else:
                 self.maintained_on = "columns"
-                self._spent(spent + time.process_time() - started)
+                self._spent(spent + time.process_time() - started, update.rows_recompute)
                 self.check_constraints()
                 for entry in report:
                     entry["path"] = "frames"
@@ -425,13 +426,14 @@ class HybridEvaluator(Evaluator):
         self.maintained_on = f"rows ({why})" if "columns" in self.executors.values() else "rows"
         return super().maintain(retracted, added)
 
-    def _spent(self, cpu: float) -> None:
+    def _spent(self, cpu: float, recomputed: bool) -> None:
         """Count an update on columns that cost ``cpu`` seconds, and what
-        of it the rows would not have cost (maintenance.rent)."""
+        of it the rows would not have cost (maintenance.rent; ``recomputed``:
+        a stratum the rows would recompute too)."""
         from .maintenance import rent
 
         self.maintain_cpu += cpu
-        self.rent += rent(cpu, self.update_size)
+        self.rent += rent(cpu, self.update_size, recomputed)
         self.update_size = 0
 
     def _maintain_by_atoms(self, retracted, added) -> list:

@@ -68,17 +68,26 @@ def _running(host: str, pid: str, start: str) -> bool:
     return start == "0" or _start(int(pid)) in (0, int(start))
 
 
-def sweep(parent, name: str) -> None:
-    """Remove the hidden work-in-progress entries of ``name`` in ``parent``
-    whose owner is gone (a killed run's); never raises."""
-    prefix = re.compile(r"\.+" + re.escape(name) + r"\.chronolog-")
+def work_entries(parent) -> list:
+    """The hidden work-in-progress entries in ``parent``, of any output
+    (empty when it cannot be listed)."""
     try:
-        entries = os.listdir(parent)
+        return [e for e in os.listdir(parent) if ".chronolog-" in e]
     except OSError:
-        return
-    for entry in entries:
+        return []
+
+
+def sweep(parent, name: str, entries=None) -> None:
+    """Remove the hidden work-in-progress entries of ``name`` in ``parent``
+    whose owner is gone (a killed run's); never raises.  ``entries``: those
+    of :func:`work_entries`, listed once for the outputs of a run into one
+    directory (listing it per output took 2,000 outputs 3 s)."""
+    prefix = re.compile(r"\.+" + re.escape(name) + r"\.chronolog-")
+    for entry in work_entries(parent) if entries is None else entries:
+        if not prefix.match(entry) or entry.endswith(".old"):
+            continue
         owners = _OWNER.findall(entry)
-        if prefix.match(entry) and owners and not entry.endswith(".old") and not all(_running(*o) for o in owners):
+        if owners and not all(_running(*o) for o in owners):
             path = Path(parent) / entry
             try:
                 if path.is_dir() and not path.is_symlink():

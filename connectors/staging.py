@@ -24,7 +24,7 @@ from pathlib import Path
 
 from chronolog.language.errors import DataError
 
-from .leftovers import owner, sweep
+from .leftovers import owner, sweep, work_entries
 from .paths import exists
 
 _OVERWRITE_HINT = "choose another path, or pass --overwrite (overwrite=True in Python)"
@@ -69,6 +69,8 @@ class Staging:
 
     def __init__(self):
         self._staged = []  # (tmp, final, overwrite)
+        self._finals: set = set()  # the staged outputs' paths
+        self._work_entries: dict = {}  # directory -> its work-in-progress entries when first written to (leftovers.py)
         self._made_dirs = []  # directories created for staging, deepest last
 
     def __enter__(self):
@@ -99,12 +101,14 @@ class Staging:
         """A fresh hidden path beside ``path`` that ``publish`` will rename to
         it; the caller writes there (a file, or a directory if ``is_dir``)."""
         path = Path(path)
-        for _tmp, final, _ow in self._staged:
-            if final == path:
-                raise DataError(f"two outputs of this run are written to {path}", hint="give each output its own file")
+        if path in self._finals:
+            raise DataError(f"two outputs of this run are written to {path}", hint="give each output its own file")
         check_destination(path, overwrite, is_dir)
         self._mkdirs(path.parent)
-        sweep(path.parent, path.name)  # what a killed run left
+        entries = self._work_entries.get(path.parent)
+        if entries is None:  # (listed once a directory: a run writes many outputs into one)
+            entries = self._work_entries[path.parent] = work_entries(path.parent)
+        sweep(path.parent, path.name, entries)  # what a killed run left
         prefix = f".{path.name}.chronolog-{owner()}-"
         try:
             if is_dir:
@@ -118,6 +122,7 @@ class Staging:
             hint = "use a shorter name" if e.errno == errno.ENAMETOOLONG else "choose a directory you can write to"
             raise DataError(f"cannot write {path}: {e.strerror}", hint=hint) from None
         self._staged.append((tmp, path, overwrite))
+        self._finals.add(path)
         return tmp
 
     def stage(self, path, write, overwrite: bool = False) -> None:
@@ -157,14 +162,14 @@ class Staging:
         for _final, backup in done:
             if backup is not None:
                 _remove(backup)
-        self._staged = []
+        self._staged, self._finals, self._work_entries = [], set(), {}
         self._made_dirs = []
 
     def discard(self) -> None:
         """Remove every temporary output and the directories made for them."""
         for tmp, _final, _ow in self._staged:
             _remove(tmp)
-        self._staged = []
+        self._staged, self._finals, self._work_entries = [], set(), {}
         for d in reversed(self._made_dirs):
             try:
                 d.rmdir()

@@ -1733,8 +1733,17 @@ class Model:
 
     # ------------------------------------------------------------ reading
     def predicates(self) -> list:
-        """Predicates with at least one fact (fresh internal ones excluded)."""
-        preds = {p for p, r in self.store.relations.items() if r.atoms}
+        """Predicates with at least one fact (fresh internal ones excluded),
+        told by the columns' counts where they hold them (making the rows of
+        every relation took 6,000 predicates 0.66 s)."""
+        preds = set()
+        for p in self.store.predicates():
+            known = self.store.known_count(p)
+            if known is None:
+                rel = self._relation(p)
+                known = len(rel.atoms) if rel is not None else 0
+            if known:
+                preds.add(p)
         preds |= {p for p, by in self._repeating.items() if by}
         return sorted(p for p in preds if not is_fresh(p))
 

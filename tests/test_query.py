@@ -267,7 +267,7 @@ def test_a_query_naming_numbers_gives_what_reading_every_fact_gives(engine, rows
         assert got[0] == every and got[1] == every, text
 
 
-def test_a_query_without_nulls_reads_only_its_predicate(tmp_path):
+def test_a_query_without_nulls_and_the_predicates_read_only_what_they_need(tmp_path):
     """A query, holds() or proof() adopts the model's labelled nulls for
     those its text names; finding them read every relation's atoms, so a
     first query of a model of a million given facts made all their rows
@@ -279,6 +279,7 @@ def test_a_query_without_nulls_reads_only_its_predicate(tmp_path):
     assert m.store._pending, "the given facts were not left as columns"
     assert [a.binding for a in m.query("q(X)@[0,0]")][:1] == [{"X": "a0"}]
     assert m.holds("q(a1)@[1,3]") and "q(a1)@2" in m
+    assert m.predicates() == ["p", "q"] and "p" in m  # (told by the columns' counts: it made every relation's rows)
     assert "p" not in m.store.materialised()
     e = chronolog.reason("o(X, Z) :- p(X).\np(a)@[0,5].")  # (a null the text names: the model's)
     (null,) = {terms[1] for terms, _ in e.facts("o")}

@@ -413,38 +413,33 @@ def _text_columns(text: str, dialect: str, calendar=None, terms=None):
     None when the rows' reading applies."""
     import io
 
-    from chronolog.engine.columns.encoding import Dictionary
     from chronolog.language import allocators
-    from chronolog.language.fact_columns import _Fallback, line_counts, read_fact_columns, restore_line_counts
     from chronolog.language.source_text import plain_text
 
     source = text.source if isinstance(text, NamedText) else "<facts>"
+    data = io.BytesIO(plain_text(text).encode("utf-8"))  # (in blocks, read by the reader threads)
     with allocators.settled():  # (as a file's: numpy and polars out of the collector's walks)
         import numpy  # noqa: F401
         import polars  # noqa: F401
 
-        counts = line_counts()
-        try:
-            data = io.BytesIO(plain_text(text).encode("utf-8"))  # (in blocks, read by the reader threads)
-            return [read_fact_columns(data, source, dialect, calendar, share=False, terms=terms if terms is not None else Dictionary())]
-        except _Fallback:
-            restore_line_counts(counts)
-            return None  # the rows' reading says why, where
+        return _read_columns([], dialect, calendar, terms, inputs=[(source, data)])
 
 
-def _read_columns(paths, dialect: str, calendar=None, terms=None):
+def _read_columns(paths, dialect: str, calendar=None, terms=None, inputs=None):
     """The kernel reading of :func:`_fact_columns` (None: the rows' reading
     applies, and counts the lines it reads for ``--stats`` instead)."""
     from chronolog.language.fact_columns import line_counts, restore_line_counts
 
     counts = line_counts()
-    out = _kernel_columns(paths, dialect, calendar, terms)
+    out = _kernel_columns(paths, dialect, calendar, terms, inputs)
     if out is None:
         restore_line_counts(counts)
     return out
 
 
-def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
+def _kernel_columns(paths, dialect: str, calendar=None, terms=None, inputs=None):
+    """``inputs``: ``(source, text or file)`` pairs read instead of the
+    files ``paths`` (fact text given as a str: :func:`_text_columns`)."""
     import os
 
     from chronolog.language import joined_files
@@ -458,7 +453,7 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None):
         terms = Dictionary()  # the run's term codes, shared with the columnar executor
     try:
         # consecutive small files joined into one text (their lines named by file)
-        for source, text in joined_files.inputs(paths):
+        for source, text in joined_files.inputs(paths) if inputs is None else inputs:
             memos = out[-1] if out else None
             if text is None:
                 with open(source, "rb") as fh:  # read in blocks: the text is never whole in memory

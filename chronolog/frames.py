@@ -384,7 +384,9 @@ def split_by_pred(frame) -> dict:
     dropped per predicate."""
     import pyarrow.compute as pc
 
-    table = as_table(frame, "the facts table")  # (its errors name no one predicate)
+    from chronolog.engine.arrow import EVERY_PREDICATE
+
+    table = as_table(frame, EVERY_PREDICATE)  # (its errors name no one predicate)
     if table.column("pred").null_count:  # (before sorting: None does not sort beside names)
         raise DataError("a row of the facts table has no pred", hint="fill the pred column")
     out = {}

@@ -68,10 +68,14 @@ class Staging:
     ``discard``).  Used as a context manager, an exception discards."""
 
     def __init__(self):
+        self._forget()
+        self._made_dirs = []  # directories created for staging, deepest last
+
+    def _forget(self) -> None:
+        """No output staged (at the start, and once published or discarded)."""
         self._staged = []  # (tmp, final, overwrite)
         self._finals: set = set()  # the staged outputs' paths
         self._work_entries: dict = {}  # directory -> its work-in-progress entries when first written to (leftovers.py)
-        self._made_dirs = []  # directories created for staging, deepest last
 
     def __enter__(self):
         return self
@@ -162,14 +166,14 @@ class Staging:
         for _final, backup in done:
             if backup is not None:
                 _remove(backup)
-        self._staged, self._finals, self._work_entries = [], set(), {}
+        self._forget()
         self._made_dirs = []
 
     def discard(self) -> None:
         """Remove every temporary output and the directories made for them."""
         for tmp, _final, _ow in self._staged:
             _remove(tmp)
-        self._staged, self._finals, self._work_entries = [], set(), {}
+        self._forget()
         for d in reversed(self._made_dirs):
             try:
                 d.rmdir()

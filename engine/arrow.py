@@ -661,6 +661,10 @@ def pandas_table(frame, pred: str):
         raise
 
 
+# what errors about one table of every predicate (a ``pred`` column) name in place of a predicate
+EVERY_PREDICATE = "the facts table"
+
+
 def refuse_mixed_column(frame, pred: str) -> None:
     """A pandas column of Python values of several kinds (1 beside 'x',
     True beside 'false'), which no Arrow column holds: named, with its kinds
@@ -682,7 +686,7 @@ def refuse_mixed_column(frame, pred: str) -> None:
                                 hint=f"make it dense: df[{str(name)!r}] = df[{str(name)!r}].sparse.to_dense()") from None
             kinds = sorted({type(v).__name__ for v in frame[name] if v is not None})
             what = f"values of several kinds ({', '.join(kinds)})" if len(kinds) > 1 else f"{', '.join(kinds)} values"
-            one = pred.isidentifier()  # (else the table of every predicate: split_by_pred)
+            one = pred != EVERY_PREDICATE
             raise DataError(
                 f"{'facts for ' if one else ''}{pred}: the column {name} holds {what}, which no column of a table holds",
                 hint=f"make it one kind a table holds (e.g. df[{str(name)!r}].astype(str); an exact number as its "

@@ -489,7 +489,9 @@ def subtract(df, holes, keys: list, way: str = "numpy"):
     """difference.subtract: the rows of ``df`` minus the intervals
     ``holes`` (``hs``, ``he``; maximal per key, so those meeting a row are
     apart) of the same ``keys`` (pairs found as ``way`` says:
-    :func:`_matched`); a row's pieces keep its other columns."""
+    :func:`_matched`); a row's pieces keep its other columns and are
+    apart (rows of one atom that overlap, unlike a relation's, may each
+    leave the same piece)."""
     import numpy as np
 
     i, j = _meeting_pairs(df, holes, keys, way, ("hs", "he"))

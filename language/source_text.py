@@ -21,7 +21,8 @@ _FILE_SUFFIXES = ("vada", "meteor", "mtl", "lars", "facts", "csv", "tsv", "txt",
 def refuse_file_name(text: str, what: str, read_as: str) -> None:
     """Text that did not parse and is one file name (``reason("rules.vada")``):
     a str is always text, so say how to read the file instead of how the
-    name fails as a program.  Returns when the text is no file name."""
+    name fails as a program.  Returns when the text is no file name; the
+    error does not chain the reader's (called from its ``except``)."""
     name = text.strip()
     if not name or any(c.isspace() or c in "@:()[]" for c in name):
         return
@@ -32,7 +33,7 @@ def refuse_file_name(text: str, what: str, read_as: str) -> None:
     from .errors import ArgumentError
 
     raise ArgumentError(f"{what}: {name!r} is read as {read_as}, but it is the name of a file{gone}",
-                        hint=f'a str is the text itself; to read the file, pass a Path: Path("{name}")')
+                        hint=f'a str is the text itself; to read the file, pass a Path: Path("{name}")') from None
 
 
 class NamedText(str):

@@ -1408,6 +1408,7 @@ def test_a_file_name_given_as_program_text_says_to_pass_a_path(tmp_path, monkeyp
         reason(name)
     assert e.value.message == f"program: {name!r} is read as the program's text, but it is the name of a file"
     assert e.value.hint == f'a str is the text itself; to read the file, pass a Path: Path("{name}")'
+    assert e.value.__suppress_context__
     assert reason(Path(name)).to_text() == "p(a)@[1,1]"
     (tmp_path / name).unlink()
     with pytest.raises(ArgumentError) as e:
@@ -1423,6 +1424,7 @@ def test_a_file_name_given_as_fact_text_says_to_pass_a_path(tmp_path, monkeypatc
             reason("p(X) :- q(X).", facts)
         assert e.value.message == "facts: 'more.facts' is read as fact text, but it is the name of a file"
         assert e.value.hint == 'a str is the text itself; to read the file, pass a Path: Path("more.facts")'
+        assert e.value.__suppress_context__  # (the traceback is this error's, not the reader's before it)
     assert reason("p(X) :- q(X).", Path("more.facts")).to_text() == "p(b)@[2,2]"
 
 

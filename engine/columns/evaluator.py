@@ -634,6 +634,16 @@ class HybridEvaluator(Evaluator):
             return None
         return df, self._arity(pred), self.terms, self._scale, self._texts
 
+    def read_columns(self, pred: str):
+        """:meth:`output_columns`, else, for a given relation whose rows are
+        not made, its frame made again from its table or fact columns (a
+        proof filters it for the atoms it reaches: chronolog/explain_demand.py)."""
+        out = self.output_columns(pred)
+        if out is None and self.store.pending(pred) and (pred in self.given_tables or pred in self._column_preds):
+            self.table(pred)
+            out = self.output_columns(pred)
+        return out
+
     def output_slice(self, pred: str):
         """``(members, j)`` when ``pred``'s relation is still the ``j``-th
         member's slice of the frame of a batch of strata of one shape

@@ -1956,8 +1956,14 @@ class Model:
             from chronolog.arguments import ArgumentError
 
             raise ArgumentError(f"{what}: {pred} has {counted(arity, 'argument')}, the fact gives {len(terms)}")
-        rel = self._relation(pred)
-        ivs = (rel.atoms.get(tuple(terms)) if rel is not None else None) or []
+        terms = tuple(terms)
+        if terms:  # (the atom's intervals alone: chronolog/model_atoms.py)
+            from chronolog.model_atoms import model_atoms
+
+            ivs = model_atoms(self).where(pred, [(tuple(range(len(terms))), {terms})]).get(terms) or []
+        else:
+            rel = self._relation(pred)
+            ivs = (rel.atoms.get(terms) if rel is not None else None) or []
         rep = self._repeating.get(pred, {}).get(tuple(terms))
         if rep:
             from chronolog.engine.periodic import covers
@@ -1979,9 +1985,9 @@ class Model:
         """The proof tree of a fact that holds (``"p(a)@[1,2]"``): at each step
         the rule, the variable values, the body facts' intervals and the
         interval arithmetic, down to given facts.  Prints as a text tree,
-        shows as HTML in a notebook, ``.to_json()``.  Re-runs the strata the
-        fact depends on with recording once when ``explain=True`` was not given
-        (chronolog/explain_tree.py)."""
+        shows as HTML in a notebook, ``.to_json()``.  Without ``explain=True``
+        each stratum the proof reaches runs once more, recording, for the
+        keys of the facts it reaches (chronolog/explain_demand.py)."""
         from chronolog.explain_tree import Proof, explain_tree
 
         return Proof(explain_tree(self, query), self._time_format())
@@ -1989,7 +1995,7 @@ class Model:
     def explain(self, query) -> list:
         """How a fact was derived: one recorded derivation per derived piece
         that overlaps the queried interval (without ``reason(..., explain=True)``
-        the strata the fact depends on run once more, recording; :meth:`proof` gives the whole tree).
+        the fact's stratum runs once more for its key, recording; :meth:`proof` gives the whole tree).
 
         Each item is a dict: ``rule`` (text), ``at`` (file:line:col),
         ``binding`` (variable values), ``piece`` (the interval it derived),
@@ -1998,7 +2004,7 @@ class Model:
         from chronolog.explain_tree import recorded
 
         f = self._holding_fact(query, "explain()", "so nothing derived it", "query() shows")
-        recorded(self, f.pred)  # re-runs the strata it depends on with recording once if needed
+        recorded(self, f.pred)  # (records the fact's stratum for its key, if it did not record)
         from chronolog.language.timeline import intersect
 
         format_interval = self._format_interval

@@ -511,6 +511,23 @@ def _queries(out, rows):
                    ok=all(r["same"] for r in rows))
 
 
+@bench(name="proofs", args="bench/proofs.py --facts 1000000 --proofs 20", json=True,
+       peer="the same model reasoned with explain=True (every derivation recorded as it ran), its proofs",
+       target="no form a user is likely to write slow (issue 37)",
+       what="proofs of facts of a transitive closure over 1M ownership facts: reason, the first proof, 20 more")
+def _proofs(out, rows):
+    r = rows[-1]
+
+    def figures(s):
+        return (f"reason {_s(r['run_' + s])} + first proof {_s(r['first_' + s])}, then median {_s(median(r['rest_' + s]))}"
+                f" (slowest {_s(max(r['rest_' + s]))})")
+
+    return Figures(figures("ours"), figures("theirs"),
+                   f"reason and first proof {_x(r['run_ours'] + r['first_ours'], r['run_theirs'] + r['first_theirs'])}; "
+                   f"later proofs {_x(median(r['rest_ours']), median(r['rest_theirs']))} (load {r['load']:.1f})",
+                   ok=r["same"])
+
+
 @bench(name="periodic_scaling", args="bench/periodic_scaling.py",
        peer="none (growth with the period, the data, interacting periods)",
        what="the cost of reaching a model that repeats forever")

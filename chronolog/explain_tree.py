@@ -13,7 +13,8 @@ interval arithmetic: the operator applied to the body atom's interval, the
 intersection of the literals (the body) and the head's shift and horizon.
 
 Recording costs time on every run, so it is off by default; asking a model
-that did not record for a tree re-runs the same plan with recording once.
+that did not record for a tree records the strata it reaches, for the keys
+it reaches (chronolog/explain_demand.py).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ MAX_NODES = 2000  # a tree larger than this is cut (the cut nodes say so)
 # and one deeper than this: building, printing and json.dumps take a few
 # levels of Python's stack (about a thousand) per step of the proof
 MAX_DEPTH = 100
+# atoms of a predicate whose given facts a proof finds by a scan before it indexes them
+GIVEN_SCANS = 8
 
 
 @dataclass
@@ -88,11 +91,16 @@ class _Builder:
         self.model = model
         self.prov = provenance
         self.given = given  # pred -> its given rows, (terms, interval)
-        self._given_by: dict = {}  # pred -> {terms: [intervals]}, made as the proof first reaches pred
+        self._given_by: dict = {}  # pred -> {terms: [intervals]}, made once the proof reads many (_given_of)
+        self._given_asked: dict = {}  # pred -> atoms of it read so far
         self.cal = model._time_format()
         self.fmt = self.cal.format_interval if self.cal is not None else format_interval
         self.count = 0
         self.depth = 0  # of the node being built
+        self.stratum_of = {p: st.index for st in model.plan.strata for p in st.preds}
+        from chronolog.model_atoms import model_atoms
+
+        self.atoms = model_atoms(model)
 
     def fact_text(self, pred, terms) -> str:
         """An atom as the user wrote it: a predicate the planner made shows
@@ -114,12 +122,7 @@ class _Builder:
             n.note = f"not expanded: the tree has more than {MAX_NODES} facts"
             return n
         rest = [want]
-        by = self._given_by.get(pred)
-        if by is None:
-            by = self._given_by[pred] = {}
-            for t, iv in self.given.get(pred, ()):
-                by.setdefault(tuple(t), []).append(iv)
-        for iv in by.get(terms, ()):
+        for iv in self._given_of(pred, terms):
             if intersect(iv, want) is not None and rest:
                 n.given.append(iv)
                 rest = [r for x in rest for r in subtract(x, [iv])]
@@ -135,9 +138,29 @@ class _Builder:
             self.depth -= 1
         return n
 
+    def _given_of(self, pred, terms) -> list:
+        """The given intervals of the atom: the first few atoms of a
+        predicate by a scan of its given rows, then by an index of them (an
+        index of 1M given facts takes 2 s, a scan 50 ms: a proof reads a few
+        atoms of a predicate, or many)."""
+        by = self._given_by.get(pred)
+        if by is None:
+            asked = self._given_asked[pred] = self._given_asked.get(pred, 0) + 1
+            rows = self.given.get(pred, ())
+            if asked <= GIVEN_SCANS:
+                return [iv for t, iv in rows if t == terms or type(t) is list and tuple(t) == terms]
+            by = self._given_by[pred] = {}
+            for t, iv in rows:
+                by.setdefault(tuple(t), []).append(iv)
+        return by.get(terms, ())
+
     def _derive(self, n, pred, terms, rest, limit) -> None:
-        """``n``'s steps: the derivations that cover ``rest``, widest first."""
-        entries = sorted((e for e in self.prov.get((pred, terms), ()) if e[4] < limit), key=lambda e: e[4])
+        """``n``'s steps: the derivations that cover ``rest``, widest first;
+        within the stratum of ``limit`` (``(stratum, derivation number)``:
+        the step that reads it) those made before that step only (a lower
+        stratum's were all made before, whenever a proof recorded them)."""
+        before = limit[1] if self.stratum_of.get(pred) == limit[0] else float("inf")
+        entries = sorted((e for e in self.prov.get((pred, terms), ()) if e[4] < before), key=lambda e: e[4])
         chosen = []
         while rest and entries:
             # the derivation covering most of what is left: a recursion
@@ -159,6 +182,7 @@ class _Builder:
 
     def step(self, entry) -> Step:
         piece, rule, binding, body_iv, seq = entry
+        seq = (self.stratum_of.get(rule.head_pred), seq)  # (what its literals' proofs may use: _derive)
         src = rule.source
         text = src.text if src is not None and src.text else rule.describe()
         at = str(src.pos) if src is not None and src.pos.line else ""
@@ -201,7 +225,8 @@ class _Builder:
             head += f" = body ⊕ {format_interval(rule.head_shift)}"
         if self.model.horizon is not None and not rule.fresh:
             head += f" ∩ horizon {self.fmt(self.model.horizon)}"
-        shown = {k: v for k, v in binding.items() if _users(k)}
+        order = _var_order(rule)  # (as the rule names them, not as the join bound them: that follows the relations' sizes)
+        shown = {k: binding[k] for k in sorted(binding, key=lambda k: order.get(k, len(order))) if _users(k)}
         return Step(text, at, shown, lits, body_iv, piece, f"{arith}; {head} = {self.fmt(piece)}", rule)
 
     def aggregate_literals(self, rule, binding, body_iv, seq) -> list:
@@ -252,16 +277,15 @@ class _Builder:
         return tuple(t.value if isinstance(t, ast.Const) else binding.get(t.name, t) for t in terms)
 
     def candidates(self, pred, terms, binding):
-        """(terms, maximal interval) of the atoms that match the pattern."""
-        rel = self.model._relation(pred)
-        if rel is None:
-            return
+        """(terms, maximal interval) of the atoms that match the pattern
+        (those with its values, where it has some: chronolog/model_atoms.py)."""
         pattern = self.ground(terms, binding)
-        if not any(isinstance(p, ast.Var) for p in pattern):  # the common case: one lookup
-            for iv in rel.atoms.get(pattern, ()):
-                yield pattern, iv
-            return
-        for ts, ivs in rel.atoms.items():
+        at = tuple(i for i, p in enumerate(pattern) if not isinstance(p, ast.Var))
+        if at:
+            atoms = self.atoms.where(pred, [(at, {tuple(pattern[i] for i in at)})])
+        else:
+            atoms = self.atoms.whole(pred)
+        for ts, ivs in atoms.items():
             if len(ts) == len(pattern) and all(isinstance(p, ast.Var) or p == v for p, v in zip(pattern, ts)):
                 for iv in ivs:
                     yield ts, iv
@@ -290,6 +314,18 @@ class _Builder:
                     iv, _fact_line(Node(lit.pred, ts, iv, shown=child.shown), self.cal), child,
                 )
         return Literal(lit.describe(), None, "not found in the model")
+
+
+def _var_order(rule) -> dict:
+    """Each variable of ``rule`` by where it first occurs: its body's
+    literals in order, then its head."""
+    order: dict = {}
+    for lit in (*rule.body, *getattr(rule, "after", ()), None):
+        terms = rule.head_terms if lit is None else getattr(lit, "terms", ())
+        for t in (*terms, *((ast.Var(lit.var),) if hasattr(lit, "var") else ())):
+            if isinstance(t, ast.Var):
+                order.setdefault(t.name, len(order))
+    return order
 
 
 def _unwrapped(step: Step, node: Node) -> list:
@@ -380,15 +416,16 @@ def _binding_text(binding) -> str:
 
 # ------------------------------------------------------------ entry points
 def recorded(model, pred: str | None = None):
-    """The model's recorded derivations, re-running its plan with recording
-    if it has none (cached on the model): of every predicate, or with
-    ``pred`` of the strata ``pred`` depends on, which a proof walks alone
-    (a proof of a light rule's fact beside a heavy recursion does not re-run
-    the recursion), those recorded before reading the model's facts of
-    their predicates instead of running again."""
-    covered = getattr(model, "_recorded_cone", None)  # None: every predicate
-    if model._provenance is not None and (covered is None or (pred is not None and pred in covered)):
-        return model._provenance
+    """The model's recorded derivations, ``{(pred, terms): entries}`` as
+    ``get`` reads them: all of them, re-running its plan with recording if
+    it has none; with ``pred``, those a proof asks for, each stratum
+    recorded when the proof first reaches it, for the keys it reaches
+    (chronolog/explain_demand.py), kept on the model."""
+    from chronolog.explain_demand import DemandedProvenance
+
+    prov = model._provenance
+    if prov is not None and (pred is not None or not isinstance(prov, DemandedProvenance)):
+        return prov
     if not model.is_finite:
         raise ProgramError(
             "explanations are not recorded for models that repeat forever",
@@ -407,32 +444,25 @@ def recorded(model, pred: str | None = None):
     given = getattr(model, "_given", None)
     if given is None:
         raise ProgramError("this model cannot be explained", hint="call reason(..., explain=True)")
-    from chronolog.engine.rows.evaluator import Evaluator
+    if pred is not None:
+        model._provenance = DemandedProvenance(model, lambda plan, store, base: _recording_run(model, plan, store, base))
+        return model._provenance
     from chronolog.engine.store import Store
 
-    plan, cone, run, before = model.plan, None, None, None
-    store = Store()
-    if pred is not None:
-        cone = _cone(plan, pred)
-        run = cone
-        if model._provenance is not None:  # (some cone recorded before: its strata not again)
-            before, run = model._provenance, cone - covered
-            for p in cone & covered & plan.derived_predicates():  # (the model's facts: what those strata derived)
-                rel = model.store.get(p)
-                if rel is not None:
-                    store.relation(p).bulk_add([(t, iv) for t, ivs in rel.atoms.items() for iv in ivs])
-            cone |= covered
-        plan = dataclasses.replace(plan, rules=[r for r in plan.rules if r.head_pred in run],
-                                   strata=[s for s in plan.strata if s.preds & run], constraints=[])
-        # (the strata keep their indexes: the physical plan keys them by index, not position)
-    derived = model.plan.derived_predicates()
-    base = {}
+    store, base, derived = Store(), {}, model.plan.derived_predicates()
     for p, rows in given.items():
-        if run is not None and p not in run and (p in derived or p not in cone):
-            continue  # (a recorded predicate's given facts are among its facts loaded above)
         store.relation(p).bulk_add(rows)
         if p in derived:
             base[p] = list(rows)
+    model._provenance = _recording_run(model, model.plan, store, base)
+    return model._provenance
+
+
+def _recording_run(model, plan, store, base) -> dict:
+    """The derivations the rows record running ``plan`` over ``store``
+    (``base``: the given facts of derived predicates), as the model's run did."""
+    from chronolog.engine.rows.evaluator import Evaluator
+
     horizon = model.horizon
     searched = horizon is None and bool(model.plan.infinite_strata())
     if searched:
@@ -460,20 +490,7 @@ def recorded(model, pred: str | None = None):
             f"some time on, which rounds reach only in the limit (none after {ev.max_rounds:,} rounds)",
             e.pos, hint="give a horizon (--horizon FROM,TO or horizon=(FROM, TO)) to explain a fact within it",
         ) from None
-    # (a derivation's number comes from one counter of the process: those
-    # recorded now follow the earlier ones they read, as a proof needs)
-    model._provenance = ev.provenance if before is None else {**before, **ev.provenance}
-    model._recorded_cone = cone
-    return model._provenance
-
-
-def _cone(plan, pred) -> set:
-    """``pred`` and every predicate its strata read, transitively."""
-    cone = {pred}
-    for s in reversed(plan.strata):
-        if s.preds & cone:
-            cone |= s.preds | s.reads
-    return cone
+    return ev.provenance
 
 
 # rounds a proof's re-run of a model found without a horizon may take at least
@@ -484,12 +501,9 @@ def explain_tree(model, query: str) -> Node:
     """The proof tree of ``query`` (``"p(a)@[1,2]"``, which must hold)."""
     f = model._holding_fact(query, "proof()", "so it has no proof", "chronolog query shows")
     prov = recorded(model, f.pred)
-    cone = getattr(model, "_recorded_cone", None)  # (the proof reads no given fact outside it)
-    given = getattr(model, "_given", None) or {}
-    if cone is not None:
-        given = {pred: rows for pred, rows in given.items() if pred in cone}
+    given = model._given if getattr(model, "_given", None) is not None else {}  # (not truth-tested: that reads every predicate's)
     b = _Builder(model, prov, given)  # (each predicate's given rows indexed as the proof reaches it: 1M given facts took 2 s)
-    return b.node(f.pred, tuple(f.terms), f.interval, float("inf"))
+    return b.node(f.pred, tuple(f.terms), f.interval, (None, float("inf")))
 
 
 def to_text(node: Node, calendar=None) -> str:

@@ -111,6 +111,20 @@ def test_recursive_programs_end_in_given_facts(case):
     check_proofs(model, case.idb)
 
 
+@settings(**SETTINGS)
+@given(cases(ops=("<->", "[-]", "S", "U"), recursion=True, negation=True, comparisons=True, max_arity=2))
+def test_proofs_recorded_on_demand_read_as_a_recording_run(case):
+    """A model that did not record records each stratum a proof reaches
+    for the keys it reaches (chronolog/explain_demand.py): the same
+    derivations as a run that recorded everything, so the same proofs."""
+    model = chronolog.reason(case.program, case.facts, horizon=case.horizon)
+    everything = chronolog.reason(case.program, case.facts, horizon=case.horizon, explain=True)
+    for pred in case.idb:
+        for terms, iv in model.facts(pred)[:4]:
+            text = str(Fact(pred, terms, iv, None, model.calendar))
+            assert str(model.proof(text)) == str(everything.proof(text)), text
+
+
 def test_recursion_follows_derivation_order():
     m = chronolog.reason("s(X) :- <->[1,1] s(X). s(a)@0.", horizon=(0, 5))
     root = m.proof("s(a)@[4,4]").root
@@ -472,10 +486,12 @@ def test_a_proof_re_runs_only_the_strata_its_fact_depends_on():
     m = chronolog.reason(program, facts)
     everything = chronolog.reason(program, facts, explain=True)
     assert str(m.proof("late(s1)@[3,5]")) == str(everything.proof("late(s1)@[3,5]"))
-    assert {p for p, _ in m._provenance} == {"alert", "late"}
+    assert {p for p, _ in m._provenance.entries} == {"alert", "late"}
     assert m.explain("alert(s1)@[2,4]") == everything.explain("alert(s1)@[2,4]")
     assert str(m.proof("reach(n0,n3)@[2,50]")) == str(everything.proof("reach(n0,n3)@[2,50]"))
-    assert {p for p, _ in m._provenance} == {"alert", "late", "reach"}
+    assert {p for p, _ in m._provenance.entries} == {"alert", "late", "reach"}
+    # (the recursion recorded for the key of the fact alone: reach carries X)
+    assert {t[0] for p, t in m._provenance.entries if p == "reach"} == {"n0"}
 
 
 def test_a_proof_beyond_the_recorded_strata_records_only_the_new_ones():
@@ -488,7 +504,7 @@ def test_a_proof_beyond_the_recorded_strata_records_only_the_new_ones():
     m = chronolog.reason(program, facts)
     everything = chronolog.reason(program, facts, explain=True)
     assert str(m.proof("alert(s1)@[2,4]")) == str(everything.proof("alert(s1)@[2,4]"))
-    recorded_alert = m._provenance[("alert", ("s1",))]
+    recorded_alert = m._provenance.entries[("alert", ("s1",))]
     for fact in ("late(s1)@[3,5]", "late(s1)@[7,8]"):
         assert str(m.proof(fact)) == str(everything.proof(fact))
-    assert m._provenance[("alert", ("s1",))] is recorded_alert  # (not recorded again)
+    assert m._provenance.entries[("alert", ("s1",))] is recorded_alert  # (not recorded again)

@@ -1877,21 +1877,28 @@ class Model:
         return self._facts(pred)
 
     def _facts(self, pred, only=None) -> list:
-        """:meth:`facts`, of the atoms ``only`` (terms) where given."""
-        rel = self._relation(pred) if isinstance(pred, str) else None  # (a list: refused below, by name)
-        if rel is None:
+        """:meth:`facts`, of the atoms ``only`` (``{terms: intervals}``) where given."""
+        if only is not None:
             from chronolog.arguments import check_known_predicate
 
             check_known_predicate(self, pred, "facts()")
-            return []
+            atoms = only
+        else:
+            rel = self._relation(pred) if isinstance(pred, str) else None  # (a list: refused below, by name)
+            if rel is None:
+                from chronolog.arguments import check_known_predicate
+
+                check_known_predicate(self, pred, "facts()")
+                return []
+            atoms = rel.atoms
         from chronolog.connectors.text_rows import sorted_atoms
 
         out = []
-        keys = sorted_atoms(rel.atoms if only is None else {t: None for t in only if rel.atoms.get(t)})
+        keys = sorted_atoms(atoms if only is None else {t: None for t, ivs in only.items() if ivs})
         public = any_changed(keys)  # #T/#F as Python bools, -0.0 as 0.0 (language/booleans.py)
         for terms in keys:
             t = public_terms(terms) if public else terms
-            for iv in rel.atoms[terms]:
+            for iv in atoms[terms]:
                 out.append((t, self._shown(iv)))
         return out
 
@@ -2148,16 +2155,14 @@ class Model:
         (numbers, as :meth:`facts` gives them, also on a date timeline; real
         time for LARS): the command line, queries and plots convert their
         window once.  The intervals are shown as :meth:`facts` shows them.
-        ``only``: of those atoms (terms) alone."""
+        ``only``: of those atoms alone (``{terms: intervals}``)."""
         from chronolog.engine.periodic import unroll
 
-        rel = self._relation(pred)
-        if rel is None:
-            atoms = {}
-        elif only is None:
-            atoms = dict(rel.atoms)
+        if only is not None:
+            atoms = {t: ivs for t, ivs in only.items() if ivs}
         else:
-            atoms = {t: ivs for t in only for ivs in [rel.atoms.get(t)] if ivs}
+            rel = self._relation(pred)
+            atoms = {} if rel is None else dict(rel.atoms)
         rep = self._repeating.get(pred, {})
         if only is not None:
             rep = {t: rs for t, rs in rep.items() if t in only}

@@ -11,9 +11,11 @@ random names and as many ``model.query("q(K, n)@[0,1000000]")`` for random
 numbers, and the same answers by pandas on the frame a user would hold
 (``model.to_pandas("q")`` made once, untimed; a boolean filter
 ``df[df.c0 == name]`` or ``df[df.c1 == n]`` per query).  Reported: the
-first query of each kind (which makes the index), then the median and the
-slowest of the others, CPU milliseconds (``time.process_time``); the
-answers' intervals are compared with the frame's rows.
+first query of each kind (on rows it makes the index at the query's
+places; on columns the relation's frame is filtered, until the filters
+have cost what its rows would: chronolog/model_atoms.py), then the median
+and the slowest of the others, CPU milliseconds (``time.process_time``);
+the answers' intervals are compared with the frame's rows.
 """
 
 from __future__ import annotations

@@ -504,7 +504,7 @@ def _queries(out, rows):
     def each(key, first=False):
         return "; ".join(f"{label(r)} {median(r[key][1:] if not first else r[key]):.2f} ms" for r in rows)
 
-    return Figures(f"median query {each('query_ms')} (first, making the index: "
+    return Figures(f"median query {each('query_ms')} (first: "
                    + ", ".join(f"{label(r)} {r['query_ms'][0]:.0f} ms" for r in rows) + ")",
                    f"median filter {each('pandas_ms', True)}",
                    ", ".join(f"{label(r)} {_x(median(r['query_ms'][1:]), median(r['pandas_ms']))}" for r in rows),

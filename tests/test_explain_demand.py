@@ -9,6 +9,7 @@ import pytest
 
 import chronolog
 from chronolog.explain_demand import keyed_rules, stratum_key
+from chronolog.model_atoms import ModelAtoms
 
 CONTROL = """
 major(X, Y) :- own(X, Y, S), S > 0.5.
@@ -87,6 +88,7 @@ def test_a_proof_and_holds_leave_the_relations_they_read_a_few_atoms_of_unmade(t
     from chronolog import api
 
     monkeypatch.setattr(api, "KERNEL_BYTES", 0)  # (this small file read by the kernels into columns, as a large one)
+    monkeypatch.setattr(ModelAtoms, "ROWS_FACT_SECONDS", 1.0)  # (and its rows as dear to make as a large one's)
     (tmp_path / "own.facts").write_text(_own(300))
     m = chronolog.reason(CONTROL, tmp_path / "own.facts", engine="columns")
     assert m.store.pending("own")
@@ -99,3 +101,19 @@ def test_a_proof_and_holds_leave_the_relations_they_read_a_few_atoms_of_unmade(t
     assert m.store.pending("ctrl") and m.store.pending("own") and not m.store.pending("major")
     rows = chronolog.reason(CONTROL, _own(300), engine="rows")
     assert str(proof) == str(rows.proof("ctrl(c4,c5)@[4,10]"))
+
+
+def test_the_filters_of_a_relation_make_its_rows_once_they_cost_as_much(tmp_path, monkeypatch):
+    """Ski rental: a relation's frame is filtered for the atoms asked for
+    until the filters have cost what its rows would (then made once)."""
+    from chronolog import api
+
+    monkeypatch.setattr(api, "KERNEL_BYTES", 0)
+    (tmp_path / "own.facts").write_text(_own(300))
+    m = chronolog.reason(CONTROL, tmp_path / "own.facts", engine="columns")
+    monkeypatch.setattr(ModelAtoms, "ROWS_FACT_SECONDS", 1.0)
+    assert [len(m.query(f"own(c{i}, Y, S)")) for i in (0, 3, 4)] == [2, 2, 1]
+    assert m.store.pending("own")
+    monkeypatch.setattr(ModelAtoms, "ROWS_FACT_SECONDS", 0.0)
+    assert [len(m.query(f"own(c{i}, Y, S)")) for i in (0, 3, 4)] == [2, 2, 1]
+    assert not m.store.pending("own")

@@ -54,7 +54,16 @@ class ModelAtoms:
         """Whether ``pred``'s rows are made, indexed at each of the positions."""
         store = self.model.store
         rel = (store.materialised() if hasattr(store, "materialised") else store.relations).get(pred)
-        return rel is not None and all(_whole_atom(rel, pos) or pos in getattr(rel, "_indexes", ()) for pos, _ in wanted)
+        return rel is not None and all(self._whole_atom(pred, rel, pos) or pos in getattr(rel, "_indexes", ())
+                                       for pos, _ in wanted)
+
+    def _whole_atom(self, pred, rel, pos) -> bool:
+        """Whether ``pos`` are all the places of ``pred``'s atoms (the
+        relation's dict of atoms is then the index)."""
+        arity = self.model.plan.arities.get(pred, (None,))[0]
+        if arity is None:
+            arity = len(next(iter(rel.atoms), ()))
+        return pos == tuple(range(arity))
 
     def _from_rows(self, pred, wanted) -> dict:
         from chronolog.engine.store import Relation
@@ -62,13 +71,19 @@ class ModelAtoms:
         rel = self.model._relation(pred)
         if rel is None:
             return {}
-        if type(rel).new_index is not Relation.new_index:  # (a session's relation on columns indexes codes)
-            return {t: ivs for t, ivs in rel.atoms.items() if any(tuple(t[i] for i in pos) in vals for pos, vals in wanted)}
-        out = {}
+        out, rest = {}, []
         for pos, vals in wanted:
-            if _whole_atom(rel, pos):  # (the atoms' dict is that index)
-                out.update((v, rel.atoms[v]) for v in vals if v in rel.atoms)
-                continue
+            if self._whole_atom(pred, rel, pos):
+                for v in vals:
+                    ivs = rel.atoms.get(v)
+                    if ivs:
+                        out[v] = ivs
+            else:
+                rest.append((pos, vals))
+        if rest and type(rel).new_index is not Relation.new_index:  # (a session's relation on columns indexes codes)
+            out.update((t, ivs) for t, ivs in rel.atoms.items() if any(tuple(t[i] for i in pos) in vals for pos, vals in rest))
+            return out
+        for pos, vals in rest:
             index = rel.index(pos)
             for v in vals:
                 for terms in index.get(v[0] if len(pos) == 1 else v, ()):
@@ -116,12 +131,6 @@ class ModelAtoms:
         self.filtered[pred] = spent + time.perf_counter() - started
         return {t: ivs for t, ivs in atoms.items()
                 if any(tuple(t[i] for i in pos) in vals for pos, vals in wanted)}
-
-
-def _whole_atom(rel, pos) -> bool:
-    """Whether ``pos`` are all the places of ``rel``'s atoms."""
-    first = next(iter(rel.atoms), None)
-    return first is not None and pos == tuple(range(len(first)))
 
 
 def _pair(value):

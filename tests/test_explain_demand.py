@@ -117,3 +117,33 @@ def test_the_filters_of_a_relation_make_its_rows_once_they_cost_as_much(tmp_path
     monkeypatch.setattr(ModelAtoms, "ROWS_FACT_SECONDS", 0.0)
     assert [len(m.query(f"own(c{i}, Y, S)")) for i in (0, 3, 4)] == [2, 2, 1]
     assert not m.store.pending("own")
+
+
+@pytest.mark.parametrize("by_atoms", [True, False])
+def test_a_session_s_facts_asked_for_and_proved_after_updates_are_those_of_a_run_from_scratch(tmp_path, monkeypatch, by_atoms):
+    """holds, queries and proofs read the atoms they ask for from a
+    session's columns (frames, or relations by atoms after small updates):
+    after each update they answer as a run from scratch on what is left."""
+    import random
+
+    from chronolog import api
+    from chronolog.engine.columns import evaluator
+
+    monkeypatch.setattr(api, "KERNEL_BYTES", 0)
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", 10**9 if by_atoms else 0)
+    monkeypatch.setattr(ModelAtoms, "ROWS_FACT_SECONDS", 1.0)  # (the frames filtered throughout)
+    now = _own(60).split("\n")[:-1]
+    (tmp_path / "own.facts").write_text("\n".join(now) + "\n")
+    r = chronolog.Reasoner(CONTROL, tmp_path / "own.facts", engine="columns")
+    rng = random.Random(2)
+    for step in range(3):
+        gone = rng.sample(now, 3)
+        m = r.update(retract="\n".join(gone), add=f"own(c{step},c{step + 30},0.9)@[0,9]")
+        now = [f for f in now if f not in gone] + [f"own(c{step},c{step + 30},0.9)@[0,9]"]
+        scratch = chronolog.reason(CONTROL, "\n".join(now), engine="rows")
+        for t, iv in scratch.facts("ctrl")[:: 97][:6] + [(("c0", "c30"), (0, 9, True, True))]:
+            fact = f"ctrl({t[0]},{t[1]})@[{iv[0]},{iv[1]}]"
+            assert m.holds(fact), (step, fact)
+            assert m.query(f"ctrl({t[0]},Y)") == scratch.query(f"ctrl({t[0]},Y)"), (step, fact)
+            assert str(m.proof(fact)) == str(scratch.proof(fact)), (step, fact)
+        assert not m.holds("ctrl(c0,c30)@[0,10]")

@@ -19,7 +19,6 @@ it reaches (chronolog/explain_demand.py).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass, field
 from html import escape
@@ -191,6 +190,7 @@ class _Builder:
         from chronolog.planner.normalize import TOP
         from chronolog.planner.physical import is_since_until
 
+        from chronolog.planner.ir import variable_order
         from chronolog.planner.physical import Aggregate, rule_operator
 
         since = is_since_until(rule)
@@ -225,7 +225,7 @@ class _Builder:
             head += f" = body ⊕ {format_interval(rule.head_shift)}"
         if self.model.horizon is not None and not rule.fresh:
             head += f" ∩ horizon {self.fmt(self.model.horizon)}"
-        order = _var_order(rule)  # (as the rule names them, not as the join bound them: that follows the relations' sizes)
+        order = variable_order(rule)  # (as the rule names them, not as the join bound them: that follows the relations' sizes)
         shown = {k: binding[k] for k in sorted(binding, key=lambda k: order.get(k, len(order))) if _users(k)}
         return Step(text, at, shown, lits, body_iv, piece, f"{arith}; {head} = {self.fmt(piece)}", rule)
 
@@ -314,18 +314,6 @@ class _Builder:
                     iv, _fact_line(Node(lit.pred, ts, iv, shown=child.shown), self.cal), child,
                 )
         return Literal(lit.describe(), None, "not found in the model")
-
-
-def _var_order(rule) -> dict:
-    """Each variable of ``rule`` by where it first occurs: its body's
-    literals in order, then its head."""
-    order: dict = {}
-    for lit in (*rule.body, *getattr(rule, "after", ()), None):
-        terms = rule.head_terms if lit is None else getattr(lit, "terms", ())
-        for t in (*terms, *((ast.Var(lit.var),) if hasattr(lit, "var") else ())):
-            if isinstance(t, ast.Var):
-                order.setdefault(t.name, len(order))
-    return order
 
 
 def _unwrapped(step: Step, node: Node) -> list:
@@ -548,7 +536,6 @@ def _fact_line(node: Node, calendar) -> str:
 
 def to_dict(node: Node, calendar=None) -> dict:
     fmt = calendar.format_interval if calendar is not None else format_interval
-    from chronolog.language.dates import format_fact
     from chronolog.language.text import format_term
 
     return {

@@ -104,6 +104,20 @@ class PlanRule:
         return f"{head} :- {', '.join(l.describe() for l in self.body)}"
 
 
+def variable_order(rule) -> dict:
+    """Each variable of ``rule`` by where it first occurs: its body's
+    literals in order (an aggregate's conditions after it too), then its
+    head (a proof shows a step's values so, whatever order a join bound
+    them in)."""
+    order: dict = {}
+    for lit in (*rule.body, *getattr(rule, "after", ()), None):
+        terms = rule.head_terms if lit is None else getattr(lit, "terms", ())
+        for t in (*terms, *((ast.Var(lit.var),) if isinstance(lit, Assign) else ())):
+            if isinstance(t, ast.Var):
+                order.setdefault(t.name, len(order))
+    return order
+
+
 @record
 class SinceRule:
     """``head(terms) :- left S_window right`` (op "S") or the Until mirror.

@@ -333,7 +333,7 @@ def _datetime_texts(vals):
     return t.select(
         pl.when(midnight).then(at.dt.strftime("%Y-%m-%d"))
         .when(micro == 0).then(at.dt.strftime("%Y-%m-%dT%H:%M:%S"))
-        .otherwise(pl.concat_str(at.dt.strftime("%Y-%m-%dT%H:%M:%S."), micro.cast(pl.String).str.zfill(6)))
+        .otherwise(pl.concat_str(at.dt.strftime("%Y-%m-%dT%H:%M:%S."), micro.cast(pl.String).str.zfill(6).str.strip_chars_end("0")))
     ).to_series().to_list()
 
 
@@ -601,7 +601,7 @@ def _whole_point_texts(used, lim, scale, calendar=None):
         stamps = pl.Series(micros, dtype=pl.Int64).cast(pl.Datetime("us"))
         nums = pl.select(pl.when(pl.Series(micros % 86_400_000_000 == 0)).then(stamps.dt.strftime("%Y-%m-%d"))
                          .when(pl.Series(micros % 1_000_000 == 0)).then(stamps.dt.strftime("%Y-%m-%dT%H:%M:%S"))
-                         .otherwise(stamps.dt.strftime("%Y-%m-%dT%H:%M:%S%.6f"))).to_series()
+                         .otherwise(stamps.dt.strftime("%Y-%m-%dT%H:%M:%S%.6f").str.strip_chars_end("0"))).to_series()
     if not fin.all():
         nums = nums.scatter(np.flatnonzero(~fin), "+inf" if lim == POS else "-inf")
     return nums

@@ -386,7 +386,9 @@ class Calendar:
             dt = self.datetime(Fraction(t) - cycles * CYCLE_SECONDS / self.unit_seconds)
         if dt is None:  # not on the microsecond grid: no date holds it
             raise OffGrid(Fraction(t) * self.unit_seconds)
-        text = dt.date().isoformat() if dt.hour == dt.minute == dt.second == dt.microsecond == 0 else dt.isoformat()
+        from .text import iso_text
+
+        text = iso_text(dt)
         return _iso_year(dt.year + cycles * CYCLE_YEARS) + text[4:] if cycles else text
 
     def format_interval(self, iv) -> str:

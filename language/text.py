@@ -69,10 +69,20 @@ def format_term(v) -> str:
     if type(v) is Boolean or type(v) is bool:  # (a Python bool: API values not yet terms)
         return "#T" if v else "#F"
     if hasattr(v, "isoformat"):  # a date or datetime constant (language/dates.py)
-        if v.hour == v.minute == v.second == v.microsecond == 0:
-            return v.date().isoformat()
-        return v.isoformat()
+        return iso_text(v)
     return format_number(v)
+
+
+def iso_text(dt) -> str:
+    """A datetime as ISO 8601 writes it shortest: a date alone at midnight,
+    no fraction on a whole second, else its fraction without trailing
+    zeros (``10:00:00.5``, as the user wrote it, not ``10:00:00.500000``)."""
+    if dt.hour == dt.minute == dt.second == dt.microsecond == 0:
+        return dt.date().isoformat()
+    text = dt.isoformat()
+    if dt.microsecond and dt.utcoffset() is None:  # (an offset would follow the fraction)
+        text = text.rstrip("0")
+    return text
 
 
 def format_term_text(v) -> str:

@@ -480,7 +480,7 @@ def test_the_chronolog_data_source_keeps_dates_and_timestamps(spark, tmp_path):
     assert _table_rows(got) == _table_rows(want)
     written = "".join(sorted(f.read_text() for f in (tmp_path / "out").iterdir() if f.suffix == ".facts"))
     assert chronolog.reason("", written).facts("p") == chronolog.reason("", text).facts("p")
-    assert "p(2024-01-01,2024-01-01T12:00:00.000500,1)@[0,10]" in written.splitlines()
+    assert "p(2024-01-01,2024-01-01T12:00:00.0005,1)@[0,10]" in written.splitlines()
 
 
 @pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])

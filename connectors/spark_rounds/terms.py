@@ -98,8 +98,8 @@ class TermTypes:
         name (``^[a-z][A-Za-z0-9_]*`` to the very end: Java's ``$`` also
         matches before a final line break) else quoted with ``\\``, ``"``
         and the line breaks escaped, ``#T``/``#F``, a date ``2024-01-01``,
-        a timestamp ``2024-01-01T10:00:00[.000500]`` (its midnight as its
-        date): Spark's cast of a date or a TIMESTAMP_NTZ to text is its
+        a timestamp ``2024-01-01T10:00:00[.0005]`` (its midnight as its
+        date; its fraction without trailing zeros, as Spark's text writes it): Spark's cast of a date or a TIMESTAMP_NTZ to text is its
         wall clock in any session time zone (``date_format`` reads the
         zone).  A decimal past 15 significant digits whose last digit is
         5 might be a float's binary value, which key_text writes as that
@@ -121,11 +121,11 @@ class TermTypes:
             return f"CASE WHEN {x} THEN '#T' ELSE '#F' END"
         if c == DATE:
             return f"CAST({x} AS STRING)"
-        if c == TS:  # Spark: 2024-01-01 10:00:00.5, Python: 2024-01-01T10:00:00.500000
+        if c == TS:  # Spark: 2024-01-01 10:00:00.5, Python: 2024-01-01T10:00:00.5 (language/text.iso_text)
             t = f"CAST({x} AS STRING)"
             return (f"CASE WHEN {t} NOT RLIKE '^[0-9]{{4}}-' THEN {stop_sql('a timestamp beyond the years 1-9999 as term text')} "
                     f"WHEN {t} LIKE '% 00:00:00' THEN substr({t}, 1, 10) "
-                    f"ELSE concat(substr({t}, 1, 10), 'T', substr({t}, 12, 8), rpad(substr({t}, 20), CASE WHEN length({t}) > 19 THEN 7 ELSE 0 END, '0')) END")
+                    f"ELSE concat(substr({t}, 1, 10), 'T', substr({t}, 12)) END")
         if c == STR:  # (language/text.format_term: the engine's printing)
             from chronolog.language.text import _BREAKS, _RESERVED, _escape_break
 

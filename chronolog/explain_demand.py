@@ -99,7 +99,7 @@ class DemandedProvenance:
         original = {id(new): old for new, old in zip(run_rules, rules)}
         stratum = copied(st)  # (its index kept: the physical plan keys strata by index; lowered again, for its rules)
         stratum.__dict__.update(
-            rules=run_rules, reads={*reads, *(st.reads & st.preds)},
+            rules=run_rules, reads={*reads, *(st.reads & (st.preds | {TOP}))},
             shifting_rules=[n for n, o in zip(run_rules, rules) if any(o is s for s in st.shifting_rules)],
             inventing_rules=[n for n, o in zip(run_rules, rules) if any(o is s for s in st.inventing_rules)])
         plan = dataclasses.replace(model.plan, rules=run_rules, strata=[stratum], constraints=[])

@@ -9,8 +9,8 @@ import time
 
 
 def model_atoms(model) -> "ModelAtoms":
-    """The model's :class:`ModelAtoms` (one per model: it counts the frames
-    it filtered)."""
+    """The model's :class:`ModelAtoms` (one per model: it keeps what its
+    filters of each relation have cost)."""
     got = model.__dict__.get("_model_atoms")
     if got is None:
         got = model.__dict__["_model_atoms"] = ModelAtoms(model)

@@ -824,6 +824,14 @@ class _GivenRows(dict):
         (engine/columns/evaluator.py keeps them as a frame instead: put)."""
         return bool(self._columns) and pred not in self._filled and not dict.get(self, pred) and pred not in self._pending
 
+    def atom_rows(self, pred, terms):
+        """The given rows of one atom, read from the fact columns without
+        making the predicate's other rows where its rows are theirs alone
+        (:meth:`columns_only`), else None."""
+        if not self.columns_only(pred):
+            return None
+        return [r for fc in self._columns if pred in fc.predicates() for r in fc.atom_rows(pred, terms)]
+
     def put(self, pred, given) -> None:
         """``pred``'s given facts are ``given`` (the columns not read again,
         the changes waiting for its rows dropped: ``given`` has them)."""

@@ -40,8 +40,10 @@ MAX_NODES = 2000  # a tree larger than this is cut (the cut nodes say so)
 # and one deeper than this: building, printing and json.dumps take a few
 # levels of Python's stack (about a thousand) per step of the proof
 MAX_DEPTH = 100
-# atoms of a predicate whose given facts a proof finds by a scan before it indexes them
-GIVEN_SCANS = 8
+# atoms of a predicate whose given facts a proof finds alone before it makes
+# and indexes them all: over 1M given facts an atom's rows from the fact
+# columns take ~10 ms, a scan of the rows ~50 ms, the index ~2.5 s
+GIVEN_SCANS = 64
 
 
 @dataclass
@@ -139,15 +141,21 @@ class _Builder:
 
     def _given_of(self, pred, terms) -> list:
         """The given intervals of the atom: the first few atoms of a
-        predicate by a scan of its given rows, then by an index of them (an
-        index of 1M given facts takes 2 s, a scan 50 ms: a proof reads a few
-        atoms of a predicate, or many)."""
+        predicate from its fact columns (their rows alone) or by a scan of
+        its given rows, then by an index of them (the rows of 1M given facts
+        and their index take 2-3 s, the columns' rows of an atom 10-50 ms: a
+        proof reads a few atoms of a predicate, or many)."""
         by = self._given_by.get(pred)
         if by is None:
             asked = self._given_asked[pred] = self._given_asked.get(pred, 0) + 1
-            rows = self.given.get(pred, ())
             if asked <= GIVEN_SCANS:
+                of_atom = getattr(self.given, "atom_rows", None)  # (the fact columns' rows of the atom alone)
+                rows = of_atom(pred, terms) if of_atom is not None else None
+                if rows is not None:
+                    return [iv for _, iv in rows]
+                rows = self.given.get(pred, ())
                 return [iv for t, iv in rows if t == terms or type(t) is list and tuple(t) == terms]
+            rows = self.given.get(pred, ())
             by = self._given_by[pred] = {}
             for t, iv in rows:
                 by.setdefault(tuple(t), []).append(iv)

@@ -468,6 +468,55 @@ class FactColumns:
         out.extend(self.slow.get(pred, ()))
         return out
 
+    def atom_rows(self, pred: str, terms: tuple) -> list:
+        """The rows of ``pred`` whose terms are ``terms`` (equal as Python
+        compares them, as a dict of rows would find them), the others'
+        rows not made: a proof's leaves are a few atoms of relations of
+        millions (all the rows of 1M facts: 1.4 s)."""
+        import numpy as np
+
+        out = []
+        for cols, lo, hi, lc, hc in self.parts.get(pred, ()):
+            if len(cols) != len(terms):
+                continue
+            if cols:  # (the rows of the first value, by its column's index of values; then the others checked)
+                found = np.flatnonzero(np.isin(cols[0].indices, self._places(cols[0], terms[0]))).tolist()
+            else:
+                found = range(len(lc))
+            for r in found:
+                got = tuple(_value_at(c, r) for c in cols)
+                if got == terms:
+                    out.append((got, make(lo.values[lo.indices[r]], hi.values[hi.indices[r]], bool(lc[r]), bool(hc[r]))))
+        out.extend(row for row in self.slow.get(pred, ()) if tuple(row[0]) == terms)
+        return out
+
+    def _places(self, col, value):
+        """Where ``value`` is among the column's distinct values: a coded
+        column's by the code the run's dictionary gave it (a block's
+        thousands of names not made values), another's by its values."""
+        import numpy as np
+
+        codes = getattr(col, "codes", None)
+        if codes is not None and hasattr(col.terms, "lookup"):
+            code = col.terms.lookup(value)
+            return np.flatnonzero(codes == code) if code is not None else ()
+        return self._value_places(col).get(value, ())
+
+    def _value_places(self, col) -> dict:
+        """``{value: [places among the column's distinct values]}``, made
+        once per set of distinct values (a part's columns are made at each
+        read, over the block's shared values): equal values as a dict finds
+        them, 1, 1.0 and 1/1 one key."""
+        source = col.codes if hasattr(col, "codes") else col.num if hasattr(col, "num") else col.values
+        memo = self.__dict__.setdefault("_value_memo", {})
+        got = memo.get(id(source))
+        if got is None or got[0] is not source:
+            places: dict = {}
+            for k, x in enumerate(col.values.tolist()):
+                places.setdefault(x, []).append(k)
+            got = memo[id(source)] = (source, places)
+        return got[1]
+
     def time_values(self) -> list:
         """Every distinct time value of the file (for the run's time scale)."""
         seen = {}
@@ -536,6 +585,16 @@ class FactColumns:
             out.positions.setdefault(pred, self.slow.positions.get(pred))
         return out
 
+
+
+def _value_at(col, r: int):
+    """The value of row ``r`` of a term column (a coded column's without
+    making its ``values``, an array of every code of its block)."""
+    codes = getattr(col, "codes", None)
+    if codes is not None:
+        c = int(codes[col.indices[r]])
+        return None if c < 0 else col.terms.values[c]
+    return col.values[col.indices[r]]
 
 
 def _intervals(lo: "_Column", hi: "_Column", lc, hc, memo: dict) -> list:

@@ -135,6 +135,26 @@ def test_vadalog_files_read_as_the_line_reader(text):
 
 
 @SETTINGS
+@given(st.booleans().flatmap(lambda dates: st.tuples(fact_files("vadalog", dates), st.just(dates))), st.booleans())
+def test_the_rows_of_one_atom_are_its_rows_among_all(case, coded):
+    """FactColumns.atom_rows (a proof's leaves, without the other rows)
+    against the rows of every fact of the predicate (``coded``: its terms
+    coded by a run's dictionary as read, as the API reads files)."""
+    from chronolog.engine.columns.encoding import Dictionary
+
+    text, dates = case
+    try:
+        fc = read_fact_columns(io.BytesIO(text.encode()), "f.txt", calendar=Calendar("days") if dates else None,
+                               terms=Dictionary() if coded else None)
+    except (ChronologError, fact_columns._Fallback):  # (not the kernels' file: the line reader's)
+        return
+    for pred in fc.predicates():
+        rows = fc.pred_rows(pred)
+        for terms in {tuple(t) for t, _ in rows}:
+            assert fc.atom_rows(pred, terms) == [r for r in rows if tuple(r[0]) == terms], (pred, terms)
+
+
+@SETTINGS
 @given(fact_files("vadalog"))
 def test_vadalog_files_read_as_the_grammar(text):
     """The kernels against lark alone on every form: strings with escapes and

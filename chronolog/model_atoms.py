@@ -109,6 +109,8 @@ class ModelAtoms:
         from chronolog.engine.columns.value_columns import is_values
 
         df, arity, terms, scale, _ = out
+        if terms.conflations:  # (a code stands for equal numbers of two kinds: the rows hold each fact's own)
+            return None
         mask = np.zeros(df.height, dtype=bool)
         for pos, vals in wanted:
             column = df[str(pos[0])]

@@ -189,28 +189,27 @@ class _Builder:
 
     def step(self, entry) -> Step:
         piece, rule, binding, body_iv, seq = entry
-        seq = (self.stratum_of.get(rule.head_pred), seq)  # (what its literals' proofs may use: _derive)
+        limit = (self.stratum_of.get(rule.head_pred), seq)  # (what its literals' proofs may use: _derive)
         src = rule.source
         text = src.text if src is not None and src.text else rule.describe()
         at = str(src.pos) if src is not None and src.pos.line else ""
         lits = []
-        from chronolog.planner.ir import Assign, Condition, NegScan, Scan
+        from chronolog.planner.ir import Assign, Condition, NegScan, Scan, variable_order
         from chronolog.planner.normalize import TOP
         from chronolog.planner.physical import is_since_until
 
-        from chronolog.planner.ir import variable_order
         from chronolog.planner.physical import Aggregate, rule_operator
 
         since = is_since_until(rule)
         if not since and isinstance(rule_operator(rule), Aggregate):
-            lits = self.aggregate_literals(rule, binding, body_iv, seq)
+            lits = self.aggregate_literals(rule, binding, body_iv, limit)
         for i, lit in enumerate(() if lits else rule.body):  # (a Since/Until's: its left and right operands)
             if since:
-                lits.append(self.since_literal(rule, lit, i == 1, binding, body_iv, seq))
+                lits.append(self.since_literal(rule, lit, i == 1, binding, body_iv, limit))
             elif isinstance(lit, Scan) and lit.pred == TOP:
                 continue  # (a body without atoms: it holds everywhere)
             elif isinstance(lit, Scan):
-                lits.append(self.scan_literal(lit, binding, body_iv, seq))
+                lits.append(self.scan_literal(lit, binding, body_iv, limit))
             elif isinstance(lit, NegScan):
                 atom = self.fact_text(lit.pred, self.ground(lit.terms, binding))
                 lits.append(Literal(f"not {atom}", body_iv, f"{atom} holds nowhere in {self.fmt(body_iv)}", None, lit))
@@ -237,7 +236,7 @@ class _Builder:
         shown = {k: binding[k] for k in sorted(binding, key=lambda k: order.get(k, len(order))) if _users(k)}
         return Step(text, at, shown, lits, body_iv, piece, f"{arith}; {head} = {self.fmt(piece)}", rule)
 
-    def aggregate_literals(self, rule, binding, body_iv, seq) -> list:
+    def aggregate_literals(self, rule, binding, body_iv, limit) -> list:
         """Every binding an aggregate ranges over on body_iv, as one literal
         per atom read: its value comes from all of them, so its proof names
         them all (the first atom found would explain a sum by one addend).
@@ -274,7 +273,7 @@ class _Builder:
             for lit, ts, iv, got in read:
                 if (id(lit), ts, iv) not in seen:
                     seen.add((id(lit), ts, iv))
-                    child = self.node(lit.pred, ts, intersect(iv, _read_part(lit, body_iv)) or iv, seq)
+                    child = self.node(lit.pred, ts, intersect(iv, _read_part(lit, body_iv)) or iv, limit)
                     lits.append(Literal(_literal_text(lit, self.fact_text(lit.pred, ts)), got, _arith(lit, iv, got, self.fmt), child, lit))
         for lit in rule.body:
             if not isinstance(lit, Scan):
@@ -298,7 +297,7 @@ class _Builder:
                 for iv in ivs:
                     yield ts, iv
 
-    def scan_literal(self, lit, binding, body_iv, seq) -> Literal:
+    def scan_literal(self, lit, binding, body_iv, limit) -> Literal:
         from chronolog.engine.rows.temporal import interval_transform
 
         fn = interval_transform(lit.box, lit.shift, lit.group) or (lambda iv: iv)
@@ -306,15 +305,15 @@ class _Builder:
             got = fn(iv)
             if got is not None and contains(got, body_iv):
                 read = intersect(iv, _read_part(lit, body_iv)) or iv
-                child = self.node(lit.pred, ts, read, seq)
+                child = self.node(lit.pred, ts, read, limit)
                 return Literal(_literal_text(lit, self.fact_text(lit.pred, ts)), got, _arith(lit, iv, got, self.fmt), child, lit)
         return Literal(lit.describe(), None, "not found in the model")
 
-    def since_literal(self, rule, lit, right, binding, body_iv, seq) -> Literal:
+    def since_literal(self, rule, lit, right, binding, body_iv, limit) -> Literal:
         for ts, iv in self.candidates(lit.pred, lit.terms, binding):
             near = intersect(iv, _since_reach(rule, body_iv, right))
             if near is not None:
-                child = self.node(lit.pred, ts, near, seq)
+                child = self.node(lit.pred, ts, near, limit)
                 word = "since" if rule.op.upper().startswith("S") else "until"
                 role = "the event" if right else f"held throughout {word} the event"
                 return Literal(

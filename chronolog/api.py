@@ -2166,12 +2166,16 @@ class Model:
         ``only``: of those atoms alone (``{terms: intervals}``)."""
         from chronolog.engine.periodic import unroll
 
+        rep = self._repeating.get(pred, {})
+        if only is None and not rep and self.dialect != "lars":  # (the atoms near the window alone, from its frame)
+            from chronolog.model_atoms import model_atoms
+
+            only = model_atoms(self).overlapping(pred, w)
         if only is not None:
             atoms = {t: ivs for t, ivs in only.items() if ivs}
         else:
             rel = self._relation(pred)
             atoms = {} if rel is None else dict(rel.atoms)
-        rep = self._repeating.get(pred, {})
         if only is not None:
             rep = {t: rs for t, rs in rep.items() if t in only}
         for r in (r for rs in rep.values() for r in rs):

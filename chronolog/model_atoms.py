@@ -50,6 +50,33 @@ class ModelAtoms:
             atoms = self._from_rows(pred, wanted)
         return atoms
 
+    def overlapping(self, pred, window):
+        """``{terms: intervals}`` of the atoms of ``pred`` with an interval
+        that may meet ``window`` (``(from, to)`` on the model's timeline: a
+        few near its ends more, which the caller clips), filtered from the
+        relation's frame by its interval codes; None where no frame holds
+        it (the rows then: a window of 600k facts made them all, 4 s)."""
+        ev = self.model._columns
+        out = ev.read_columns(pred) if ev is not None else None
+        if out is None or out[2].conflations:
+            return None
+        import math
+
+        import numpy as np
+
+        from chronolog.engine.columns.relation import to_atoms
+        from chronolog.language.timeline import NEG_INF, POS_INF
+
+        df, arity, terms, scale, _ = out
+        mask = np.ones(df.height, dtype=bool)
+        lo, hi = window[0], window[1]
+        bound = 1 << 62  # (past the codes of any finite time: numpy compares within int64)
+        if lo != NEG_INF:  # (codes on the doubled grid: [s, e) of 2 * time * L, an open end one more)
+            mask &= df["e"].to_numpy() > max(-bound, min(bound, 2 * math.floor(lo * scale.L)))
+        if hi != POS_INF:
+            mask &= df["s"].to_numpy() < max(-bound, min(bound, 2 * math.ceil(hi * scale.L) + 2))
+        return to_atoms(df[np.flatnonzero(mask)], arity, terms, scale)
+
     def _indexed(self, pred, wanted) -> bool:
         """Whether ``pred``'s rows are made, indexed at each of the positions."""
         store = self.model.store

@@ -131,7 +131,7 @@ class ModelAtoms:
             return None
         import numpy as np
 
-        from chronolog.engine.columns.exact_columns import is_exact
+        from chronolog.engine.columns.exact_columns import is_exact, parts
         from chronolog.engine.columns.relation import to_atoms
         from chronolog.engine.columns.value_columns import is_values
 
@@ -145,7 +145,7 @@ class ModelAtoms:
                 pairs = [_pair(v[0]) for v in vals]
                 if None in pairs:
                     return None
-                n, d = (column.struct.field(f).to_numpy() for f in ("n", "d"))
+                n, d = parts(column)
                 for a, b in pairs:
                     mask |= (n == a) & (d == b)
                 continue

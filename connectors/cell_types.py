@@ -212,6 +212,9 @@ def time_keys(col):
 
     from chronolog.language.timeline import NEG_INF, POS_INF
 
+    ratios = getattr(col, "ratios", None)
+    if ratios is not None:  # (over one denominator: the numerators are the keys)
+        return ratios.num, np.ones(len(ratios.num), dtype=bool)
     ints = col.ints if getattr(col, "ints", None) is not None else all_ints(col.values)
     if ints is not None:
         return ints, np.ones(len(ints), dtype=bool)

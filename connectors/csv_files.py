@@ -582,6 +582,11 @@ class ReadBack:
         if type(got) is not t or got != v and not (t is tuple and any(type(x).__name__ == "Null" for x in v)):
             self.changed = (k, v, got)  # (a set's nulls read back as the file's own: new ones)
 
+    def numbers_read_back(self, k: int) -> bool:
+        """Whether every number (int or Fraction) of column ``k`` reads back
+        as itself: an unmapped column's (:meth:`check` skips them)."""
+        return (self.kinds[k] if k < len(self.kinds) else "auto") == "auto"
+
     def check_all(self, k: int, vals) -> None:
         """:meth:`check` of each of ``vals``, the strings and integers of an
         unmapped column that read back as themselves left out in one pass

@@ -64,7 +64,7 @@ def _read(table, pred, where, calendar, min_rows):
     import numpy as np
     import pyarrow as pa
 
-    from chronolog.language.fact_columns import FactColumns, _Column
+    from chronolog.language.fact_columns import FactColumns, TimeRatios, _Column, _RatioColumn
 
     from chronolog.planner.input_size import weighted_rows
 
@@ -84,11 +84,15 @@ def _read(table, pred, where, calendar, min_rows):
     if times is None:
         return None
     idx, values, units, ints = times
-    between_units = n < min_rows and _between_units(values)
+    if isinstance(values, TimeRatios):  # (instants between the timeline's units: fractions over one denominator)
+        between_units = n < min_rows
+        lo, hi = _RatioColumn(idx[:n], values), _RatioColumn(idx[n:], values)
+    else:
+        between_units = n < min_rows and _between_units(values)
+        lo, hi = _Column(idx[:n], values), _Column(idx[n:], values)
+        lo.ints = hi.ints = ints  # (whole numbers: no time scale to look for, the units read by numpy)
     if weighted_rows(n, between_units) < min_rows:
         return None
-    lo, hi = _Column(idx[:n], values), _Column(idx[n:], values)
-    lo.ints = hi.ints = ints  # (whole numbers: no time scale to look for, the units read by numpy)
 
     def closed(name):
         if name not in names:
@@ -198,18 +202,24 @@ def _time_values(table, calendar):
             return None
         ints = pa.array(days * int(per_day))
     elif calendar is not None and pa.types.is_timestamp(typ):
-        from chronolog.engine.timestamps import calendar_points
+        from chronolog.engine.timestamps import calendar_micros
+        from chronolog.language.fact_columns import TimeRatios
 
         try:
-            points = calendar_points(both.combine_chunks(), calendar)  # (the microseconds are the units)
+            idx, micros = calendar_micros(both.combine_chunks())  # (the microseconds are the units)
         except pa.ArrowInvalid:  # (nanoseconds between microseconds: the row reader names them)
             return None
-        if points[2].dtype == object:  # (past 64 bits of microseconds: the row reader's exact points)
+        if micros.dtype == object:  # (past 64 bits of microseconds: the row reader's exact points)
             return None
-        per_unit = calendar.unit_seconds * 1_000_000  # (whole units: their numbers)
-        micros = points[2]
-        whole = per_unit.denominator == 1 and not np.any(micros % int(per_unit))
-        return (*points, micros // int(per_unit) if whole else None)
+        ratios = calendar.unit_ratios(micros)
+        if ratios is None:
+            return None
+        num, den = ratios
+        if den == 1:  # (whole units: their numbers)
+            values = np.empty(len(num), dtype=object)
+            values[:] = num.tolist()
+            return idx, values, micros, num
+        return idx, TimeRatios(num, den), micros, None
     else:
         return None
     enc = ints.dictionary_encode()

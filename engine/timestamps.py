@@ -122,6 +122,22 @@ def calendar_points(col, calendar):
     conversion to Python refused them with an OverflowError.  A cast of
     nanoseconds that would lose some raises ``pyarrow.ArrowInvalid``."""
     import numpy as np
+
+    idx, units = calendar_micros(col)
+    per_unit = calendar.unit_seconds * 1_000_000  # (a whole number of microseconds for every unit)
+    points = np.empty(len(units), dtype=object)
+    whole = units % int(per_unit) == 0 if per_unit.denominator == 1 else np.zeros(len(units), dtype=bool)
+    points[whole] = (units[whole] // int(per_unit) if whole.any() else units[whole]).tolist()
+    for k in np.flatnonzero(~whole):  # (between units: an exact fraction each)
+        points[k] = normalize(Fraction(int(units[k])) / per_unit)
+    return idx, points, units
+
+
+def calendar_micros(col):
+    """``(indices, micros)``: each row's index into the distinct instants
+    of a date or timestamp column ``col`` (no nulls), their microseconds
+    since 1970-01-01 (int64, or Python ints past 64 bits)."""
+    import numpy as np
     import pyarrow as pa
 
     typ = col.type
@@ -136,13 +152,7 @@ def calendar_points(col, calendar):
     fits = not raw.size or max(-int(raw.min()), int(raw.max())) <= (2**63 - 1) // per
     micros = raw * per if fits else raw.astype(object) * per
     units, idx = np.unique(micros, return_inverse=True)
-    per_unit = calendar.unit_seconds * 1_000_000  # (a whole number of microseconds for every unit)
-    points = np.empty(len(units), dtype=object)
-    whole = units % int(per_unit) == 0 if per_unit.denominator == 1 else np.zeros(len(units), dtype=bool)
-    points[whole] = (units[whole] // int(per_unit) if whole.any() else units[whole]).tolist()
-    for k in np.flatnonzero(~whole):  # (between units: an exact fraction each)
-        points[k] = normalize(Fraction(int(units[k])) / per_unit)
-    return idx.reshape(-1).astype(np.int64), points, units
+    return idx.reshape(-1).astype(np.int64), units
 
 
 _DAY_US = 86_400_000_000

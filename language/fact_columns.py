@@ -184,6 +184,58 @@ class _NameColumn(_Column):
         self._values = values
 
 
+class TimeRatios:
+    """The distinct time values of a table's start and end columns as
+    exact fractions over one denominator, ``num / den`` (numpy int64 over
+    the least common denominator, a Python int), as timestamps between a
+    timeline's units come (engine/timestamps.unit_ratios): the columnar
+    executor scales ``num`` by numpy (engine/columns/given.py); the values
+    (ints and Fractions) are made once, only when rows ask (a Fraction per
+    distinct instant: 2.5 s of a million millisecond ticks on a timeline
+    of minutes)."""
+
+    __slots__ = ("num", "den", "_values")
+
+    def __init__(self, num, den: int):
+        self.num, self.den, self._values = num, den, None
+
+    def values(self):
+        if self._values is None:
+            from fractions import Fraction
+
+            import numpy as np
+
+            den = self.den
+            arr = np.empty(len(self.num), dtype=object)
+            arr[:] = [Fraction(a, den) if a % den else a // den for a in self.num.tolist()]
+            self._values = arr
+        return self._values
+
+    def hull(self):
+        """The least and greatest value (None: none)."""
+        from fractions import Fraction
+
+        from chronolog.language.timeline import normalize
+
+        if not len(self.num):
+            return None
+        return tuple(normalize(Fraction(int(f()), self.den)) for f in (self.num.min, self.num.max))
+
+
+class _RatioColumn(_Column):
+    """A start or end column whose distinct values are :class:`TimeRatios`
+    (the start and end columns of one table share them)."""
+
+    __slots__ = ("ratios",)
+
+    def __init__(self, indices, ratios: TimeRatios):
+        self.indices, self.ratios, self.ints = indices, ratios, None
+
+    @property
+    def values(self):
+        return self.ratios.values()
+
+
 class _ExactColumn:
     """A column of exact decimals read by kernels: ``indices`` into the
     distinct values ``num / den`` (numpy int64, lowest terms).  The columnar
@@ -518,17 +570,24 @@ class FactColumns:
         return got[1]
 
     def time_values(self) -> list:
-        """Every distinct time value of the file (for the run's time scale)."""
-        seen = {}
+        """The distinct time values of the file the run's time scale is due
+        (every one; for values over one denominator, one of it)."""
+        from fractions import Fraction
+
+        seen, denominators = {}, set()
         for parts in self.parts.values():
             for p in parts:
                 if type(p) is _Part:  # (its block's time values: no column made a part)
                     if p.block.time_ints is None:
                         seen[id(p.block.times)] = p.block.times
+                elif getattr(p[1], "ratios", None) is not None:  # (one point of their denominator is the scale's due)
+                    denominators.add(p[1].ratios.den)
+                    denominators.add(p[2].ratios.den)
                 elif getattr(p[1], "ints", None) is None or getattr(p[2], "ints", None) is None:  # (whole numbers: no denominator to see)
                     seen[id(p[1].values)] = p[1].values
                     seen[id(p[2].values)] = p[2].values
         out = [v for vals in seen.values() for v in vals.tolist() if v is not None]
+        out += [Fraction(1, d) for d in denominators if d != 1]
         for rows in self.slow.values():
             for _, iv in rows:
                 out.append(iv[0])
@@ -539,7 +598,7 @@ class FactColumns:
         """``(least start, greatest end)`` of every fact here, read from the
         distinct time values (a block's are its facts' times, of all its
         predicates), or None: no fact (engine/implied_horizon.py)."""
-        seen, ints = {}, {}
+        seen, ints, ratios = {}, {}, {}
         for parts in self.parts.values():
             for p in parts:
                 if type(p) is _Part:
@@ -547,10 +606,14 @@ class FactColumns:
                         seen[id(p.block.times)] = p.block.times
                     else:  # (their least and greatest by numpy)
                         ints[id(p.block.time_ints)] = p.block.time_ints
+                elif getattr(p[1], "ratios", None) is not None:  # (their least and greatest by numpy)
+                    ratios[id(p[1].ratios)] = p[1].ratios
+                    ratios[id(p[2].ratios)] = p[2].ratios
                 else:
                     seen[id(p[1].values)] = p[1].values
                     seen[id(p[2].values)] = p[2].values
         ends = [v for vals in seen.values() for v in vals.tolist() if v is not None]
+        ends += [v for r in ratios.values() for v in (r.hull() or ())]
         ends += [int(f()) for a in ints.values() if len(a) for f in (a.min, a.max)]
         ends += [x for rows in self.slow.values() for _, iv in rows for x in iv[:2]]
         return (min(ends), max(ends)) if ends else None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -302,6 +303,16 @@ def test_dates_parsed_by_the_reader_read_as_the_row_reader(tmp_path_factory, dat
     rows = [("s" + str(i % 3), lo if lo != "+inf" else "-inf", hi if hi != "-inf" else "+inf") for i, (lo, hi) in enumerate(zip(cells, cells[1:] + ["+inf"]))]
     write(path, ["k", "start", "end"], rows)
     _same_rows(path, {0: ("k", "string")}, cal=Calendar(unit))
+    program = (f'@timeGranularity("{unit}").\n@bind("p", "csv", "{path.parent}", "p.csv").\n@timeMapping("p", 1, 2).\n'
+               'q(K) :- <->[0,1] p(K).\nr(K) :- p(K), p(J), K != J.\n@output("q"). @output("r").\n')
+    try:
+        want = chronolog.reason(program, engine="rows")
+    except chronolog.ChronologError:
+        return  # (a bad cell: the reader's error, checked above)
+    got = chronolog.reason(program, engine="columns")
+    assert got.to_text() == want.to_text()
+    for pred in ("q", "r"):
+        assert got.to_arrow(pred).equals(want.to_arrow(pred))
 
 
 @pytest.mark.parametrize(
@@ -634,11 +645,12 @@ _ODD_TIMES = ["2020-12-31T23:59:60", "2020-01-01T24:00", "2020-01-01T10:00:00.00
        st.booleans(), st.data())
 def test_date_times_parsed_by_polars_read_as_the_row_reader(tmp_path_factory, stamps, unit, odd, on_units, data):
     """Dates and date-times to the minute, second or a fraction (``T`` or a
-    space; ``Z``, no zone or an offset) are parsed by polars where all of a
-    file's are whole units (``Calendar.whole_points_where``); a point between
-    units, a leap second, a year at Python's limits or a day past its
-    month's end: the cell by cell reading (or its error), as the row
-    reader's."""
+    space; ``Z``, no zone or an offset) are parsed by polars
+    (``Calendar.micros_where``): all of a file's in whole units as int64,
+    points between units as fractions over one denominator; a leap second,
+    a year at Python's limits or a day past its month's end: the cell by
+    cell reading (or its error), as the row reader's.  A program over the
+    file answers alike on rows and columns (its text and Arrow table)."""
     from chronolog.language.dates import Calendar
 
     path = tmp_path_factory.mktemp("csv") / "p.csv"
@@ -655,3 +667,57 @@ def test_date_times_parsed_by_polars_read_as_the_row_reader(tmp_path_factory, st
     rows = [("s" + str(i % 3), lo, hi) for i, (lo, hi) in enumerate(zip(cells, cells[1:] + [last]))]
     write(path, ["k", "start", "end"], rows)
     _same_rows(path, {0: ("k", "string")}, cal=Calendar(unit))
+
+
+def _tick_file(path, millis, form):
+    """A CSV file of quotes at the instants ``millis`` (milliseconds after
+    2024-03-01T09:30), written in the strftime ``form``."""
+    base = datetime.datetime(2024, 3, 1, 9, 30)
+    stamps = [base + datetime.timedelta(milliseconds=m) for m in millis]
+    write(path, ["s", "v", "t"], [(f"s{i % 3}", str(i), t.strftime(form)) for i, t in enumerate(stamps)])
+
+
+def _as_of(folder, unit):
+    return (f'@timeGranularity("{unit}").\n@bind("quote", "csv useHeaders=true", "{folder}", "q.csv").\n'
+            '@timeMapping("quote", 2, 2).\n@output("held"). @output("last").\n'
+            'quoted(S) :- quote(S, V).\nheld(S, V) :- <->[0,1] quote(S, V).\n'
+            'last(S, V) :- quote(S, V), not <->(0,1] quoted(S).\n'
+            'sym(s0)@[2024-03-01,2024-03-05]. sym(s1)@[2024-03-01,2024-03-05]. sym(s2)@[2024-03-01,2024-03-05].\n')
+
+
+@settings(deadline=None, max_examples=examples(40))
+@given(st.lists(st.integers(0, 3 * 86_400_000), min_size=1, max_size=200, unique=True),
+       st.sampled_from(["seconds", "minutes", "hours", "days"]),
+       st.sampled_from(["%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%d %H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%S"]))
+def test_ticks_between_the_units_answer_as_the_rows(tmp_path_factory, millis, unit, form):
+    """Ticks to the millisecond (or second) on a timeline of coarser units,
+    read by polars as fractions over one denominator: the answers (text,
+    Arrow) are the row reader's."""
+    folder = tmp_path_factory.mktemp("ticks")
+    _tick_file(folder / "q.csv", millis, form)
+    want = chronolog.reason(_as_of(folder, unit), engine="rows")
+    got = chronolog.reason(_as_of(folder, unit), engine="columns")
+    assert got.to_text() == want.to_text()
+    for pred in ("held", "last"):
+        assert got.to_arrow(pred).equals(want.to_arrow(pred))
+
+
+def test_the_command_writes_ticks_between_the_units_as_the_rows(tmp_path):
+    """``chronolog run --output`` of 5,000 ticks to the millisecond on a
+    timeline of minutes: the CSV files of the columns are the rows' byte
+    for byte (each end written to the millisecond)."""
+    import subprocess
+    import sys
+
+    rng = random.Random(7)
+    _tick_file(tmp_path / "q.csv", rng.sample(range(86_400_000), 5000), "%Y-%m-%dT%H:%M:%S.%f")
+    (tmp_path / "p.vada").write_text(_as_of(tmp_path, "minutes"))
+    outs = {}
+    for engine in ("rows", "columns"):
+        r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(tmp_path / "p.vada"), "--engine", engine,
+                            "--output", str(tmp_path / engine)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        outs[engine] = (r.stdout, (tmp_path / engine / "held.csv").read_bytes(), (tmp_path / engine / "last.csv").read_bytes())
+    assert outs["columns"] == outs["rows"]
+    held = outs["rows"][1].decode().splitlines()
+    assert len(held) == 5001 and all(re.fullmatch(r"s\d,\d+,2024-03-0\dT[\d:]+(\.\d+)?,2024-03-0\dT[\d:]+(\.\d+)?,true,true", h) for h in held[1:])

@@ -13,6 +13,8 @@ from fractions import Fraction
 
 import pytest
 from budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chronolog
 from chronolog.engine.arrow import table_to_rows
@@ -443,10 +445,13 @@ def test_whole_times_of_a_table_reach_the_run_as_numbers():
     """A table's integer, date and whole-unit timestamp ends are handed to
     the columns as int64 units (no Python pass over each distinct time for
     the run's scale); timestamps between the units stay exact points; each
-    gives the rows' answers."""
+    gives the rows' answers: fractions over one denominator, whose scale the
+    run reads from that denominator (no Fraction per distinct time)."""
     import datetime
+    from fractions import Fraction
 
     from chronolog.connectors.table_columns import read_table_columns
+    from chronolog.engine.columns.encoding import TimeScale
     from chronolog.language.dates import Calendar
 
     n = 12_000
@@ -464,7 +469,12 @@ def test_whole_times_of_a_table_reach_the_run_as_numbers():
     for label, (unit, table) in tables.items():
         fc = read_table_columns(table, "p", None, Calendar(unit) if unit else None)
         between = fc.time_values()
-        assert (len(between) == n + 1) if label == "quarter days" else between == [], label
+        if label == "quarter days":
+            first = (day - datetime.date(1970, 1, 1)).days
+            assert TimeScale.for_points(between).scale == 4
+            assert set(fc.parts["p"][0][1].values.tolist() + fc.parts["p"][0][2].values.tolist()) == {first + Fraction(i, 4) for i in range(n + 1)}
+        else:
+            assert between == [], label
         granularity = f'@timeGranularity("{unit}").\n' if unit else ""
         program = granularity + "q(X) :- <->[0,1] p(X), p(Y), X != Y.\nr(X) :- [-][0,3] p(X).\n"
         got = chronolog.reason(program, {"p": table}, closed="left", engine="columns")
@@ -472,3 +482,42 @@ def test_whole_times_of_a_table_reach_the_run_as_numbers():
         rows = chronolog.reason(program, {"p": table}, closed="left", engine="rows")
         assert got.to_text() == rows.to_text(), label
         assert got.to_text().count("\n") > 7, label
+
+
+@st.composite
+def _instants(draw):
+    """A table of timestamps in one of Arrow's units, with or without a
+    zone, between the units of a drawn timeline (or on them), and the
+    timeline's granularity."""
+    import datetime
+
+    unit = draw(st.sampled_from(["s", "ms", "us", "ns"]))
+    tz = draw(st.sampled_from([None, "UTC"]))
+    step = {"s": 10**6, "ms": 10**3, "us": 1, "ns": 1}[unit]  # (microseconds a value of the unit is a multiple of)
+    base = datetime.datetime(2024, 3, 1, 9, 30)
+    offsets = draw(st.lists(st.integers(0, 3 * 86_400_000_000 // step).map(lambda k: k * step), min_size=1, max_size=12))
+    rows = [(f"k{draw(st.integers(0, 2))}", base + datetime.timedelta(microseconds=o)) for o in offsets]
+    lengths = [draw(st.sampled_from([0, step, 250 * step, 60_000_000, 86_400_000_000])) for _ in rows]
+    ts = pa.timestamp(unit, tz)
+    table = pa.table({
+        "c0": [k for k, _ in rows],
+        "start": pa.array([t for _, t in rows], ts),
+        "end": pa.array([t + datetime.timedelta(microseconds=n) for (_, t), n in zip(rows, lengths)], ts),
+    })
+    return table, draw(st.sampled_from(["milliseconds", "seconds", "minutes", "hours", "days"]))
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(_instants(), st.sampled_from(["[0,1]", "(0,2]", "[1,1]"]))
+def test_timestamps_between_the_units_read_by_columns_are_the_rows(drawn, window):
+    """Timestamps in any Arrow unit on any timeline, between its units or
+    on them, read as fractions over one denominator by the columns: the
+    answers are the rows' (a program fact of its own denominator, a
+    window, a join and a negation in the same run)."""
+    table, granularity = drawn
+    program = (f'@timeGranularity("{granularity}").\n'
+               "h(k1)@[2024-03-01T09:30:00.5,2024-03-02T00:00:00].\n"
+               f"q(X) :- <->{window} p(X).\nr(X) :- p(X), h(X).\nn(X) :- p(X), not h(X).\n"
+               '@output("q"). @output("r"). @output("n").\n')
+    want = chronolog.reason(program, {"p": table}, engine="rows").to_text()
+    assert chronolog.reason(program, {"p": table}, engine="columns").to_text() == want

@@ -9,12 +9,12 @@ read (quotes, exponents, ...) are few and join as rows."""
 
 from __future__ import annotations
 
-from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn, _NameColumn, _Part
+from chronolog.language.fact_columns import _CodedColumn, _Column, _ExactColumn, _NameColumn, _Part, _RatioColumn
 
 from ..interval_codes import NEG, POS
 from .coalesce import coalesce, coalesce_owned
 from .code_frames import ranges
-from .relation import _frame, empty, rows_columns, term_columns, time_units
+from .relation import _frame, empty, ratio_units, rows_columns, term_columns, time_units
 
 
 def _part_columns(part, terms, scale, units_memo):
@@ -82,13 +82,13 @@ def interval_columns(lo, hi, lc, hc, scale, units_memo):
     closedness); each distinct time value is scaled once (``units_memo``)."""
     import numpy as np
 
-    key = id(lo.values)
-    got = units_memo.get(key)
+    source = _time_source(lo)
+    got = units_memo.get(id(source))
     if got is None:
-        got = units_memo[key] = (lo.values, *time_units(lo.values, scale, getattr(lo, "ints", None)))  # (values kept alive: the id stays theirs)
+        got = units_memo[id(source)] = (source, *_units(lo, scale))  # (the source kept alive: the id stays its)
     _, u, fin = got
-    if hi.values is not lo.values:
-        _, hu, hfin = (hi.values, *time_units(hi.values, scale, getattr(hi, "ints", None)))
+    if _time_source(hi) is not source:
+        hu, hfin = _units(hi, scale)
     else:
         hu, hfin = u, fin
     lc = np.asarray(lc, dtype=bool)
@@ -97,6 +97,33 @@ def interval_columns(lo, hi, lc, hc, scale, units_memo):
     s = np.where(fin[li], 2 * u[li] + (~lc).astype(np.int64), NEG)
     e = np.where(hfin[hi_], 2 * hu[hi_] + hc.astype(np.int64), POS)
     return s, e
+
+
+def _time_source(col):
+    """What a time column's values are made of (shared by a block's
+    columns): its fractions over one denominator, or its values."""
+    ratios = getattr(col, "ratios", None)
+    return col.values if ratios is None else ratios
+
+
+def _reindexed(col, indices):
+    """A time column of ``col``'s values at other ``indices`` (a block's
+    parts read together)."""
+    ratios = getattr(col, "ratios", None)
+    if ratios is not None:
+        return _RatioColumn(indices, ratios)
+    return _Column.of(indices, col.values, getattr(col, "ints", None))
+
+
+def _units(col, scale):
+    """:func:`time_units` of a time column's distinct values; fractions
+    over one denominator scaled by numpy (a Fraction each: 1 s a million)."""
+    ratios = getattr(col, "ratios", None)
+    if ratios is not None:
+        got = ratio_units(ratios.num, ratios.den, scale)
+        if got is not None:
+            return got
+    return time_units(col.values, scale, getattr(col, "ints", None))
 
 
 def _given_parts(sources, pred: str, arity: int, terms, scale, memo) -> list:
@@ -121,7 +148,6 @@ def tagged_given_frame(sources, preds, arity: int, terms, scale, memo=None):
     every block (floats; exact in one block, coded in another) or the exact
     parser read some facts: given_frame reads those."""
     import numpy as np
-    from types import SimpleNamespace
 
     memo = {} if memo is None else memo
     blocks: dict = {}  # a block (or its time columns) -> its parts of each predicate, in order
@@ -134,7 +160,7 @@ def tagged_given_frame(sources, preds, arity: int, terms, scale, memo=None):
                     blocks.setdefault(id(part.block), []).append((j, part))
                 else:
                     cols, lo, hi, lc, hc = part
-                    blocks.setdefault((id(lo.values), id(hi.values)), []).append((j, cols, lo, hi, lc, hc))
+                    blocks.setdefault((id(_time_source(lo)), id(_time_source(hi))), []).append((j, cols, lo, hi, lc, hc))
     arrays: list = [[] for _ in range(arity + 3)]  # tag, term codes, s, e: pieces per block
     for parts in blocks.values():
         if len(parts[0]) == 2:  # (a block's _Parts: one range of its arrays where they follow each other)
@@ -153,8 +179,7 @@ def tagged_given_frame(sources, preds, arity: int, terms, scale, memo=None):
                 return None
             arrays[1 + i].extend(codes)
         both = [np.concatenate([p[k].indices for p in parts]) for k in (2, 3)]
-        s, e = interval_columns(SimpleNamespace(values=lo.values, indices=both[0], ints=getattr(lo, "ints", None)),
-                                SimpleNamespace(values=hi.values, indices=both[1], ints=getattr(hi, "ints", None)),
+        s, e = interval_columns(_reindexed(lo, both[0]), _reindexed(hi, both[1]),
                                 np.concatenate([p[4] for p in parts]), np.concatenate([p[5] for p in parts]), scale, memo)
         arrays[-2].append(s)
         arrays[-1].append(e)

@@ -154,6 +154,20 @@ def time_units(values, scale, ints=None):
     return out, fin
 
 
+def ratio_units(num, den: int, scale):
+    """:func:`time_units` of the values ``num / den`` (numpy int64 over one
+    int), by numpy; None where they are off the scale's grid or past its
+    64-bit codes (the values' loop raises Fallback for them)."""
+    import numpy as np
+
+    if scale.scale % den:
+        return None
+    factor = scale.scale // den
+    if num.size and not inside(num, LIMIT // (4 * factor)):
+        return None
+    return num * factor, np.ones(len(num), dtype=bool)
+
+
 def _rational_units(vals, scale):
     """:func:`time_units` by numpy when every value is an int, a Fraction
     (decimals, float times: language/float_times.py) or ±inf, each on the

@@ -315,6 +315,14 @@ def _answers_out(out, rows):
     return _against_pandas(rows[-1], ("csv", "json"))
 
 
+@bench(name="asof_join", args="bench/asof_join.py --trades 1000000 --quotes 200000 --repeat 3", json=True,
+       peer="pandas (read_csv, to_datetime, merge_asof by symbol within 10 minutes, to_csv), a script of its own",
+       what="each of 1M trades' last quote of 200k (CSV, to the millisecond, on a timeline of minutes): "
+            "the recipe's as-of join; whole commands")
+def _asof_join(out, rows):
+    return _against_pandas(rows[-1], ("asof",))
+
+
 def _against_pandas(r, forms) -> Figures:
     """The figures of a bench that times each of ``forms`` against pandas,
     whole commands (readings_ms.alternated's medians)."""

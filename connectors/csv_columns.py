@@ -585,9 +585,13 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
         fast = _date_columns(table.column(i_lo), table.column(i_hi), calendar)
         if fast is not None:
             return fast
-        both = pa.chunked_array([table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()]).combine_chunks()
-        enc = both.dictionary_encode()
-        idx = enc.indices.to_numpy().astype(np.int64)
+        if i_lo == i_hi:  # (time points, @timeMapping(p, 2, 2): the column encoded once)
+            enc = table.column(i_lo).combine_chunks().dictionary_encode()
+            idx = np.tile(enc.indices.to_numpy().astype(np.int64), 2)
+        else:
+            both = pa.chunked_array([table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()]).combine_chunks()
+            enc = both.dictionary_encode()
+            idx = enc.indices.to_numpy().astype(np.int64)
         got = _date_micros(enc.dictionary, calendar)
         ratios = calendar.unit_ratios(got[0]) if got is not None and got[1].all() else None
         if ratios is not None and ratios[1] == 1:  # (date-times of whole units: by polars, handed over as int64)

@@ -574,11 +574,15 @@ def _whole_end_texts(used, lim, scale, calendar=None, nums=None):
     if nums is None:
         return None
     closed = (used & 1) == (1 if lim == POS else 0)
-    if lim == POS:
-        texts = nums + pl.Series(np.where(closed, "]", ")"))
-    else:
-        texts = pl.Series(np.where(closed, "[", "(")) + nums
     fin = used != lim
+    mark = ("]", ")") if lim == POS else ("[", "(")
+    if closed[fin].all() or not closed[fin].any():  # (one bracket for all: no array of them, 0.13 s a million)
+        b = mark[0] if closed[fin].all() else mark[1]
+        texts = nums + b if lim == POS else b + nums
+    elif lim == POS:
+        texts = nums + pl.Series(np.where(closed, *mark))
+    else:
+        texts = pl.Series(np.where(closed, *mark)) + nums
     if not fin.all():
         texts = texts.scatter(np.flatnonzero(~fin), "+inf)" if lim == POS else "(-inf")
     return texts
@@ -611,15 +615,35 @@ def _whole_point_texts(used, lim, scale, calendar=None):
         finite = micros[fin]
         if finite.size and (finite.min() < _YEAR_1000 or finite.max() >= _YEAR_10000):
             return None  # (years before 1000 or past 9999: written one by one)
-        # (one strftime, its prefixes for midnights and whole seconds: a strftime per form, each of
-        # every row, took 0.5 s of 1M ends)
-        full = pl.Series(micros, dtype=pl.Int64).cast(pl.Datetime("us")).dt.strftime("%Y-%m-%dT%H:%M:%S%.6f")
-        nums = pl.select(pl.when(pl.Series(micros % 86_400_000_000 == 0)).then(full.str.slice(0, 10))
-                         .when(pl.Series(micros % 1_000_000 == 0)).then(full.str.slice(0, 19))
-                         .otherwise(full.str.strip_chars_end("0"))).to_series()
+        nums = _date_time_texts(micros)
     if not fin.all():
         nums = nums.scatter(np.flatnonzero(~fin), "+inf" if lim == POS else "-inf")
     return nums
+
+
+def _date_time_texts(micros):
+    """``Calendar.format_point``'s texts of the instants ``micros`` (numpy
+    int64 since 1970, years 1000 to 9999) by polars: a date at midnight,
+    else the date-time to the second and its fraction without trailing
+    zeros.  One strftime, in the fewest digits the instants need, and its
+    prefixes where some are midnights or whole seconds (a strftime per form
+    of every row took 0.5 s of 1M ends, this 0.2)."""
+    import numpy as np
+    import polars as pl
+
+    stamps = pl.Series(micros, dtype=pl.Int64).cast(pl.Datetime("us"))
+    midnight = micros % 86_400_000_000 == 0
+    if midnight.all():
+        return stamps.dt.strftime("%Y-%m-%d")
+    whole = micros % 1_000_000 == 0
+    if whole.all():
+        full = stamps.dt.strftime("%Y-%m-%dT%H:%M:%S")
+        return full if not midnight.any() else pl.select(pl.when(pl.Series(midnight)).then(full.str.slice(0, 10)).otherwise(full)).to_series()
+    full = stamps.dt.strftime("%Y-%m-%dT%H:%M:%S" + ("%.3f" if not np.any(micros % 1000) else "%.6f"))
+    if not whole.any():
+        return full.str.strip_chars_end("0")
+    return pl.select(pl.when(pl.Series(midnight)).then(full.str.slice(0, 10)).when(pl.Series(whole)).then(full.str.slice(0, 19))
+                     .otherwise(full.str.strip_chars_end("0"))).to_series()
 
 
 def _whole_units(codes, lim, scale):

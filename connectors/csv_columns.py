@@ -594,6 +594,9 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
             idx = enc.indices.to_numpy().astype(np.int64)
         got = _date_micros(enc.dictionary, calendar)
         ratios = calendar.unit_ratios(got[0]) if got is not None and got[1].all() else None
+        if calendar is None and (pa.types.is_string(enc.dictionary.type) or pa.types.is_large_string(enc.dictionary.type)):
+            exact = cell_types.exact_decimals(enc.dictionary)  # (epoch seconds to the millisecond: 1709285400.137)
+            ratios = None if exact is None else cell_types.over_one_denominator(exact[1], exact[2])
         if ratios is not None and ratios[1] == 1:  # (date-times of whole units: by polars, handed over as int64)
             whole = ratios[0]
             shared = np.empty(len(whole), dtype=object)
@@ -601,7 +604,7 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
             lo, hi = _Column(idx[:n], shared), _Column(idx[n:], shared)
             lo.ints = hi.ints = whole
             return lo, hi
-        if ratios is not None:  # (between units, as ticks to the millisecond on a timeline of minutes: over one denominator)
+        if ratios is not None:  # (between units, as ticks to the millisecond on a timeline of minutes, or decimals: over one denominator)
             shared = TimeRatios(*ratios)
             return _RatioColumn(idx[:n], shared), _RatioColumn(idx[n:], shared)
         dated = None

@@ -605,9 +605,12 @@ def _whole_point_texts(used, lim, scale, calendar=None):
     fin = used != lim
     if calendar is None:
         units = _whole_units(used, lim, scale)
-        if units is None:
-            return None
-        nums = pl.Series(units).cast(pl.String)
+        if units is None:  # (decimals, as epoch seconds to the millisecond: 1709285400.137)
+            nums = _decimal_texts(np.where(fin, used >> 1, 0), scale.scale)
+            if nums is None:
+                return None
+        else:
+            nums = pl.Series(units).cast(pl.String)
     else:  # (on the grid's microseconds, whole units or not: ticks to the millisecond on a timeline of minutes)
         micros = _grid_micros(np.where(fin, used >> 1, 0), scale.scale, calendar)
         if micros is None:
@@ -619,6 +622,31 @@ def _whole_point_texts(used, lim, scale, calendar=None):
     if not fin.all():
         nums = nums.scatter(np.flatnonzero(~fin), "+inf" if lim == POS else "-inf")
     return nums
+
+
+def _decimal_texts(units, k: int):
+    """``format_number``'s texts of the points ``units / k`` (numpy int64;
+    ``k`` the run's time scale) as finite decimals, by polars, where ``k``
+    divides a power of ten that keeps them in 64 bits; else None (1M epoch
+    seconds to the millisecond: 1.2 s one by one)."""
+    import numpy as np
+    import polars as pl
+
+    digits, power = 0, 1
+    while power % k:
+        digits, power = digits + 1, power * 10
+        if digits > 18:
+            return None
+    if len(units) and (units.min() == -(2**63) or np.abs(units).max() >= (2**62) // (power // k)):
+        return None
+    scaled = units * (power // k) if power != k else units
+    size = np.abs(scaled)
+    whole = pl.Series(size // power).cast(pl.String)
+    part = pl.Series(size % power)
+    sign = pl.Series(np.where(scaled < 0, "-", ""))
+    fraction = pl.select(pl.when(part == 0).then(pl.lit("")).otherwise(
+        pl.lit(".") + part.cast(pl.String).str.zfill(digits).str.strip_chars_end("0"))).to_series()
+    return sign + whole + fraction
 
 
 def _date_time_texts(micros):
@@ -683,6 +711,11 @@ def _whole_times(codes, lim, scale, calendar):
             return stamps
     units = _whole_units(codes, lim, scale)
     if units is None:
+        if calendar is None and bounded and len(codes) >= 64:  # (decimals, as epoch seconds to the millisecond: decimal128 by numpy)
+            from chronolog.engine.arrow import decimal_parts
+            from chronolog.language.exact_pairs import reduce
+
+            return decimal_parts(*reduce(codes >> 1, scale.scale))
         return None
     if not bounded:
         units = np.where(fin, units, 0)

@@ -702,22 +702,53 @@ def test_ticks_between_the_units_answer_as_the_rows(tmp_path_factory, millis, un
         assert got.to_arrow(pred).equals(want.to_arrow(pred))
 
 
-def test_the_command_writes_ticks_between_the_units_as_the_rows(tmp_path):
-    """``chronolog run --output`` of 5,000 ticks to the millisecond on a
-    timeline of minutes: the CSV files of the columns are the rows' byte
-    for byte (each end written to the millisecond)."""
+@pytest.mark.parametrize("form", ["dated", "decimal"])
+def test_the_command_writes_ticks_between_the_units_as_the_rows(tmp_path, form):
+    """``chronolog run --output`` of 5,000 ticks to the millisecond, ISO
+    date-times on a timeline of minutes or decimal epoch seconds: the CSV
+    files of the columns are the rows' byte for byte (each end written to
+    the millisecond)."""
     import subprocess
     import sys
 
     rng = random.Random(7)
-    _tick_file(tmp_path / "q.csv", rng.sample(range(86_400_000), 5000), "%Y-%m-%dT%H:%M:%S.%f")
-    (tmp_path / "p.vada").write_text(_as_of(tmp_path, "minutes"))
+    millis = rng.sample(range(86_400_000), 5000)
+    if form == "dated":
+        _tick_file(tmp_path / "q.csv", millis, "%Y-%m-%dT%H:%M:%S.%f")
+        (tmp_path / "p.vada").write_text(_as_of(tmp_path, "minutes"))
+        end = r"2024-03-0\dT[\d:]+(\.\d+)?"
+    else:
+        write(tmp_path / "q.csv", ["s", "v", "t"], [(f"s{i % 3}", str(i), f"{1709285400 + m // 1000}.{m % 1000:03d}") for i, m in enumerate(millis)])
+        (tmp_path / "p.vada").write_text(_as_of(tmp_path, "minutes").replace('@timeGranularity("minutes").\n', "").replace("2024-03-01", "0").replace("2024-03-05", "1709500000"))
+        end = r"17\d{8}(\.\d+)?"
     outs = {}
     for engine in ("rows", "columns"):
         r = subprocess.run([sys.executable, "-m", "chronolog", "run", str(tmp_path / "p.vada"), "--engine", engine,
                             "--output", str(tmp_path / engine)], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
-        outs[engine] = (r.stdout, (tmp_path / engine / "held.csv").read_bytes(), (tmp_path / engine / "last.csv").read_bytes())
+        outs[engine] = ((tmp_path / engine / "held.csv").read_bytes(), (tmp_path / engine / "last.csv").read_bytes())
     assert outs["columns"] == outs["rows"]
-    held = outs["rows"][1].decode().splitlines()
-    assert len(held) == 5001 and all(re.fullmatch(r"s\d,\d+,2024-03-0\dT[\d:]+(\.\d+)?,2024-03-0\dT[\d:]+(\.\d+)?,true,true", h) for h in held[1:])
+    held = outs["rows"][0].decode().splitlines()
+    assert len(held) == 5001 and all(re.fullmatch(rf"s\d,\d+,{end},{end},true,true", h) for h in held[1:])
+    assert any("." in h for h in held[1:])
+
+
+@settings(deadline=None, max_examples=examples(40))
+@given(st.lists(st.tuples(st.integers(-10**12, 10**12), st.sampled_from([0, 1, 2, 3, 6])), min_size=1, max_size=150),
+       st.sampled_from(["[0,1]", "[0,0.25]", "(0,2]"]))
+def test_decimal_times_answer_as_the_rows(tmp_path_factory, times, window):
+    """Decimal time points (epoch seconds to the millisecond, tenths,
+    negatives, whole numbers among them) read by kernels as fractions over
+    one denominator and printed and typed by numpy and polars: the
+    answers' text and Arrow table (decimal128 where every end has finite
+    decimals) are the row reader's."""
+    folder = tmp_path_factory.mktemp("decimals")
+    cells = [f"{'-' if n < 0 else ''}{abs(n) // 10**k}" + (f".{abs(n) % 10**k:0{k}d}" if k else "") for n, k in times]
+    write(folder / "r.csv", ["s", "v", "t"], [(f"s{i % 3}", str(i % 7), c) for i, c in enumerate(cells)])
+    program = (f'@bind("r", "csv useHeaders=true", "{folder}", "r.csv").\n@timeMapping("r", 2, 2).\n'
+               f"high(S) :- r(S, V), V > 2.\nalert(S) :- <->{window} high(S).\n@output(\"alert\"). @output(\"high\").\n")
+    want = chronolog.reason(program, engine="rows")
+    got = chronolog.reason(program, engine="columns")
+    assert got.to_text() == want.to_text()
+    for pred in ("alert", "high"):
+        assert got.to_arrow(pred).equals(want.to_arrow(pred))

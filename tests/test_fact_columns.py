@@ -396,3 +396,49 @@ def test_plain_numbers_read_by_kernels_are_the_line_readers_values(tokens):
     assert [(v, type(v)) for v in values] == [(_value(t, _IDENT.match), type(_value(t, _IDENT.match))) for t in taken]
     for t in taken:
         assert "+" not in t and len(t.lstrip("-").replace(".", "")) <= 18
+
+
+@st.composite
+def between_units(draw):
+    """A fact file whose times all fall on a grid the kernels read by
+    polars and numpy, some between the timeline's units: plain decimals
+    (``1709285400.137``, ``-0.5``) on a numeric timeline, or date-times to
+    the millisecond on a calendar of coarser units; both dialects for the
+    decimals; the calendar (None: numeric)."""
+    import datetime
+
+    dated = draw(st.booleans())
+    if dated:
+        base = datetime.datetime(2024, 3, 1, 9, 30)
+        point = st.integers(0, 3 * 86_400_000).map(lambda ms: (ms, (base + datetime.timedelta(milliseconds=ms)).isoformat(timespec="milliseconds")))
+    else:
+        point = st.tuples(st.integers(-10**6, 10**6), st.sampled_from([0, 1, 2, 3])).map(
+            lambda t: (Fraction(t[0], 10 ** t[1]), f"{'-' if t[0] < 0 else ''}{abs(t[0]) // 10 ** t[1]}" + (f".{abs(t[0]) % 10 ** t[1]:0{t[1]}d}" if t[1] else "")))
+    dialect = "vadalog" if dated else draw(st.sampled_from(["vadalog", "meteor"]))
+    lines = []
+    for _ in range(draw(st.integers(1, 40))):
+        (a, ta), (b, tb) = sorted([draw(point), draw(point)])
+        name = draw(NAMES) if dialect == "vadalog" else draw(st.sampled_from(["A", "b1", "c"]))
+        iv = ta if draw(st.integers(0, 3)) == 0 else f"{'[' if a == b or draw(st.booleans()) else '('}{ta},{tb}{']' if a == b or draw(st.booleans()) else ')'}"
+        lines.append(f"p({name})@{iv}" + ("." if dialect == "vadalog" else ""))
+    unit = draw(st.sampled_from(["seconds", "minutes", "hours", "days"])) if dated else None
+    return "\n".join(lines) + "\n", dialect, unit
+
+
+@SETTINGS
+@given(between_units())
+def test_times_between_units_read_as_the_line_reader(case):
+    """Times between the units, read by kernels over one denominator
+    (fact_columns._time_ratios), are the line readers' facts, and a run
+    over them answers alike on rows and columns."""
+    import chronolog
+
+    text, dialect, unit = case
+    calendar = Calendar(unit) if unit else None
+    _same(text, dialect, calendar)
+    if dialect == "vadalog":
+        program = (f'@timeGranularity("{unit}").\n' if unit else "") + "q(X) :- <->[0,1] p(X).\nr(X) :- p(X), p(Y), X != Y.\n"
+        want = chronolog.reason(program, text, engine="rows")
+        got = chronolog.reason(program, text, engine="columns")
+        assert got.to_text() == want.to_text()
+        assert got.to_arrow("q").equals(want.to_arrow("q"))

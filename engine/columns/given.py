@@ -229,7 +229,7 @@ def _block_range(parts, arity: int, terms, scale, memo):
             out.append(_pairs_at(block.num, block.den, block.value_idx[i][rows]))
         else:
             out.append(block.value_codes[block.value_idx[i][rows]])
-    out.extend(interval_columns(_Column.of(block.lo[rows], block.times), _Column.of(block.hi[rows], block.times),
+    out.extend(interval_columns(block.time_column(block.lo[rows]), block.time_column(block.hi[rows]),
                                 block.lc[rows], block.hc[rows], scale, memo))
     return out
 

@@ -185,14 +185,14 @@ class _NameColumn(_Column):
 
 
 class TimeRatios:
-    """The distinct time values of a table's start and end columns as
-    exact fractions over one denominator, ``num / den`` (numpy int64 over
-    the least common denominator, a Python int), as timestamps between a
-    timeline's units come (engine/timestamps.unit_ratios): the columnar
-    executor scales ``num`` by numpy (engine/columns/given.py); the values
-    (ints and Fractions) are made once, only when rows ask (a Fraction per
-    distinct instant: 2.5 s of a million millisecond ticks on a timeline
-    of minutes)."""
+    """The distinct time values of a table's or a block's start and end
+    columns as exact fractions over one denominator, ``num / den`` (numpy
+    int64 over the least common denominator, a Python int), as instants
+    between a timeline's units come (``Calendar.unit_ratios``) and decimal
+    times: the columnar executor scales ``num`` by numpy
+    (engine/columns/given.py); the values (ints and Fractions) are made
+    once, only when rows ask (a Fraction per distinct instant: 2.5 s of a
+    million millisecond ticks on a timeline of minutes)."""
 
     __slots__ = ("num", "den", "_values")
 

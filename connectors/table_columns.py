@@ -203,6 +203,23 @@ def _time_values(table, calendar):
         if days.size and days.min() < -719162:  # before 0001-01-01: the row reader's dates
             return None
         ints = pa.array(days * int(per_day))
+    elif calendar is None and pa.types.is_decimal128(typ):  # (exact decimals, as a database's NUMERIC epoch seconds)
+        from chronolog.engine.columns.exact_columns import of_decimals
+        from chronolog.language.fact_columns import TimeRatios
+
+        from .cell_types import over_one_denominator
+
+        pairs = of_decimals(both.combine_chunks())
+        scaled = None if pairs is None else over_one_denominator(*pairs)
+        if scaled is None:
+            return None
+        units, idx = np.unique(scaled[0], return_inverse=True)
+        idx = idx.reshape(-1).astype(np.int64)
+        if scaled[1] == 1:
+            values = np.empty(len(units), dtype=object)
+            values[:] = units.tolist()
+            return idx, values, units, units
+        return idx, TimeRatios(units, scaled[1]), units, None
     elif calendar is not None and pa.types.is_timestamp(typ):
         from chronolog.engine.timestamps import calendar_micros
         from chronolog.language.fact_columns import TimeRatios

@@ -190,8 +190,7 @@ def _time_values(table, calendar):
     if both.null_count:
         return None  # an unbounded end: the row reader
     if calendar is None and typ == pa.float64():  # (float32: the row reader, in its own width)
-        floats = _float_times(both.combine_chunks().to_numpy(zero_copy_only=False), table.num_rows)
-        return None if floats is None else (*floats, None)
+        return _float_times(both.combine_chunks().to_numpy(zero_copy_only=False), table.num_rows)
     if calendar is None and pa.types.is_integer(typ):
         ints = both.combine_chunks().cast(pa.int64())
     elif calendar is not None and pa.types.is_date32(typ):
@@ -278,16 +277,30 @@ def _one_type(start, end) -> list:
 def _float_times(v, n: int):
     """:func:`_time_values` of float64 start and end columns (``v``: the
     ``n`` starts then the ends): each distinct float as its exact time
-    (language/float_times.py); the floats themselves are the units, as the
-    conversion keeps their order.  None for a NaN, a start at +inf or an end
+    (language/float_times.py), over one denominator where they fit 64 bits;
+    the floats themselves are the units, as the conversion keeps their
+    order.  None for a NaN, a start at +inf or an end
     at -inf (the row reader reports the row)."""
     import numpy as np
 
-    from chronolog.language.float_times import float_time_values
+    from chronolog.language.fact_columns import TimeRatios
+    from chronolog.language.float_times import float_time_pairs, float_time_values
+
+    from .cell_types import over_one_denominator
 
     if np.isnan(v).any() or np.any(v[:n] == np.inf) or np.any(v[n:] == -np.inf):
         return None
     units, idx = np.unique(v, return_inverse=True)
+    idx = idx.reshape(-1).astype(np.int64)
+    if np.isfinite(units).all():  # (each float's exact time, all over one denominator where they fit: no Fraction each)
+        num, den, ok = float_time_pairs(units)
+        scaled = over_one_denominator(num, den) if ok.all() else None
+        if scaled is not None and scaled[1] == 1:
+            values = np.empty(len(units), dtype=object)
+            values[:] = scaled[0].tolist()
+            return idx, values, units, scaled[0]
+        if scaled is not None:
+            return idx, TimeRatios(*scaled), units, None
     values = np.empty(len(units), dtype=object)
     values[:] = float_time_values(units)
-    return idx.reshape(-1).astype(np.int64), values, units
+    return idx, values, units, None

@@ -83,6 +83,13 @@ def data(n: int, kind: str = "ints") -> Path:
     if kind == "distinct_names":  # a name of its own on every row (ids), the same draws otherwise
         ids = iter(range(n))
         return _write(path, csv_rows(n, name=lambda _: f"id{next(ids)}"))
+    if kind in ("dated_ms", "dated_minutes"):  # date-times to the millisecond, most distinct (or the same draws in whole minutes)
+        import datetime
+
+        base = datetime.datetime(2024, 3, 1)
+        cell = iter(range(2 * n))
+        ms = (lambda t: next(cell) * 7919 % 60_000) if kind == "dated_ms" else (lambda t: 0)
+        return _write(path, csv_rows(n, time=lambda t: (base + datetime.timedelta(minutes=t, milliseconds=ms(t))).isoformat(timespec="milliseconds")))
     if kind == "dates":
         import datetime
 
@@ -217,6 +224,9 @@ def cases(n: int) -> dict:
         "negation": ("not r(N) (2,500 names) against the join r(N)",
                      (BIND.format(file=ints) + "r(N) :- p(N, V), V < 2.\nq(N, V) :- p(N, V), not r(N).\n", []),
                      (BIND.format(file=ints) + "r(N) :- p(N, V), V < 2.\nq(N, V) :- p(N, V), r(N).\n", [])),
+        "dated_ms": ('date-times to the millisecond on @timeGranularity("minutes") against the same draws in whole minutes',
+                     ('@timeGranularity("minutes").\n' + BIND.format(file=data(n, "dated_ms").name) + "q(N, V) :- <->[0,5] p(N, V).\n", []),
+                     ('@timeGranularity("minutes").\n' + BIND.format(file=data(n, "dated_minutes").name) + "q(N, V) :- <->[0,5] p(N, V).\n", [])),
         "dates": ('dates, @timeGranularity("days"), a monthly sum, against numbers and /\\[30]',
                   ('@timeGranularity("days").\n' + BIND.format(file=data(n, "dates").name)
                    + "m(N, S) :- /\\[months] p(N, V), S = sum(V).\n", []),

@@ -548,7 +548,7 @@ class FactColumns:
             for r in found:
                 got = tuple(_value_at(c, r) for c in cols)
                 if got == terms:
-                    out.append((got, make(lo.values[lo.indices[r]], hi.values[hi.indices[r]], bool(lc[r]), bool(hc[r]))))
+                    out.append((got, make(_time_at(lo, r), _time_at(hi, r), bool(lc[r]), bool(hc[r]))))
         out.extend(row for row in self.slow.get(pred, ()) if tuple(row[0]) == terms)
         return out
 
@@ -672,6 +672,19 @@ def _value_at(col, r: int):
         c = int(codes[col.indices[r]])
         return None if c < 0 else col.terms.values[c]
     return col.values[col.indices[r]]
+
+
+def _time_at(col, r: int):
+    """The time value of row ``r`` of a start or end column (fractions over
+    one denominator without making every value: a proof reads a few)."""
+    ratios = getattr(col, "ratios", None)
+    if ratios is None:
+        return col.values[col.indices[r]]
+    from fractions import Fraction
+
+    from .timeline import normalize
+
+    return normalize(Fraction(int(ratios.num[col.indices[r]]), ratios.den))
 
 
 def _intervals(lo: "_Column", hi: "_Column", lc, hc, memo: dict) -> list:

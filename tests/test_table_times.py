@@ -533,13 +533,19 @@ def test_decimal128_times_read_by_columns_are_the_rows(scale, rows):
     rows do."""
     from decimal import Decimal as D
 
-    from chronolog.connectors.table_columns import read_table_columns
-
     q = D(1).scaleb(-scale)
     typ = pa.decimal128(18, scale)
     table = pa.table({"c0": [k for _, _, k in rows],
                       "start": pa.array([D(a).scaleb(-scale).quantize(q) for a, _, _ in rows], typ),
                       "end": pa.array([(D(a) + D(n)).scaleb(-scale).quantize(q) for a, n, _ in rows], typ)})
+    _columns_answer_as_the_rows(table)
+
+
+def _columns_answer_as_the_rows(table):
+    """``table`` (times of a kind read straight into columns) gives the
+    rows' answers on columns: text and Arrow tables."""
+    from chronolog.connectors.table_columns import read_table_columns
+
     assert read_table_columns(table, "p", None, None) is not None
     program = 'q(X) :- <->[0,1] p(X).\nr(X) :- p(X), not s(X).\ns(k1)@[0,0.5].\n@output("q"). @output("r").\n'
     want = chronolog.reason(program, {"p": table}, engine="rows")
@@ -547,3 +553,19 @@ def test_decimal128_times_read_by_columns_are_the_rows(scale, rows):
     assert got.to_text() == want.to_text()
     for pred in ("q", "r"):
         assert got.to_arrow(pred).equals(want.to_arrow(pred))
+
+
+FLOAT_ENDS = st.one_of(st.integers(-10**6, 10**6).map(lambda i: i / 10), st.integers(-10**4, 10**4).map(float),
+                       st.sampled_from([0.1 + 0.2, 1 / 3, 2.5e-7, 1e15 + 0.5, -0.0, 1709285400.137]))
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(st.lists(st.tuples(FLOAT_ENDS, FLOAT_ENDS, st.sampled_from(["k0", "k1"])), min_size=1, max_size=60))
+def test_float64_time_columns_read_by_columns_are_the_rows(rows):
+    """float64 start and end columns read straight into columns, over one
+    denominator where every float's exact time fits 64 bits (else each as
+    its own value): the answers are the rows'."""
+    rows = [(min(a, b), max(a, b), k) for a, b, k in rows]
+    table = pa.table({"c0": [k for _, _, k in rows], "start": [a for a, _, _ in rows], "end": [b for _, b, _ in rows],
+                      "start_closed": [True] * len(rows), "end_closed": [True] * len(rows)})
+    _columns_answer_as_the_rows(table)

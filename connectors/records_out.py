@@ -22,7 +22,7 @@ from chronolog.engine.interval_codes import closed_ends
 from chronolog.language.text import format_term
 from chronolog.language.timeline import format_number
 
-from .text_out import TermTexts, _float_texts, _take, _whole_end_texts, _whole_point_texts, _whole_units, frame_columns, term_texts
+from .text_out import TermTexts, _end_texts, _float_texts, _point_texts, _take, frame_columns, term_texts
 
 # a relation of fewer answers is written fact by fact: the columns' sort and
 # polars queries cost 3-6 ms a relation, a fact by fact 5 (CSV) to 13 (JSON)
@@ -107,17 +107,18 @@ def frame_records(pred, df, arity: int, terms, scale, calendar, fmt: str, memo, 
         return pl.Series([p + ("]" if c else ")") for (_, c), p in zip(pairs, points)], dtype=pl.String)
 
     def whole_ends(used, lim):
-        nums = _whole_point_texts(used, lim, scale, calendar)
+        nums = _point_texts(used, lim, scale, calendar)
         if nums is None:
             return None
         if not json:
             return nums
         bare = np.zeros(len(used), dtype=bool)
         if calendar is None:  # (a JSON number where the point is an integer of a double's range: json_records.json_point)
-            units = _whole_units(used, lim, scale)
-            bare = (used != lim) & (np.abs(units) < 2**53)
+            grid, k = used >> 1, scale.scale
+            whole = (grid % k == 0) if k != 1 else np.ones(len(used), dtype=bool)  # (a decimal between integers: its text)
+            bare = (used != lim) & whole & (np.abs(grid // k) < 2**53)
         beside.append(_quoted_unless(nums, bare))
-        return _whole_end_texts(used, lim, scale, calendar, nums)
+        return _end_texts(used, lim, scale, calendar, nums)
 
     order, cols = frame_columns(df, arity, terms, scale, term_array, lambda p: ends(p, True), lambda p: ends(p, False),
                                 names_by_kernels=True, ends_array=whole_ends)

@@ -490,7 +490,7 @@ def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=for
 
     order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops, names_by_kernels=names is not None,
                                 name_memo=None if names is None else lambda used: memo.names(names, used, term_text),
-                                lead=groups, ends_array=lambda used, lim: _whole_end_texts(used, lim, scale, calendar))
+                                lead=groups, ends_array=lambda used, lim: _end_texts(used, lim, scale, calendar))
     opening = "(" if arity else "@"
     if groups is not None:  # each row's relation's name, a column of its own
         cols.append((strings([p + opening for p in pred]), groups))
@@ -558,9 +558,9 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
 _DAY_MICROS = 86_400_000_000
 
 
-def _whole_end_texts(used, lim, scale, calendar=None, nums=None):
+def _end_texts(used, lim, scale, calendar=None, nums=None):
     """The texts of the distinct interval ends ``used`` (codes; ``lim``: the
-    unbounded end's code, NEG for starts) where :func:`_whole_point_texts`
+    unbounded end's code, NEG for starts) where :func:`_point_texts`
     makes their points' (or made them: ``nums``): ``[5``/``(5`` or
     ``5]``/``5)``, ``(-inf``/``+inf)`` (a polars Series); None otherwise
     (they are written one by one)."""
@@ -570,7 +570,7 @@ def _whole_end_texts(used, lim, scale, calendar=None, nums=None):
     from chronolog.engine.interval_codes import POS
 
     if nums is None:
-        nums = _whole_point_texts(used, lim, scale, calendar)
+        nums = _point_texts(used, lim, scale, calendar)
     if nums is None:
         return None
     closed = (used & 1) == (1 if lim == POS else 0)
@@ -588,15 +588,17 @@ def _whole_end_texts(used, lim, scale, calendar=None, nums=None):
     return texts
 
 
-def _whole_point_texts(used, lim, scale, calendar=None):
+def _point_texts(used, lim, scale, calendar=None):
     """The texts of the points of the distinct interval ends ``used`` (codes;
-    ``lim``: the unbounded end's code) when every finite one is a whole
-    number, by polars (epoch seconds are a distinct end per fact: 66,000
-    texts made one by one took 40 ms of a 0.5 s run); on a ``calendar``, in
-    whole units, as ``Calendar.format_point`` writes them (a date at
-    midnight, else the date-time to the second, and its microseconds where
-    it has some) in years 1000 to 9999; an unbounded end ``-inf``/``+inf``.
-    None otherwise."""
+    ``lim``: the unbounded end's code) by polars, as ``format_number``
+    writes them where every finite one is a whole number or a finite
+    decimal of at most 18 digits after the point (epoch seconds are a
+    distinct end per fact: 66,000 texts made one by one took 40 ms of a 0.5
+    s run); on a ``calendar``, where each is a whole microsecond, as
+    ``Calendar.format_point`` writes them (a date at midnight, else the
+    date-time to the second, and its fraction of a second where it has
+    one) in years 1000 to 9999; an unbounded end ``-inf``/``+inf``.  None
+    otherwise."""
     import numpy as np
     import polars as pl
 
@@ -861,7 +863,7 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
             read_back.check_all(k, vals)
 
     def whole_ends(used, lim):  # (numbers and dates: nothing a CSV quotes)
-        texts = _whole_point_texts(used, lim, scale, calendar)
+        texts = _point_texts(used, lim, scale, calendar)
         return None if texts is None else texts.to_arrow().cast(pa.string())
 
     order, cols = frame_columns(df, arity, terms, scale, cells, ends, ends, ends_array=whole_ends)

@@ -7,9 +7,10 @@ and each path's choice (small relations, a window, repeating facts)."""
 from __future__ import annotations
 
 import datetime as dt
+from fractions import Fraction
 import io
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import chronolog
@@ -75,6 +76,7 @@ def program(width: int) -> str:
 
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(given_facts(), st.sampled_from(["json", "csv"]))
+@example({"p": [((0,), (Fraction(-1, 2), float("inf"), False, False))], "z": []}, "json")  # (a decimal end: its text in JSON)
 def test_answers_from_columns_are_the_facts_written_one_by_one(every_relation, facts, fmt):
     prog = program(len(facts["p"][0][0]))
     columns = chronolog.reason(prog, facts, engine="columns")

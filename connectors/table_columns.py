@@ -123,7 +123,7 @@ def _term_column(col):
     import numpy as np
     import pyarrow as pa
 
-    from chronolog.engine.term_types import instant, is_instant_type
+    from chronolog.engine.term_types import instants, is_instant_type
     from chronolog.language.fact_columns import _Column
 
     if isinstance(col, pa.ChunkedArray):
@@ -150,7 +150,7 @@ def _term_column(col):
         return None  # (nanoseconds: the row reader keeps whole microseconds, or names the row that has finer)
     if is_instant_type(typ):  # each distinct date or timestamp as its instant (engine/term_types.py)
         enc = col.dictionary_encode()
-        return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), [instant(v) for v in enc.dictionary.to_pylist()])
+        return _Column(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64), instants(enc.dictionary))
     if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ) or pa.types.is_boolean(typ)):
         return None
     if pa.types.is_integer(typ):  # exact pairs, one per row, no Python int coded per distinct value

@@ -54,6 +54,23 @@ def instant(v) -> _dt.datetime:
     return v
 
 
+_FIRST_US, _LAST_US = -62135596800 * 10**6, 253402300800 * 10**6 - 1  # 0001-01-01 .. 9999-12-31T23:59:59.999999
+
+
+def instants(arr) -> list:
+    """:func:`instant` of each value of an Arrow date or timestamp array (no
+    nulls), by Arrow's cast to UTC microseconds and numpy's datetimes: the
+    values' ``as_py`` converted a zoned timestamp's zone each, 1.8 s for
+    500,000 of them (0.02 s so).  Values past Python's datetimes (or a cast
+    that would lose nanoseconds) raise as ``as_py`` does."""
+    import pyarrow as pa
+
+    micros = arr.cast(pa.timestamp("us")).cast(pa.int64()).to_numpy(zero_copy_only=False)
+    if len(micros) and not (_FIRST_US <= int(micros.min()) and int(micros.max()) <= _LAST_US):
+        return [instant(v) for v in arr.to_pylist()]
+    return micros.astype("datetime64[us]").astype(object).tolist()
+
+
 def is_instant_type(typ) -> bool:
     """An Arrow date or timestamp type (a term column of instants)."""
     import pyarrow as pa

@@ -859,3 +859,23 @@ def test_a_closedness_of_text_says_the_column_must_hold_booleans(value):
         chronolog.reason("q(X) :- p(X).", {"p": df})
     assert e.value.message == f"p: start_closed is {value!r} in the row c0='a'"
     assert "is text, not a boolean" in e.value.hint and ".str.lower() == \"true\"" in e.value.hint, e.value.hint
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(["s", "ms", "us"]), st.sampled_from([None, "UTC", "Asia/Tokyo", "America/New_York"]),
+       st.lists(st.datetimes(dt.datetime(1, 1, 2), dt.datetime(9999, 12, 30)), min_size=1, max_size=30))
+def test_timestamp_arguments_of_every_unit_and_zone_are_the_rows_instants(unit, tz, stamps):
+    """Timestamp arguments of any unit, with any zone or none, across
+    Python's years (their instants made by numpy, engine/term_types.instants):
+    the columns' answers are the rows' (text and Arrow)."""
+    per = {"s": 1_000_000, "ms": 1000, "us": 1}[unit]
+    values = [s.replace(microsecond=s.microsecond // per * per) for s in stamps]
+    table = pa.table({"k": [f"k{i % 3}" for i in range(len(values))],
+                      "t": pa.array(values, pa.timestamp(unit)).cast(pa.timestamp(unit, tz)) if tz else pa.array(values, pa.timestamp(unit)),
+                      "start": list(range(len(values))), "end": [i + 2 for i in range(len(values))]})
+    program = 'q(K, T) :- r(K, T).\nlate(T) :- r(K, T), T > 2000-01-01T12:00.\nsame(K, J) :- r(K, T), r(J, T), K != J.\n@output("q"). @output("late"). @output("same").\n'
+    rows = chronolog.reason(program, {"r": table}, engine="rows")
+    got = chronolog.reason(program, {"r": table}, engine="columns")
+    assert got.to_text() == rows.to_text()
+    for p in ("q", "late", "same"):
+        assert got.to_arrow(p).equals(rows.to_arrow(p)), p

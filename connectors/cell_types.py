@@ -84,19 +84,6 @@ def exact_decimals(dictionary):
     return ("exact", *reduce(num, (10**k).astype(np.int64)))
 
 
-def over_one_denominator(num, den):
-    """``(num', common)``: the values ``num / den`` (numpy int64 pairs) over
-    their least common denominator, a Python int (numpy int64 numerators);
-    None where a numerator would pass 62 bits."""
-    import numpy as np
-
-    common = int(np.lcm.reduce(den)) if len(den) else 1
-    factor = common // den
-    if num.size and float(np.abs(num.astype(np.float64) * factor).max()) >= 2.0**62:
-        return None
-    return num * factor, common
-
-
 def decimals(arr):
     """The exact values of cells that are plain decimals (``12.50``: 25/2,
     an int when whole) as Python numbers, or None (more than 18 digits)."""

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.errors import ChronologError
+from chronolog.language.exact_pairs import over_one_denominator
 from chronolog.language.mapping_types import DATE_TYPES, NUMBER_TYPES, STRING_TYPES
 from chronolog.language.source_text import KERNEL_BYTES  # from this size on a bound CSV file is read by kernels
 
@@ -596,7 +597,7 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
         ratios = calendar.unit_ratios(got[0]) if got is not None and got[1].all() else None
         if calendar is None and (pa.types.is_string(enc.dictionary.type) or pa.types.is_large_string(enc.dictionary.type)):
             exact = cell_types.exact_decimals(enc.dictionary)  # (epoch seconds to the millisecond: 1709285400.137)
-            ratios = None if exact is None else cell_types.over_one_denominator(exact[1], exact[2])
+            ratios = None if exact is None else over_one_denominator(exact[1], exact[2])
         if ratios is not None and ratios[1] == 1:  # (date-times of whole units: by polars, handed over as int64)
             whole = ratios[0]
             shared = np.empty(len(whole), dtype=object)

@@ -206,7 +206,7 @@ def _time_values(table, calendar):
         from chronolog.engine.columns.exact_columns import of_decimals
         from chronolog.language.fact_columns import TimeRatios
 
-        from .cell_types import over_one_denominator
+        from chronolog.language.exact_pairs import over_one_denominator
 
         pairs = of_decimals(both.combine_chunks())
         scaled = None if pairs is None else over_one_denominator(*pairs)
@@ -286,7 +286,7 @@ def _float_times(v, n: int):
     from chronolog.language.fact_columns import TimeRatios
     from chronolog.language.float_times import float_time_pairs, float_time_values
 
-    from .cell_types import over_one_denominator
+    from chronolog.language.exact_pairs import over_one_denominator
 
     if np.isnan(v).any() or np.any(v[:n] == np.inf) or np.any(v[n:] == -np.inf):
         return None

@@ -35,6 +35,20 @@ def reduce(num, den):
     return num // g, den // g
 
 
+def over_one_denominator(num, den):
+    """``(num', common)``: the values ``num / den`` (numpy int64 pairs) over
+    their least common denominator, a Python int (numpy int64 numerators);
+    None where a numerator would pass 62 bits (time values read over one
+    denominator: language/fact_columns.TimeRatios)."""
+    import numpy as np
+
+    common = int(np.lcm.reduce(den)) if len(den) else 1
+    factor = common // den
+    if num.size and float(np.abs(num.astype(np.float64) * factor).max()) >= 2.0**62:
+        return None
+    return num * factor, common
+
+
 def small_unique(a):
     """``np.unique(a, return_inverse=True)`` of non-negative integers, by
     ``bincount`` when they are small (denominators, term codes: a sort cost

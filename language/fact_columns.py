@@ -1727,14 +1727,12 @@ def _time_ratios(tokens, calendar):
         micros, read = calendar.micros_where(tokens)
         got = calendar.unit_ratios(micros) if len(read) and read.all() else None
     else:
+        from .exact_pairs import over_one_denominator
+
         read, num, den = _plain_pairs(tokens)
         if not len(read) or not read.all():
             return None
-        common = int(np.lcm.reduce(den))  # (powers of 2 and 5: they divide 10**17)
-        factor = common // den
-        if float(np.abs(num.astype(np.float64) * factor).max()) >= 2.0**62:
-            return None
-        got = num * factor, common
+        got = over_one_denominator(num, den)
     return None if got is None else TimeRatios(*got)
 
 

@@ -37,12 +37,14 @@ def with_origin(err: DataError, prog: ast.Program, facts, dialect: str, calendar
             continue
         for pred, i in _binders(prog, literal, operand.name):
             try:
-                found = _find(pred, i, value, prog, facts, dialect, calendar, base_dir, name)
-                if found is None and rows is not None:
-                    found = rows(pred, i, value)
-                if found is None and isinstance(text, str):  # (a program fact read apart: at its line, as prog.facts')
+                found = None
+                if isinstance(text, str):  # (the program's facts in their order, those the reader read apart too: the first)
                     found = _in_lines(pred, i, value, text.splitlines(), literal.pos.file, dialect, calendar)
                     found = found and (found[0], "")
+                if found is None:
+                    found = _find(pred, i, value, prog, facts, dialect, calendar, base_dir, name)
+                if found is None and rows is not None:
+                    found = rows(pred, i, value)
             except ChronologError:  # (an input that no longer reads as it did, e.g. a file changed since: the error as it was)
                 return pushed
             if found is not None:

@@ -73,6 +73,7 @@ def always_split(monkeypatch):
 @SETTINGS
 @given(text=programs())
 @example(text='p(a, -2)@[1,3].\np(a, "\\u00e9t\\u00e9")@[1,3].\nu(X) :- p(X, Y), Y > 1.')  # (the line escapes 'été')
+@example(text="p(a, b)@1. % a fact and a comment\np(a, b)@1. p(b, c)@2.\nu(X) :- p(X, Y), Y > 1.")  # (a fact twice, read apart: its first line)
 def test_programs_read_apart_as_whole(always_split, text):
     from chronolog.api import load_program
 

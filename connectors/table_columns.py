@@ -204,8 +204,6 @@ def _time_values(table, calendar):
         ints = pa.array(days * int(per_day))
     elif calendar is None and pa.types.is_decimal128(typ):  # (exact decimals, as a database's NUMERIC epoch seconds)
         from chronolog.engine.columns.exact_columns import of_decimals
-        from chronolog.language.fact_columns import TimeRatios
-
         from chronolog.language.exact_pairs import over_one_denominator
 
         pairs = of_decimals(both.combine_chunks())
@@ -213,15 +211,9 @@ def _time_values(table, calendar):
         if scaled is None:
             return None
         units, idx = np.unique(scaled[0], return_inverse=True)
-        idx = idx.reshape(-1).astype(np.int64)
-        if scaled[1] == 1:
-            values = np.empty(len(units), dtype=object)
-            values[:] = units.tolist()
-            return idx, values, units, units
-        return idx, TimeRatios(units, scaled[1]), units, None
+        return (idx.reshape(-1).astype(np.int64), *_ratio_values(units, scaled[1], units))
     elif calendar is not None and pa.types.is_timestamp(typ):
         from chronolog.engine.timestamps import calendar_micros
-        from chronolog.language.fact_columns import TimeRatios
 
         try:
             idx, micros = calendar_micros(both.combine_chunks())  # (the microseconds are the units)
@@ -232,12 +224,7 @@ def _time_values(table, calendar):
         ratios = calendar.unit_ratios(micros)
         if ratios is None:
             return None
-        num, den = ratios
-        if den == 1:  # (whole units: their numbers)
-            values = np.empty(len(num), dtype=object)
-            values[:] = num.tolist()
-            return idx, values, micros, num
-        return idx, TimeRatios(num, den), micros, None
+        return (idx, *_ratio_values(*ratios, micros))
     else:
         return None
     enc = ints.dictionary_encode()
@@ -254,6 +241,21 @@ def _time_values(table, calendar):
         return enc.indices.to_numpy().astype(np.int64), values, units, None
     values[:] = units.tolist()
     return enc.indices.to_numpy().astype(np.int64), values, units, units
+
+
+def _ratio_values(num, den: int, units) -> tuple:
+    """``(values, units, ints)`` of :func:`_time_values` for distinct times
+    ``num / den`` (``units``: their order keys): the whole numbers, handed
+    over as int64 too, where ``den`` is 1, else their TimeRatios."""
+    import numpy as np
+
+    from chronolog.language.fact_columns import TimeRatios
+
+    if den != 1:
+        return TimeRatios(num, den), units, None
+    values = np.empty(len(num), dtype=object)
+    values[:] = num.tolist()
+    return values, units, num
 
 
 def _one_type(start, end) -> list:
@@ -283,10 +285,8 @@ def _float_times(v, n: int):
     at -inf (the row reader reports the row)."""
     import numpy as np
 
-    from chronolog.language.fact_columns import TimeRatios
-    from chronolog.language.float_times import float_time_pairs, float_time_values
-
     from chronolog.language.exact_pairs import over_one_denominator
+    from chronolog.language.float_times import float_time_pairs, float_time_values
 
     if np.isnan(v).any() or np.any(v[:n] == np.inf) or np.any(v[n:] == -np.inf):
         return None
@@ -295,12 +295,8 @@ def _float_times(v, n: int):
     if np.isfinite(units).all():  # (each float's exact time, all over one denominator where they fit: no Fraction each)
         num, den, ok = float_time_pairs(units)
         scaled = over_one_denominator(num, den) if ok.all() else None
-        if scaled is not None and scaled[1] == 1:
-            values = np.empty(len(units), dtype=object)
-            values[:] = scaled[0].tolist()
-            return idx, values, units, scaled[0]
         if scaled is not None:
-            return idx, TimeRatios(*scaled), units, None
+            return (idx, *_ratio_values(*scaled, units))
     values = np.empty(len(units), dtype=object)
     values[:] = float_time_values(units)
     return idx, values, units, None

@@ -338,15 +338,7 @@ def _datetime_texts(vals):
         return None
     import polars as pl
 
-    t = pl.Series("t", vals, dtype=pl.Datetime("us")).to_frame()
-    at = pl.col("t")
-    micro = at.dt.microsecond()
-    midnight = (at.dt.hour() == 0) & (at.dt.minute() == 0) & (at.dt.second() == 0) & (micro == 0)
-    return t.select(
-        pl.when(midnight).then(at.dt.strftime("%Y-%m-%d"))
-        .when(micro == 0).then(at.dt.strftime("%Y-%m-%dT%H:%M:%S"))
-        .otherwise(pl.concat_str(at.dt.strftime("%Y-%m-%dT%H:%M:%S."), micro.cast(pl.String).str.zfill(6).str.strip_chars_end("0")))
-    ).to_series().to_list()
+    return _date_time_texts(pl.Series(vals, dtype=pl.Datetime("us")).cast(pl.Int64).to_numpy()).to_list()
 
 
 def _with_members_once(term_text):
@@ -591,10 +583,9 @@ def _end_texts(used, lim, scale, calendar=None, nums=None):
 def _point_texts(used, lim, scale, calendar=None):
     """The texts of the points of the distinct interval ends ``used`` (codes;
     ``lim``: the unbounded end's code) by polars, as ``format_number``
-    writes them where every finite one is a whole number or a finite
-    decimal of at most 18 digits after the point (epoch seconds are a
-    distinct end per fact: 66,000 texts made one by one took 40 ms of a 0.5
-    s run); on a ``calendar``, where each is a whole microsecond, as
+    writes them (epoch seconds are a distinct end per fact: 66,000 texts
+    made one by one took 40 ms of a 0.5 s run; between integers, 1M to the
+    millisecond 1.2 s); on a ``calendar``, where each is a whole microsecond, as
     ``Calendar.format_point`` writes them (a date at midnight, else the
     date-time to the second, and its fraction of a second where it has
     one) in years 1000 to 9999; an unbounded end ``-inf``/``+inf``.  None
@@ -607,10 +598,11 @@ def _point_texts(used, lim, scale, calendar=None):
     fin = used != lim
     if calendar is None:
         units = _whole_units(used, lim, scale)
-        if units is None:  # (decimals, as epoch seconds to the millisecond: 1709285400.137)
-            nums = _decimal_texts(np.where(fin, used >> 1, 0), scale.scale)
-            if nums is None:
-                return None
+        if units is None:  # (between integers, as epoch seconds to the millisecond: 1709285400.137, by the exact columns' printer)
+            from chronolog.engine.columns.exact_columns import texts
+            from chronolog.language.exact_pairs import reduce
+
+            nums = texts(*reduce(np.where(fin, used >> 1, 0), scale.scale))
         else:
             nums = pl.Series(units).cast(pl.String)
     else:  # (on the grid's microseconds, whole units or not: ticks to the millisecond on a timeline of minutes)
@@ -624,31 +616,6 @@ def _point_texts(used, lim, scale, calendar=None):
     if not fin.all():
         nums = nums.scatter(np.flatnonzero(~fin), "+inf" if lim == POS else "-inf")
     return nums
-
-
-def _decimal_texts(units, k: int):
-    """``format_number``'s texts of the points ``units / k`` (numpy int64;
-    ``k`` the run's time scale) as finite decimals, by polars, where ``k``
-    divides a power of ten that keeps them in 64 bits; else None (1M epoch
-    seconds to the millisecond: 1.2 s one by one)."""
-    import numpy as np
-    import polars as pl
-
-    digits, power = 0, 1
-    while power % k:
-        digits, power = digits + 1, power * 10
-        if digits > 18:
-            return None
-    if len(units) and (units.min() == -(2**63) or np.abs(units).max() >= (2**62) // (power // k)):
-        return None
-    scaled = units * (power // k) if power != k else units
-    size = np.abs(scaled)
-    whole = pl.Series(size // power).cast(pl.String)
-    part = pl.Series(size % power)
-    sign = pl.Series(np.where(scaled < 0, "-", ""))
-    fraction = pl.select(pl.when(part == 0).then(pl.lit("")).otherwise(
-        pl.lit(".") + part.cast(pl.String).str.zfill(digits).str.strip_chars_end("0"))).to_series()
-    return sign + whole + fraction
 
 
 def _date_time_texts(micros):

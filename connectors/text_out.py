@@ -122,13 +122,11 @@ def frame_columns(
     s = df["s"].to_numpy()
     e = df["e"].to_numpy()
     if not _in_order([*keys, s]):
-        keys = [ex.sort_keys(k.num, k.den) if isinstance(k, ex.Rows) else k for k in keys]
-        if all(k.dtype.kind in "iu" for k in keys):  # ranks and codes: one argsort of a combined key where it fits
-            from chronolog.engine.columns.coalesce import sort_order
+        from chronolog.engine.columns.coalesce import sort_order
 
-            order = sort_order(keys, s)
-        else:
-            order = np.lexsort([s, *reversed(keys)])  # the last key sorts first
+        # ranks, codes and floats: one argsort of a combined key where it fits (np.lexsort
+        # of the as-of recipe's 1M fills, a float among their keys: 0.3 s against 0.05 s)
+        order = sort_order([ex.sort_keys(k.num, k.den) if isinstance(k, ex.Rows) else k for k in keys], s)
     else:
         order = None
     del keys

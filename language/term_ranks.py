@@ -139,6 +139,12 @@ def _one_kind(vals: list) -> list:
     if all(type(v) is Null for v in vals):  # (their labels' order: n2 before n10)
         return _null_order(vals)
     if all(type(v) is _datetime and v.tzinfo is None for v in vals):  # (naive datetimes: their ISO text's order is theirs)
+        if len(vals) > FEW_NUMBERS:  # (by their microseconds: 500,000 sorted by Python 0.19 s, by numpy 0.1 s with the conversion)
+            import numpy as np
+
+            from .dates import datetime_micros
+
+            return np.argsort(datetime_micros(vals), kind="stable").tolist()
         return sorted(range(len(vals)), key=vals.__getitem__)
     if sets_of_one_kind(vals):
         return sorted(range(len(vals)), key=vals.__getitem__)

@@ -77,6 +77,8 @@ def program(width: int) -> str:
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(given_facts(), st.sampled_from(["json", "csv"]))
 @example({"p": [((0,), (Fraction(-1, 2), float("inf"), False, False))], "z": []}, "json")  # (a decimal end: its text in JSON)
+@example({"p": [((0,), (NEG_INF, POS_INF, False, False)), ((1,), (NEG_INF, POS_INF, False, False))], "z": []}, "json")  # (ends at the starts' points:
+@example({"p": [((0,), (Fraction(1, 2), Fraction(1, 2), True, True)), ((1,), (3, 3, True, True))], "z": []}, "csv")  # their texts made once)
 def test_answers_from_columns_are_the_facts_written_one_by_one(every_relation, facts, fmt):
     prog = program(len(facts["p"][0][0]))
     columns = chronolog.reason(prog, facts, engine="columns")

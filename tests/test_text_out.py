@@ -289,6 +289,21 @@ def test_term_ranks_of_a_few_strings_are_the_rows_order(strings):
             term_ranks.FEW_STRINGS = old
 
 
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.datetimes(), unique=True, min_size=1, max_size=300))
+def test_term_ranks_of_instants_are_the_rows_order(instants):
+    """Instants rank by their microseconds from 257 of them (by Python's
+    sort below): the rows' order, term_sort_key's, either way."""
+    from chronolog.language.term_ranks import FEW_NUMBERS, term_ranks
+
+    pad = [dt.datetime(2000, 1, 1) + dt.timedelta(seconds=k, microseconds=k) for k in range(FEW_NUMBERS + 1)]
+    many = list(dict.fromkeys(instants + pad if len(instants) <= FEW_NUMBERS else instants))
+    want = sorted(range(len(many)), key=lambda i: term_sort_key(many[i]))
+    assert [many[i] for i in want] == sorted(many)
+    ranks = term_ranks(many)
+    assert sorted(range(len(many)), key=ranks.__getitem__) == want
+
+
 @pytest.mark.parametrize("engine", ["rows", "columns"])
 def test_an_int_beside_the_equal_float_prints_as_given(engine):
     """0 == 0.0 and 1 == 1.0 are one dict key: the memo of each term's text

@@ -175,8 +175,8 @@ def test_arithmetic_that_is_not_exact_in_numpy_matches_the_rows():
     program = "q(Y) :- p(V), Y = V / 3."
     rows = both(program, {"p": [((1,), (0, 1)), ((6,), (2, 3))]})
     assert "q(1/3)@[0,1]" in rows.to_text()
-    # an exact number meeting a float: Python's Fraction + float, on columns
-    # once per distinct (V, W) by the rows' own closure (distinct_calls.py)
+    # an exact number meeting a float: Python's Fraction + float, its float
+    # plus the float, on columns by numpy (engine/columns/expressions.py)
     program = "q(Y) :- p(V), r(W), Y = V / 3 + W."
     facts = {"p": [((1,), (0, 1)), ((6,), (0, 3))], "r": [((0.5,), (0, 3))]}
     assert "q(0.8333333333333333)@[0,1]" in both(program, facts).to_text()

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 from test_columns_kernels import both, facts_of, intervals, keys  # noqa: F401
+from chronolog.language import timeline as tl
 
 pytest.importorskip("polars")
 
@@ -160,3 +161,43 @@ def test_functions_of_floats_run_on_columns_as_the_rows_compute_them(p):
         cols = chronolog.reason(FUNCTIONS, facts, engine="columns")
     for pred in rows.predicates():  # (equal numbers of two types, 2 and 2.0: equal as values)
         assert set(cols.facts(pred)) == set(rows.facts(pred)), pred
+
+
+EXACTS = st.one_of(
+    st.integers(-(10**6), 10**6),
+    st.sampled_from([0, 2**53, 2**53 + 1, -(2**53) - 1, 2**62, 10**17]),  # (past a float's exact integers: the closures)
+    st.fractions(-100, 100, max_denominator=12).map(tl.normalize),
+)
+ANY_FLOATS = st.one_of(st.floats(-1e6, 1e6, allow_nan=False), st.sampled_from([0.0, -0.0, 0.1, 1e300, 2.0**60]))
+
+
+@settings(deadline=None, max_examples=examples(80))
+@given(st.lists(st.tuples(keys, EXACTS, ANY_FLOATS, intervals()), min_size=1, max_size=8), st.sampled_from("+-*/"),
+       st.booleans(), st.booleans())
+def test_exact_numbers_meet_floats_as_on_the_rows(facts, op, flip, table):
+    """An exact number (an integer, a fraction: a table's integers are
+    exact pairs on columns) meeting a float in arithmetic is its float, as
+    Python's int and Fraction meet one; compared with a float it is
+    compared exactly.  The columns' answers, or their error, are the rows'
+    (a division by zero, a float overflowing, an integer past 2^53)."""
+    import pyarrow as pa
+
+    expr = f"F {op} E" if flip else f"E {op} F"
+    program = (f"a(K, Y) :- p(K, E, F), Y = {expr}.\nb(K, Y) :- p(K, E, F), Y = E / 3 + F * 2.\n"
+               "c(K, E) :- p(K, E, F), E < F.\nd(K) :- p(K, E, F), F * 4 >= E.\n")
+    if table:
+        if not all(type(e) is int and abs(e) < 2**63 for _, e, _, _ in facts):
+            return
+        given = {"p": pa.table({"k": [k for k, *_ in facts], "e": pa.array([e for _, e, _, _ in facts], pa.int64()),
+                                "f": pa.array([f for _, _, f, _ in facts], pa.float64()),
+                                "start": [2 * j for j in range(len(facts))], "end": [2 * j + 1 for j in range(len(facts))]})}
+    else:
+        given = {"p": [((k, e, f), iv) for k, e, f, iv in facts]}
+    try:
+        rows = chronolog.reason(program, given, engine="rows").to_text()
+    except chronolog.ChronologError as e:
+        with pytest.raises(chronolog.ChronologError) as got:
+            chronolog.reason(program, given, engine="columns")
+        assert str(got.value) == str(e)
+        return
+    assert chronolog.reason(program, given, engine="columns").to_text() == rows

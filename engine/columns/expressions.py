@@ -11,9 +11,11 @@ rounds too: IEEE arithmetic is the same in numpy, Java and Python).
 The string built-ins and strings compared in order run in Polars' string
 kernels (:func:`strings`: engine/string_functions.py, the rounds'
 lowering too); booleans and instants compared, and their ``min``/``max``,
-by their int64 order keys (:meth:`Values.order_keys`).  Anything else --
+by their int64 order keys (:meth:`Values.order_keys`).  An exact number
+meeting a float in arithmetic is its float, as Python's int and Fraction
+meet one (within 2^53; compared with a float, exactly).  Anything else --
 a string in arithmetic, ints mixed with floats in one column, an exact
-number meeting a float, a division by zero, a result beyond 64 bits, a
+number past 2^53 meeting a float, a division by zero, a result beyond 64 bits, a
 float printed by ``concat``, ``exp`` -- raises :class:`Fallback`; an
 assignment, a condition or an aggregate's expression then computes it
 with the rows' own closures once per distinct value (distinct_calls.py);
@@ -269,6 +271,21 @@ def _pair(kind, a):
     return a if kind == EXACT else (a, np.ones(len(a), dtype=np.int64))
 
 
+def _float_operand(kind, a):
+    """An operand meeting a float in ``+ - * /``: an EXACT pair as
+    ``float(Fraction)`` (one IEEE division of its numerator and
+    denominator, both exact as floats within 2^53: rounded once, as
+    Python's true division of the ints); Fallback beyond."""
+    import numpy as np
+
+    if kind != EXACT:
+        return kind, a
+    num, den = a
+    if len(num) and (int(np.abs(num).max()) > 2**53 or int(den.max()) > 2**53):
+        raise Fallback("an exact number beyond a float's exact range met a float")
+    return FLOAT, num.astype(np.float64) / den.astype(np.float64)
+
+
 def evaluate(expr, df, values):
     """``(kind, array)`` of ``expr`` for every row of ``df`` (EXACT: a
     ``(num, den)`` pair of arrays in lowest terms)."""
@@ -277,8 +294,11 @@ def evaluate(expr, df, values):
     n = df.height
     if isinstance(expr, ast.Var):
         series = df[var_column(expr.name)]
-        if ex.is_exact(series):  # exact pairs (exact_columns.py)
-            return EXACT, ex.parts(series)
+        if ex.is_exact(series):  # exact pairs (exact_columns.py); whole ones (a table's integers) by the int kernels,
+            num, den = ex.parts(series)  # which meet floats as the rows do (1M rows of V * 2 + C went to the closures)
+            if np.all(den == 1) and (not len(num) or int(np.abs(num).max()) < _BOUND):
+                return INT, num
+            return EXACT, (num, den)
         if is_values(series):  # float values, not codes (value_columns.py)
             return FLOAT, series.to_numpy()
         codes = series.to_numpy()
@@ -299,9 +319,10 @@ def evaluate(expr, df, values):
         lk, a = evaluate(expr.left, df, values)
         rk, b = evaluate(expr.right, df, values)
         op = expr.op
+        if FLOAT in (lk, rk):  # an exact number meeting a float is its float, as Python's Fraction meets one
+            lk, a = _float_operand(lk, a)
+            rk, b = _float_operand(rk, b)
         if EXACT in (lk, rk) or (lk == rk == INT and op == "/"):
-            if FLOAT in (lk, rk):
-                raise Fallback("an exact number met a float")
             r = ex.arith(op, _pair(lk, a), _pair(rk, b))
             if lk == rk == INT and np.all(r[1] == 1):
                 return INT, r[0]  # a whole quotient of integers: an int, as the rows'

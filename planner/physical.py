@@ -361,6 +361,7 @@ class StratumPlan:
     parts: tuple = field(repr=False, default=())
     _variants: dict = field(repr=False, compare=False, default_factory=dict)
     _readers: dict = field(repr=False, compare=False, default_factory=dict)  # pred -> the rules (by index) reading it
+    _merges: dict = field(repr=False, compare=False, default_factory=dict)  # pred -> its Coalesce (merge_of)
 
     def recursion(self, deltas: dict) -> dict:
         """What a round's new facts (``deltas``) give the next round: all
@@ -374,7 +375,9 @@ class StratumPlan:
 
     def merge_of(self, pred: str):
         """The Coalesce that merges ``pred``'s rules (None: no rule of the stratum derives it)."""
-        return next((c for c in self.coalesce if c.pred == pred), None)
+        if not self._merges:  # (by a dict made once: a search each, per predicate and round, was quadratic)
+            self._merges.update((c.pred, c) for c in reversed(self.coalesce))
+        return self._merges.get(pred)
 
     def operators(self):
         """Every operator of the stratum, each rule's tree top-down."""

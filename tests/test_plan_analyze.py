@@ -325,3 +325,27 @@ PEOPLE = st.lists(st.tuples(st.sampled_from(["emp", "senior", "manages"]), st.sa
 def test_random_chases(people, engine):
     facts = "".join(f"{p}({x}{',' + y if p == 'manages' else ''})@[{s},{s + d}]\n" for p, x, y, s, d in people)
     check_against_model(CHASE, facts or None, engine)
+
+
+@pytest.mark.parametrize("engine", ["rows", "columns"])
+def test_analyze_measures_the_merges_a_round_feeds(engine, monkeypatch):
+    """A recursion around 60 predicates derives one a round: EXPLAIN ANALYZE
+    measures the merges its rules fed, as the run merges them, not every
+    predicate of the stratum each round (a cycle of 2,000 took 436 s on
+    rows, 44 s on columns, against 3.9 s and 2.9 s unmeasured), and its
+    figures are the run's."""
+    from chronolog.engine.operator_figures import Meter
+
+    n = 60
+    program = ("p0(N) :- s(N).\n" + "".join(f"p{(j + 1) % n}(N) :- <->[0,1] p{j}(N), r(N).\n" for j in range(n))
+               + '@output("p0").\n')
+    facts = "".join(f"s(n{j})@[0,1]\nr(n{j})@[0,{n}]\n" for j in range(3))
+    stops = []
+    keep = Meter.stop
+    monkeypatch.setattr(Meter, "stop", lambda self, *a, **k: (stops.append(a), keep(self, *a, **k))[1])
+    text = chronolog.explain_plan(program, facts, analyze=True, engine=engine)
+    rounds = int(re.search(r"ran on \w+: (\d+) rounds", text).group(1))
+    assert rounds > n
+    assert len(stops) <= 4 * rounds
+    model = chronolog.reason(program, facts, engine=engine)
+    assert model.stats["rounds"] == rounds

@@ -815,8 +815,10 @@ class HybridEvaluator(Evaluator):
                 outs.setdefault(rp.rule.head_pred, []).append(df)
                 self.stats["derivations"] += df.height
         delta = {}
-        # (only the predicates derived this round: a cycle of 2,000 predicates derives one a round)
-        for pred in list(outs) if self.meter is None else stratum.preds:
+        # (only the predicates derived this round: a cycle of 2,000 predicates derives one a round;
+        # under EXPLAIN ANALYZE those its rules ran for, as the rows' merges fed: every one a round
+        # made that run 44 s against 2.9 s)
+        for pred in list(outs) if self.meter is None else dict.fromkeys(rp.rule.head_pred for rp, _ in variants):
             outs.setdefault(pred, [])
             self._merge_into(stratum, pred, outs, delta)
         if stratum.recursive and sum(d.height for d in delta.values()) >= 1 << 15:

@@ -293,9 +293,12 @@ class RowRounds(seminaive.Backend):
         return ev._round(self._fed) if meter is None else self._measured_round(meter)
 
     def _measured_round(self, meter) -> dict:
-        """Evaluator._round with each predicate's merge measured (EXPLAIN
-        ANALYZE: its time, and as its rows the new maximal intervals)."""
-        merges = self.merges
+        """Evaluator._round of the merges fed this round, each measured
+        (EXPLAIN ANALYZE: its time, and as its rows the new maximal
+        intervals).  Every merge of the stratum each round, each found by
+        a search of the plan's, made a recursion around 2,000 predicates
+        (a predicate a round) take 436 s under ANALYZE against 3.9 s."""
+        merges = self._fed
         planned = ph.stratum_plan(self.ev.plan, self.stratum)
         for pull in (MergeNode.pull_inputs, MergeNode.flush):
             for p, m in merges.items():

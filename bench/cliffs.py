@@ -8,7 +8,7 @@ without it: the whole ``chronolog run`` command, side by side in one run
 The data: ``--rows`` facts ``p(name, val)@[s, e]`` in a bound CSV file
 (names ``n0 .. n4999``, values 0 .. 1000, as issue 37's measurement), and
 variants of it for the cases that change the data (floats beside integers,
-binary floats, times off the integer grid, labelled nulls, dates, quoted cells), and fact
+binary floats, a float beside an integer count, times off the integer grid, labelled nulls, dates, quoted cells), and fact
 files of the same draws in the forms users write (open and infinite ends,
 negative and 64-bit-overflowing integers, decimal times, 12 arguments,
 80-character strings, 200 files, 2,000 and 10,000 predicates with a rule each, a
@@ -40,6 +40,7 @@ from four_rules import _peak  # noqa: E402  (one way to measure a child process)
 DATA = HERE / "data" / "cliffs"
 BIND = '@bind("p","csv","","{file}"). @timeMapping("p",2,3).\n'
 FLOAT_BIND = '@bind("p","csv","","{file}"). @mapping("p",1,"val","float"). @timeMapping("p",2,3).\n'
+FLOAT_INT_BIND = '@bind("p","csv","","{file}"). @mapping("p",1,"val","float"). @timeMapping("p",3,4).\n'
 ARITH = "q(N, Y) :- p(N, V), Y = V * 2 + 1.\n"
 
 
@@ -90,6 +91,9 @@ def data(n: int, kind: str = "ints") -> Path:
         cell = iter(range(2 * n))
         ms = (lambda t: next(cell) * 7919 % 60_000) if kind == "dated_ms" else (lambda t: 0)
         return _write(path, csv_rows(n, time=lambda t: (base + datetime.timedelta(minutes=t, milliseconds=ms(t))).isoformat(timespec="milliseconds")))
+    if kind == "float_ints":  # a float of three decimals (most distinct) and an integer count beside it
+        row = iter(range(n))
+        return _write(path, csv_rows(n, value=lambda v: f"{v}.{next(row) * 37 % 1000:03d},{v % 97}", header="name,val,cnt,s,e\n"))
     if kind == "dates":
         import datetime
 
@@ -207,6 +211,9 @@ def cases(n: int) -> dict:
         "exact_float": ("Y = V / 3 + 0.5 (an exact number meets a float) against Y = V / 3 + 1",
                         (BIND.format(file=ints) + "q(N, Y) :- p(N, V), Y = V / 3 + 0.5.\n", []),
                         (BIND.format(file=ints) + "q(N, Y) :- p(N, V), Y = V / 3 + 1.\n", [])),
+        "float_meets_int": ("Y = V * 2 + C (a float column meets an integer column) against Y = V * 2 + V",
+                            (FLOAT_INT_BIND.format(file=data(n, "float_ints").name) + "q(N, Y) :- p(N, V, C), Y = V * 2 + C.\n", []),
+                            (FLOAT_INT_BIND.format(file=data(n, "float_ints").name) + "q(N, Y) :- p(N, V, C), Y = V * 2 + V.\n", [])),
         "mixed_numbers": ("values 7.0 beside 7 (equal numbers of two types) against integers only",
                           (BIND.format(file=data(n, "mixed").name) + ARITH, []), (BIND.format(file=ints) + ARITH, [])),
         "float_times": ("times with three decimals against integer times",

@@ -178,8 +178,20 @@ class Analysis:
         ``model``, as ``model.facts`` and ``model.repeating`` give them."""
         from chronolog.planner.normalize import is_fresh
 
+        store = model.store
         for pred in sorted(model.plan.derived_predicates()):
             if not is_fresh(pred):
-                facts, repeating = model.facts(pred), model.repeating(pred)
-                atoms = {t for t, _ in facts} | {t for t, _, _ in repeating}
+                repeating = model.repeating(pred)
+                atoms, facts = (None, None) if repeating else (store.known_atoms(pred), store.known_count(pred))
+                if atoms is not None and facts is not None:  # (off the columns: no row made per fact)
+                    self.counts[pred] = (atoms, facts, 0)
+                    continue
+                facts = model.facts(pred)
+                atoms = {_atom_key(t) for t, _ in facts} | {_atom_key(t) for t, _, _ in repeating}
                 self.counts[pred] = (len(atoms), len(facts) + len(repeating), len(repeating))
+
+
+def _atom_key(terms: tuple) -> tuple:
+    """An atom's public terms as a key unlike any other atom's: #T is a term
+    of its own (language/booleans.py) where its Python ``True`` equals 1."""
+    return tuple((type(v) is bool, v) for v in terms)

@@ -218,3 +218,7 @@ class Store:
     def known_count(self, pred: str) -> int | None:
         """A fact count known without reading the relation (LazyStore's)."""
         return None
+
+    def known_atoms(self, pred: str) -> int | None:
+        """An atom count known without reading the relation (LazyStore's)."""
+        return None

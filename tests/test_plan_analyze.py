@@ -10,7 +10,7 @@ import re
 import pytest
 from budget import examples
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import chronolog
@@ -69,7 +69,8 @@ def model_counts(model) -> dict:
         if is_fresh(pred):
             continue
         facts, rep = model.facts(pred), model.repeating(pred)
-        out[pred] = (len({t for t, _ in facts} | {t for t, _, _ in rep}), len(facts) + len(rep), len(rep))
+        key = lambda t: tuple((type(v) is bool, v) for v in t)  # noqa: E731 (#T a term of its own, where True == 1)
+        out[pred] = (len({key(t) for t, _ in facts} | {key(t) for t, _, _ in rep}), len(facts) + len(rep), len(rep))
     return out
 
 
@@ -349,3 +350,23 @@ def test_analyze_measures_the_merges_a_round_feeds(engine, monkeypatch):
     assert len(stops) <= 4 * rounds
     model = chronolog.reason(program, facts, engine=engine)
     assert model.stats["rounds"] == rounds
+
+
+NUMBERS = st.one_of(st.sampled_from([0.0, -0.0, 1.5, 1, 2, "1/2", "0.25", "1e3"]), st.integers(-3, 3))
+TERMS = st.one_of(NUMBERS, st.sampled_from(["a", "b", "#T"]))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("pv"), TERMS, TERMS, NUMBERS, st.integers(0, 6), st.integers(0, 3)), min_size=1, max_size=10),
+       st.sampled_from(["rows", "columns"]))
+@example([("p", 0.0, 1, 0, 0, 0), ("p", 0.0, "#T", 0, 0, 0)], "rows")  # (#T and 1: two atoms, where Python's True == 1)
+@example([("p", 0.0, 1, 0, 0, 0), ("p", 0.0, "#T", 0, 0, 0)], "columns")
+def test_counts_of_terms_of_every_kind(facts, engine):
+    """Atoms counted off the columns' frames (no row built per fact): names,
+    integers, fractions, floats (0.0 and -0.0 one term), booleans, and
+    an aggregate's float and exact answers, as the model's facts count them."""
+    text = "".join(f"p({x},{y})@[{s},{s + d}]\n" if pred == "p" else f"v({x},{n})@[{s},{s + d}]\n"
+                   for pred, x, y, n, s, d in facts)
+    program = ("q(X, Y) :- p(X, Y).\nr(Y) :- p(X, Y).\n@input(\"v\").\n@input(\"p\").\n"
+               "m(X, S) :- v(X, N), S = sum(N).\nf(X, F) :- v(X, N), F = float(N) / 4.\n")
+    check_against_model(program, text, engine)

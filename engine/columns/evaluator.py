@@ -726,7 +726,7 @@ class HybridEvaluator(Evaluator):
             df = self._tables.get(pred)
             if df is not None:
                 arity = self._arity(pred)
-                self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale), df.height)
+                self.store.defer(pred, lambda df=df, arity=arity: to_atoms(df, arity, terms, scale), df.height, (df, arity))
         self.stats["rounds"] += rounds
 
     def _batches(self) -> dict:

@@ -292,6 +292,26 @@ def decode(df, arity: int, terms, scale):
     return cols, lo, hi, lc, hc
 
 
+def atom_count(df, arity: int):
+    """How many atoms (distinct term tuples) a relation's frame holds, in
+    numpy: codes as they are, exact pairs by their (lowest-term) parts,
+    floats by their order keys (-0.0 one with 0.0, as one term); None
+    for a column of another kind."""
+    from .code_frames import row_ids
+    from .coalesce import int_key
+    from .exact_columns import is_exact, parts
+
+    if not arity or not df.height:
+        return min(df.height, 1)
+    keys = []
+    for c in term_columns(arity):
+        series = df[c]
+        keys.extend(parts(series) if is_exact(series) else [int_key(series.to_numpy())])
+    if any(k is None for k in keys):
+        return None
+    return int(row_ids(keys).max()) + 1
+
+
 def to_atoms(df, arity: int, terms, scale) -> dict:
     """A coalesced DataFrame (sorted by atom, then start) as the row
     engine's ``{terms: [intervals]}``."""

@@ -39,6 +39,7 @@ def write_outputs(model, program, output, overwrite: bool, window) -> None:
     """Write ``--output DIR`` and the file bindings of ``program``, all or none."""
     if output is None and not any(a.name == "bind" for a in model.plan.program.annotations):
         return  # (nor the connectors imported)
+    import glob
     from pathlib import Path
 
     from chronolog.connectors.bindings import FILE_KINDS, binding_specs
@@ -47,6 +48,9 @@ def write_outputs(model, program, output, overwrite: bool, window) -> None:
     for b in specs:
         if FILE_KINDS.get(b["kind"]) is None:
             raise ChronologError(f"the output {b['pred']} is bound to Spark", b["pos"], hint="run with --spark local[*]")
+        if not b["location"].exists() and glob.has_magic(str(b["location"])):  # (an input's pattern reads many files)
+            raise ChronologError(f"the output {b['pred']} is bound to the pattern {b['location']}: an output is written to one file",
+                                 b["pos"], hint="name the one file to write")
     if output is None and not specs:
         return  # (nor the writers imported)
     if output is not None:

@@ -263,45 +263,68 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
         path = Path(str(directory)) / str(name)
         if not path.is_absolute():
             path = base_dir / path
-        if not exists(path, f"@bind of {pred}: the file", a.pos):
-            raise ProgramError(f"@bind of {pred}: the file {path} does not exist", a.pos, hint="check the directory and file name")
-        if kind == "csv" and note_empty_file(path, pred):
-            continue
-        m = mappings(program, pred)
-        if kind == "csv":
-            check_mapped_columns(program, pred, path, opts)
-        if kind == "csv" and columns is not None:
-            from .csv_columns import read_csv_columns
-
-            fc = read_csv_columns(path, pred, opts, m, time_mapping(program, pred), getattr(program, "calendar", None), min_rows)
-            if fc is not None:
-                columns.append(fc)
-                continue
-        if FILE_KINDS[kind] in ("parquet", "ipc") and columns is not None:
-            from .files import read_table
-            from .table_columns import read_table_columns
-
-            table = time_mapped_table(program, pred, read_table(path, FILE_KINDS[kind]), str(path))
-            fc = read_table_columns(table, pred, ast.Pos(str(path), 0, 0), getattr(program, "calendar", None), min_rows)
-            if fc is not None:
-                columns.append(fc)
-                continue
-        if kind == "csv":
-            facts.extend(read_csv_facts(path, pred, None, opts, m, time_mapping(program, pred), getattr(program, "calendar", None)))
-        elif FILE_KINDS[kind] == "facts":
-            from .files import read_fact_file
-
-            facts.extend(read_fact_file(path, pred, program))
-        else:
-            from .files import read_facts
-
-            pos = ast.Pos(str(path), 0, 0)
-            facts.extend(ast.Fact(pred, t, iv, pos) for t, iv in read_facts(path, pred, FILE_KINDS[kind], program))
+        for file in bound_files(path, pred, a.pos):
+            _read_bound(program, pred, kind, opts, file, columns, min_rows, facts)
     if lars:
         from chronolog.language.lars import tick_facts
 
         return tick_facts(facts)
     return facts
+
+
+def bound_files(path: Path, pred: str, pos) -> list:
+    """The files an input @bind reads: its path, or where no such file is
+    and its name holds a pattern (``*``, ``?``, ``[...]``, as a shell's:
+    ``"events/2024-*.parquet"``, a day's file each), every file it matches,
+    in name order, each read as if bound alone."""
+    import glob
+
+    if exists(path, f"@bind of {pred}: the file", pos):
+        return [path]
+    if not glob.has_magic(str(path)):
+        raise ProgramError(f"@bind of {pred}: the file {path} does not exist", pos, hint="check the directory and file name")
+    files = sorted(Path(f) for f in glob.glob(str(path)) if not Path(f).is_dir())
+    if not files:
+        raise ProgramError(f"@bind of {pred}: no file matches {path}", pos,
+                           hint="check the directory and the pattern (* matches any part of one name, ? one character)")
+    return files
+
+
+def _read_bound(program, pred: str, kind: str, opts: dict, path: Path, columns, min_rows: int, facts: list) -> None:
+    """One bound input file of ``pred``: its FactColumns appended to
+    ``columns`` where kernels read it, else its facts to ``facts``."""
+    if kind == "csv" and note_empty_file(path, pred):
+        return
+    m = mappings(program, pred)
+    if kind == "csv":
+        check_mapped_columns(program, pred, path, opts)
+    if kind == "csv" and columns is not None:
+        from .csv_columns import read_csv_columns
+
+        fc = read_csv_columns(path, pred, opts, m, time_mapping(program, pred), getattr(program, "calendar", None), min_rows)
+        if fc is not None:
+            columns.append(fc)
+            return
+    if FILE_KINDS[kind] in ("parquet", "ipc") and columns is not None:
+        from .files import read_table
+        from .table_columns import read_table_columns
+
+        table = time_mapped_table(program, pred, read_table(path, FILE_KINDS[kind]), str(path))
+        fc = read_table_columns(table, pred, ast.Pos(str(path), 0, 0), getattr(program, "calendar", None), min_rows)
+        if fc is not None:
+            columns.append(fc)
+            return
+    if kind == "csv":
+        facts.extend(read_csv_facts(path, pred, None, opts, m, time_mapping(program, pred), getattr(program, "calendar", None)))
+    elif FILE_KINDS[kind] == "facts":
+        from .files import read_fact_file
+
+        facts.extend(read_fact_file(path, pred, program))
+    else:
+        from .files import read_facts
+
+        pos = ast.Pos(str(path), 0, 0)
+        facts.extend(ast.Fact(pred, t, iv, pos) for t, iv in read_facts(path, pred, FILE_KINDS[kind], program))
 
 
 # @bind kinds read and written without Spark, and their file format

@@ -614,13 +614,13 @@ def _finite_point_texts(points, fin, scale, calendar):
     import polars as pl
 
     if calendar is None:
-        k = scale.scale
-        if k != 1 and np.any(points[fin] % k):  # (between integers, as epoch seconds to the millisecond: 1709285400.137, by the exact columns' printer)
+        units = _units_of(points, fin, scale.scale)
+        if units is None:  # (between integers, as epoch seconds to the millisecond: 1709285400.137, by the exact columns' printer)
             from chronolog.engine.columns.exact_columns import texts
             from chronolog.language.exact_pairs import reduce
 
-            return texts(*reduce(points, k))
-        return pl.Series(points // k if k != 1 else points).cast(pl.String)
+            return texts(*reduce(points, scale.scale))
+        return pl.Series(units).cast(pl.String)
     # (on the grid's microseconds, whole units or not: ticks to the millisecond on a timeline of minutes)
     micros = _grid_micros(points, scale.scale, calendar)
     if micros is None:
@@ -660,15 +660,19 @@ def _whole_units(codes, lim, scale):
     """The points of the interval codes ``codes`` in whole units of the
     timeline (numpy int64; ``lim``, the unbounded end's code, gives a
     number of no meaning), or None where a finite one falls between units."""
+    return _units_of(codes >> 1, codes != lim, scale.scale)
+
+
+def _units_of(points, fin, k: int):
+    """The grid's ``points`` (``k`` a unit) in whole units, or None where one
+    of those ``fin`` marks falls between units."""
     import numpy as np
 
-    units = codes >> 1
-    k = scale.scale
-    if k != 1:
-        if np.any(units[codes != lim] % k):
-            return None
-        units = units // k
-    return units
+    if k == 1:
+        return points
+    if np.any(points[fin] % k):
+        return None
+    return points // k
 
 
 _YEAR_1000 = -30610224000_000000  # 1000-01-01 in microseconds since 1970-01-01

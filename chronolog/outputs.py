@@ -43,12 +43,13 @@ def write_outputs(model, program, output, overwrite: bool, window) -> None:
     from pathlib import Path
 
     from chronolog.connectors.bindings import FILE_KINDS, binding_specs
+    from chronolog.connectors.paths import exists
 
     specs = [b for b in binding_specs(model.plan.program, Path(program).parent) if b["output"]]
     for b in specs:
         if FILE_KINDS.get(b["kind"]) is None:
             raise ChronologError(f"the output {b['pred']} is bound to Spark", b["pos"], hint="run with --spark local[*]")
-        if not b["location"].exists() and glob.has_magic(str(b["location"])):  # (an input's pattern reads many files)
+        if glob.has_magic(str(b["location"])) and not exists(b["location"], f"the output {b['pred']}'s file", b["pos"]):  # (an input's pattern reads many files)
             raise ChronologError(f"the output {b['pred']} is bound to the pattern {b['location']}: an output is written to one file",
                                  b["pos"], hint="name the one file to write")
     if output is None and not specs:

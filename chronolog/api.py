@@ -320,10 +320,20 @@ def _same_widths(columns) -> bool:
 def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     """Fact files read by the kernel reader and kept as its columns (a list
     of FactColumns), or None when the rows' reading applies: small files
-    (no polars import for them), other kinds of input, the LARS dialect,
-    or a file the kernels cannot take whole.  Facts that repeat forever
+    (no polars import for them), other kinds of input, or a file the
+    kernels cannot take whole.  Facts that repeat forever
     (``every``) are among the exact parser's rows (``fc.slow.repeating``):
-    :func:`_repeating_apart` hands them to the rows."""
+    :func:`_repeating_apart` hands them to the rows.  LARS facts are
+    Vadalog's text at ticks: read so, then ticked (language/lars.py)."""
+    if dialect == "lars":
+        if calendar is not None:
+            return None
+        got = _fact_columns(facts, "vadalog", calendar, terms)
+        if got is None:
+            return None
+        from chronolog.language.lars import columns_in_ticks
+
+        return got if all(columns_in_ticks(fc) for fc in got) else None
     if dialect not in ("vadalog", "meteor"):
         return None
     if isinstance(facts, str) and len(facts) >= KERNEL_BYTES:
@@ -1267,7 +1277,8 @@ class Reasoner:
         # (given FactColumns, a Spark task's, read before this run noted their labels: rows for a chase)
         direct = self.engine != "rows" and not explain and (not _has_existentials(prog) or _without_null_labels(facts))
         min_rows = direct_min_rows(self.engine) or 0
-        columns = _fact_columns(facts, dialect, prog.calendar, _terms_of(prog)) if direct else None
+        # (LARS's tuple windows filter the input rows: read as rows)
+        columns = _fact_columns(facts, dialect, prog.calendar, _terms_of(prog)) if direct and not getattr(prog, "tuple_windows", None) else None
         in_program = prog.fact_columns  # (the program's fact lines, read by the kernel reader)
         if in_program:
             prog.fact_columns = []  # (the run holds them from here on)
@@ -2093,11 +2104,12 @@ class Model:
     def _relation_lines(self, p: str, printer, plain_intervals: bool) -> list:
         """The lines of the relation ``p`` (its facts held as rows)."""
         cal = self.calendar
-        if not self.repeating(p) and plain_intervals:  # formatted once per distinct value (connectors/text_rows.py)
+        shown = None if plain_intervals else printer.shown_interval  # (LARS: ticks)
+        if not self.repeating(p) and (plain_intervals or shown is not None):  # formatted once per distinct value (connectors/text_rows.py)
             from chronolog.connectors.text_rows import relation_lines
 
             rel = self._relation(p)
-            return relation_lines(p, rel.atoms, cal, printer.format_term) if rel is not None else []
+            return relation_lines(p, rel.atoms, cal, printer.format_term, shown) if rel is not None else []
         format_dated = printer.format_fact
         rows = [(tuple(term_sort_key(v) for v in t), iv[0], format_dated(p, t, iv, cal)) for t, iv in self.facts(p)]
         rows += [

@@ -83,9 +83,10 @@ def atoms_arrow_table(atoms, names, calendar=None):
     return columns_to_arrow(cols, names, starts, ends, list(map(itemgetter(2), flat)), list(map(itemgetter(3), flat)), calendar)
 
 
-def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> list:
+def relation_lines(pred: str, atoms, calendar=None, term_text=format_term, shown=None) -> list:
     """The lines of one relation (``terms -> sorted maximal intervals``);
-    ``term_text``: the dialect's printing of a constant."""
+    ``term_text``: the dialect's printing of a constant; ``shown``: how it
+    shows an interval (LARS's ticks), each distinct one once."""
     point = calendar.format_point if calendar is not None else format_number
     points: dict = {}
     ivs: dict = {}
@@ -109,7 +110,7 @@ def relation_lines(pred: str, atoms, calendar=None, term_text=format_term) -> li
         for iv in atoms[terms]:
             s = ivs.get(iv)
             if s is None:
-                lo, hi, lc, hc = iv
+                lo, hi, lc, hc = iv if shown is None else shown(iv)
                 a = points.get(lo)
                 if a is None:
                     a = points[lo] = point(lo)

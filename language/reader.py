@@ -196,6 +196,8 @@ class Dialect:
     # tokens listed first in "expected ..." (the structurally important ones)
     priority: tuple = ()
     max_expected = 6
+    # how the dialect shows a model's interval in its facts (None: as it is; LARS: in ticks)
+    shown_interval = None
 
     # ---------------------------------------------------------- reading
     def parse(self, text: str, source: str = "<program>") -> ast.Program:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import chronolog
@@ -727,3 +727,47 @@ def test_a_meteor_operator_in_a_lars_program_is_said_in_lars_terms(operator, lar
     hint = r.output.split("hint:", 1)[1]
     assert "Temporal Vadalog writes" not in hint and "--dialect meteor" in hint, r.output
     assert (lars in hint) if lars else ("LARS has no Diamondplus" in hint), r.output
+
+
+LARS_FACTS = st.lists(st.tuples(st.sampled_from(["temp", "flag"]), st.sampled_from(["s1", "s2"]), st.integers(0, 3),
+                                st.integers(0, 12), st.integers(0, 3),
+                                st.sampled_from(["", "", "", "", " every 7", "[5,7)", "5.5", "(5,7]"])),
+                      min_size=1, max_size=30)
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(LARS_FACTS, st.sampled_from(["rows", "columns"]))
+@example([("temp", "s1", 1, 3, 0, ""), ("temp", "s1", 1, 4, 0, "")], "columns")  # (ticks 3 and 4: one range [3,5))
+@example([("temp", "s1", 1, 3, 0, ""), ("flag", "s1", 1, 4, 1, "5.5")], "columns")  # (a time between ticks: the rows' error)
+def test_a_large_fact_file_read_by_kernels_is_read_at_ticks(tmp_path_factory, facts, engine):
+    """A LARS fact file of the kernels' size (64 KB and up) is read by them
+    as Vadalog text, then ticked by numpy: the answers, or the error of a
+    fact off the ticks (a half-open range, a time between ticks, a
+    fractional period), are those of the rows' reading of the same file."""
+    from chronolog import api
+    from chronolog.language.source_text import KERNEL_BYTES
+
+    lines = []
+    for pred, s, v, t, d, odd in facts:
+        when = (f"{t}" if d == 0 else f"[{t},{t + d}]") + (odd if odd.startswith(" ") else "")
+        lines.append(f"{pred}({s},{v})@{odd if odd and not odd.startswith(' ') else when}\n")
+    pad = [f"z(k{i})@{i}\n" for i in range(KERNEL_BYTES // 10)]
+    path = tmp_path_factory.mktemp("lars") / "facts.txt"
+    path.write_text("".join(lines[: len(lines) // 2] + pad + lines[len(lines) // 2 :]))
+    program = ("hot(S) :- [3] <> temp(S, V), V >= 2.\nalarm(S) :- [2] [] hot(S).\nseen(S, T) :- [5] @T flag(S, V).\n"
+               "now(S, V) :- [0] <> temp(S, V).\n")  # (ticks next to each other one range: 3 and 4 are [3,5))
+
+    def answer():
+        try:
+            return reason(program, path, dialect="lars", engine=engine).to_text()
+        except ChronologError as e:
+            return str(e)
+
+    got = answer()
+    keep = api.KERNEL_BYTES
+    api.KERNEL_BYTES = 1 << 40  # (the rows' reading of the same file)
+    try:
+        want = answer()
+    finally:
+        api.KERNEL_BYTES = keep
+    assert got == want

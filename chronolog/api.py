@@ -586,7 +586,7 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
     columns, rest = [], FactRows()
     for pred, items in facts.items():
         if isinstance(items, FactColumns):
-            if min_rows is not None:
+            if min_rows is not None and dialect != "lars":
                 columns.append(items)
             else:
                 rest.merge(items.rows())
@@ -597,7 +597,7 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
         if min_rows is not None and frames.is_table(items):
             arguments.check_predicate_name(pred, dialect=dialect)
             table = frames.as_table(items, pred)
-            fc = _table_columns(table, pred, calendar, min_rows)
+            fc = _in_dialects_time(_table_columns(table, pred, calendar, min_rows), dialect)
             if fc is not None:
                 columns.append(fc)
                 continue
@@ -606,12 +606,23 @@ def _table_facts(facts, dialect: str, calendar=None, min_rows=None):
         elif min_rows is not None and isinstance(items, list) and len(items) >= max(min_rows, 1):
             arguments.check_predicate_name(pred, dialect=dialect)
             table = _plain_table(items, calendar)
-            fc = _table_columns(table, pred, calendar, min_rows) if table is not None else None
+            fc = _in_dialects_time(_table_columns(table, pred, calendar, min_rows), dialect) if table is not None else None
             if fc is not None:
                 columns.append(fc)
                 continue
         rest.merge(load_facts({pred: items}, dialect, calendar))
     return columns, rest
+
+
+def _in_dialects_time(fc, dialect: str):
+    """A table's FactColumns on the dialect's time: LARS's at ticks (start 5,
+    end 7 is ticks 5 to 7, ``[5,8)``), or None where a row is off them (the
+    rows' reading names it)."""
+    if fc is None or dialect != "lars":
+        return fc
+    from chronolog.language.lars import columns_in_ticks
+
+    return fc if columns_in_ticks(fc) else None
 
 
 def _plain_table(items, calendar=None):
@@ -1285,10 +1296,10 @@ class Reasoner:
             if direct and (facts is None or columns is not None) and _same_widths(in_program + (columns or [])):
                 columns = in_program + (columns or [])
                 in_program = []
-        # large tables given as facts as columns too (connectors/table_columns.py);
-        # not in LARS, whose rows are ticks (language/lars.py, fact_rows)
-        tables = None if columns else _table_facts(facts, dialect, prog.calendar,
-                                                   direct_min_table_rows(self.engine) if direct and dialect != "lars" else None)
+        # large tables given as facts as columns too (connectors/table_columns.py;
+        # LARS's at ticks, language/lars.py, but where tuple windows filter the input rows)
+        tables = None if columns else _table_facts(facts, dialect, prog.calendar, direct_min_table_rows(self.engine)
+                                                   if direct and not getattr(prog, "tuple_windows", None) else None)
         if tables is not None:
             columns, extra = tables
         else:

@@ -235,8 +235,8 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
     and so are Parquet and Arrow IPC tables (connectors/table_columns.py)."""
     facts = []
     lars = ast.is_lars(program)
-    if lars:
-        columns = None  # (ticks: read as rows, then as ticks)
+    if lars and getattr(program, "tuple_windows", None):
+        columns = None  # (LARS's tuple windows filter the input rows)
     outputs = {a.args[0] for a in program.annotations if a.name == "output"}
     for a in program.annotations:
         if a.name != "bind":
@@ -264,8 +264,8 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
         if not path.is_absolute():
             path = base_dir / path
         for file in bound_files(path, pred, a.pos):
-            _read_bound(program, pred, kind, opts, file, columns, min_rows, facts)
-    if lars:
+            _read_bound(program, pred, kind, opts, file, columns, min_rows, facts, lars)
+    if lars:  # (ticks: the rows read as rows, then as ticks; the columns ticked as read)
         from chronolog.language.lars import tick_facts
 
         return tick_facts(facts)
@@ -290,30 +290,34 @@ def bound_files(path: Path, pred: str, pos) -> list:
     return files
 
 
-def _read_bound(program, pred: str, kind: str, opts: dict, path: Path, columns, min_rows: int, facts: list) -> None:
+def _read_bound(program, pred: str, kind: str, opts: dict, path: Path, columns, min_rows: int, facts: list, ticks: bool = False) -> None:
     """One bound input file of ``pred``: its FactColumns appended to
-    ``columns`` where kernels read it, else its facts to ``facts``."""
+    ``columns`` where kernels read it, else its facts to ``facts``
+    (``ticks``: a LARS program's, its columns read at ticks, or as rows
+    where one is off them: the rows' reading names it)."""
     if kind == "csv" and note_empty_file(path, pred):
         return
     m = mappings(program, pred)
     if kind == "csv":
         check_mapped_columns(program, pred, path, opts)
+    fc = None
     if kind == "csv" and columns is not None:
         from .csv_columns import read_csv_columns
 
         fc = read_csv_columns(path, pred, opts, m, time_mapping(program, pred), getattr(program, "calendar", None), min_rows)
-        if fc is not None:
-            columns.append(fc)
-            return
     if FILE_KINDS[kind] in ("parquet", "ipc") and columns is not None:
         from .files import read_table
         from .table_columns import read_table_columns
 
         table = time_mapped_table(program, pred, read_table(path, FILE_KINDS[kind]), str(path))
         fc = read_table_columns(table, pred, ast.Pos(str(path), 0, 0), getattr(program, "calendar", None), min_rows)
-        if fc is not None:
-            columns.append(fc)
-            return
+    if fc is not None and ticks:
+        from chronolog.language.lars import columns_in_ticks
+
+        fc = fc if columns_in_ticks(fc) else None
+    if fc is not None:
+        columns.append(fc)
+        return
     if kind == "csv":
         facts.extend(read_csv_facts(path, pred, None, opts, m, time_mapping(program, pred), getattr(program, "calendar", None)))
     elif FILE_KINDS[kind] == "facts":

@@ -771,3 +771,40 @@ def test_a_large_fact_file_read_by_kernels_is_read_at_ticks(tmp_path_factory, fa
     finally:
         api.KERNEL_BYTES = keep
     assert got == want
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["s1", "s2"]), st.integers(0, 3), st.integers(0, 12), st.integers(0, 3),
+                          st.sampled_from([None, None, None, None, 0.5, -1])), min_size=1, max_size=30),
+       st.sampled_from(["polars", "arrow", "rows", "csv"]))
+@example([("s1", 1, 3, 0, None), ("s1", 1, 4, 0, None)], "polars")  # (ticks 3 and 4: one range [3,5))
+@example([("s1", 1, 3, 0, None), ("s2", 1, 4, 1, 0.5)], "csv")  # (an end between ticks: the rows' error)
+def test_tables_and_bound_files_read_by_kernels_are_read_at_ticks(tmp_path_factory, facts, form):
+    """A LARS program's tables (Polars, Arrow, lists of rows) and bound CSV
+    files of the kernels' size are read into columns at ticks (start 5,
+    end 7 is ticks 5 to 7): the answers, or the error of a row off the
+    ticks, are those of the rows' reading (``engine="rows"``)."""
+    import pyarrow as pa
+    import polars as pl
+
+    rows = [(s, v, t, t + d + (odd or 0)) for s, v, t, d, odd in facts]
+    rows += [("pad", 0, 100 + i, 100 + i) for i in range(3000)]  # (past the sizes read as columns)
+    program = ("hot(S) :- [3] <> temp(S, V), V >= 2.\nalarm(S) :- [2] [] hot(S).\nnow(S, V) :- [0] <> temp(S, V).\n"
+               "seen(S, T) :- [5] @T temp(S, V).\n")
+    if form == "csv":
+        folder = tmp_path_factory.mktemp("lars")
+        (folder / "temp.csv").write_text("s,v,start,end\n" + "".join(f"{s},{v},{a},{b}\n" for s, v, a, b in rows))
+        program = f'@bind("temp", "csv", "{folder}", "temp.csv").\n' + program
+        given = None
+    else:
+        table = pa.table({"s": [r[0] for r in rows], "v": [r[1] for r in rows], "start": [r[2] for r in rows],
+                          "end": pa.array([r[3] for r in rows], pa.float64() if any(isinstance(r[3], float) for r in rows) else pa.int64())})
+        given = {"temp": pl.from_arrow(table) if form == "polars" else table if form == "arrow" else [((s, v), (a, b)) for s, v, a, b in rows]}
+
+    def answer(engine):
+        try:
+            return reason(program, given, dialect="lars", engine=engine).to_text()
+        except ChronologError as e:
+            return str(e)
+
+    assert answer("columns") == answer("rows")

@@ -2093,9 +2093,9 @@ class Model:
         from chronolog.language.reader import Dialect, dialect
 
         printer = dialect(self.dialect)  # each dialect prints what it reads back
-        # a dialect that prints time its own way (LARS: ticks) formats fact by fact
+        # a dialect that prints time its own way (LARS: ticks) shows each interval so
         plain_intervals = type(printer).format_fact is Dialect.format_fact
-        for names, arrays in self._text_runs(sorted(preds), printer if plain_intervals else None):
+        for names, arrays in self._text_runs(sorted(preds), printer):
             if arrays is not None:
                 try:
                     for arr in arrays:
@@ -2134,14 +2134,13 @@ class Model:
         """``(names, arrays)`` in the order of ``preds``: the lines of the
         relations ``names`` as string arrays from the columns the run left,
         or None for one predicate the rows hold (or whose facts repeat
-        forever, or every one when ``printer`` is None: a dialect that
-        prints time its own way)."""
-        if self._columns is None or printer is None or not self._columns.holds_columns():
+        forever); LARS's intervals in ticks."""
+        if self._columns is None or not self._columns.holds_columns():
             return (([p], None) for p in preds)
         from chronolog.connectors.text_out import columns_text_runs
 
         return columns_text_runs(self._columns, preds, self.calendar, printer.format_term,
-                                 held=lambda p: not self._repeating.get(p))
+                                 held=lambda p: not self._repeating.get(p), ticks=self.dialect == "lars")
 
     def write_text(self, fh, preds: Iterable[str] | None = None) -> None:
         """Write :meth:`to_text` and a final newline to ``fh`` (when not
@@ -2151,12 +2150,11 @@ class Model:
 
             raise ArgumentError(f"write_text(): expected a file open for writing, not {fh!r}",
                                 hint='with open("out.txt", "w") as fh: model.write_text(fh)')
-        from chronolog.language.reader import Dialect, dialect
+        from chronolog.language.reader import dialect
 
         printer = dialect(self.dialect)
-        plain_intervals = type(printer).format_fact is Dialect.format_fact
         preds = self.output_predicates if preds is None else self._known(preds, "write_text()")
-        for names, arrays in self._text_runs(sorted(preds), printer if plain_intervals else None):
+        for names, arrays in self._text_runs(sorted(preds), printer):
             if arrays is not None:
                 from chronolog.connectors.text_out import write_arrays
 

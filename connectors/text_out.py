@@ -449,7 +449,7 @@ def term_texts(terms, term_text, memo):
 
 
 def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=format_term, chunk: int = 1 << 15, memo=None,
-                groups=None):
+                groups=None, ticks: bool = False):
     """The lines of one relation held as columns, byte-identical to
     :func:`relation_lines` and in its order, as polars String Series of at
     most ``chunk`` lines, each ending in a newline (assembled by ``gather``
@@ -458,12 +458,16 @@ def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=for
     temporal LUBM 1M: 7 MB less peak than 2^17 for the recursive program).
     ``memo``: a :class:`TermTexts` kept across relations.  ``groups``:
     ``df`` holds several relations, ``pred`` their names in order and
-    ``groups`` each row's index among them (numpy, non-decreasing)."""
+    ``groups`` each row's index among them (numpy, non-decreasing).
+    ``ticks``: a LARS program's, its intervals shown in ticks
+    (:func:`in_ticks`)."""
     import numpy as np
     import polars as pl
 
     if df.height == 0:
         return
+    if ticks:
+        df = in_ticks(df, scale)
     point = calendar.format_point if calendar is not None else format_number
     memo = TermTexts() if memo is None else memo
     names = getattr(terms.values, "names", None) if _plain(term_text) else None
@@ -497,6 +501,26 @@ def frame_lines(pred, df, arity: int, terms, scale, calendar=None, term_text=for
         parts += [pl.col(str(arity)), pl.lit(","), pl.col(str(arity + 1)), pl.lit("\n")]
         yield taken.select(pl.concat_str(parts)).to_series()
         del taken
+
+
+def in_ticks(df, scale):
+    """A relation's frame with each interval LARS shows in ticks so
+    (language/lars.to_ticks: ``[5,8)`` is ticks 5 to 7, ``[5,7]``): a start
+    closed and an end open, both whole and apart, the end made closed one
+    tick before; by numpy on the codes (the rows' printer converted each
+    fact)."""
+    import numpy as np
+    import polars as pl
+
+    from chronolog.engine.interval_codes import NEG, POS
+
+    s, e = df["s"].to_numpy(), df["e"].to_numpy()
+    k = scale.scale
+    lo, hi = s >> 1, e >> 1
+    tick = (s != NEG) & (e != POS) & (s & 1 == 0) & (e & 1 == 0) & (lo % k == 0) & (hi % k == 0) & (hi > lo)
+    if not tick.any():
+        return df
+    return df.with_columns(pl.Series("e", np.where(tick, 2 * (hi - k) + 1, e), dtype=pl.Int64))
 
 
 def frame_table(df, arity: int, terms, scale, names, calendar=None):
@@ -889,7 +913,7 @@ def arrow_array(num, den):
 SMALL_RELATION = 1 << 12  # rows: relations up to this size print together (columns_text_runs)
 
 
-def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None):
+def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None, ticks: bool = False):
     """``(names, arrays)`` for the relations ``preds`` in their order:
     ``arrays`` the lines of ``names`` straight from the columns of ``ev``
     (polars String Series, :func:`frame_lines`), or None for a single relation the
@@ -913,16 +937,16 @@ def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None):
             whole, groups = layout.rows_of([j for _, j in run])
             run.clear()
             memo = texts.setdefault(term_text, TermTexts())
-            return names, frame_lines(names, whole, arity, terms, scale, calendar, term_text, memo=memo, groups=groups)
+            return names, frame_lines(names, whole, arity, terms, scale, calendar, term_text, memo=memo, groups=groups, ticks=ticks)
         frames = [out[0] for _, out in run]
         df, arity, terms, scale, texts = run[0][1]
         memo = texts.setdefault(term_text, TermTexts())
         run.clear()
         if len(names) == 1:
-            return names, frame_lines(names[0], df, arity, terms, scale, calendar, term_text, memo=memo)
+            return names, frame_lines(names[0], df, arity, terms, scale, calendar, term_text, memo=memo, ticks=ticks)
         groups = np.repeat(np.arange(len(names), dtype=np.int32), [f.height for f in frames])
         whole = pl.concat(frames, how="vertical", rechunk=True)
-        return names, frame_lines(names, whole, arity, terms, scale, calendar, term_text, memo=memo, groups=groups)
+        return names, frame_lines(names, whole, arity, terms, scale, calendar, term_text, memo=memo, groups=groups, ticks=ticks)
 
     for p in preds:
         member = slice_of(p) if slice_of is not None and (held is None or held(p)) else None
@@ -947,7 +971,8 @@ def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None):
             yield [p], None
         else:
             df, arity, terms, scale, texts = out
-            yield [p], frame_lines(p, df, arity, terms, scale, calendar, term_text, memo=texts.setdefault(term_text, TermTexts()))
+            yield [p], frame_lines(p, df, arity, terms, scale, calendar, term_text, memo=texts.setdefault(term_text, TermTexts()),
+                                   ticks=ticks)
     if run:
         yield flush()
 

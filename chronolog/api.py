@@ -2241,10 +2241,10 @@ class Model:
                 f"{pred} has facts that repeat forever, which a table cannot hold",
                 hint=f"pass a window: {call[:-1]}{pred!r}, window=(0, 1000))",
             )
-        if self._columns is not None and self.dialect != "lars":  # straight from the columns the run left (LARS: in ticks)
+        if self._columns is not None:  # straight from the columns the run left (LARS: in ticks)
             from chronolog.connectors.text_out import columns_arrow_table
 
-            table = columns_arrow_table(self._columns, pred, self.column_names(pred), self.calendar)
+            table = columns_arrow_table(self._columns, pred, self.column_names(pred), self.calendar, ticks=self.dialect == "lars")
             if table is not None:
                 return table
         rel = self._relation(pred)

@@ -113,13 +113,14 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
     run left (connectors/text_out.py: the same bytes or table as from rows);
     False when rows hold it (then the caller writes the rows)."""
     cols = getattr(model, "_columns", None)
-    if cols is None or fmt not in ("csv", "parquet", "ipc") or model.repeating(pred) or model.dialect == "lars":  # LARS: ticks
+    if cols is None or fmt not in ("csv", "parquet", "ipc") or model.repeating(pred):
         return False
+    ticks = model.dialect == "lars"  # (its times shown in ticks)
     names = model.column_names(pred)
     if fmt == "csv":
         from chronolog.connectors.text_out import columns_csv_arrays
 
-        arrays = columns_csv_arrays(cols, pred, model.calendar, read_back)
+        arrays = columns_csv_arrays(cols, pred, model.calendar, read_back, ticks)
         if arrays is None:
             return False
         from chronolog.connectors.files import atomic_write
@@ -138,7 +139,7 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
         return True
     from chronolog.connectors.text_out import columns_arrow_table
 
-    table = columns_arrow_table(cols, pred, names, model.calendar)
+    table = columns_arrow_table(cols, pred, names, model.calendar, ticks)
     if table is None:
         return False
     from chronolog.connectors.files import floats_as_declared, write_table

@@ -22,7 +22,7 @@ from chronolog.engine.interval_codes import closed_ends
 from chronolog.language.text import format_term
 from chronolog.language.timeline import format_number
 
-from .text_out import TermTexts, _end_texts, _float_texts, _point_texts, _take, frame_columns, term_texts
+from .text_out import TermTexts, _end_texts, _float_texts, _point_texts, _take, frame_columns, in_ticks, term_texts
 
 # a relation of fewer answers is written fact by fact: the columns' sort and
 # polars queries cost 3-6 ms a relation, a fact by fact 5 (CSV) to 13 (JSON)
@@ -41,7 +41,7 @@ def held(model, preds) -> dict:
     """``{pred: arity}`` of the predicates ``preds`` whose answers the
     columns of ``model`` hold (none repeating, at least MIN_ROWS of them)."""
     cols = getattr(model, "_columns", None)
-    if cols is None or model.dialect == "lars" or not cols.holds_columns():  # (LARS: its times are ticks)
+    if cols is None or not cols.holds_columns():
         return {}
     out = {}
     for p in preds:
@@ -58,6 +58,8 @@ def records(model, pred: str, fmt: str, width: int, every: bool = False) -> list
     before any is written (an end that no date holds stops the command
     with nothing written, as fact by fact)."""
     df, arity, terms, scale, memos = model._columns.output_columns(pred)
+    if model.dialect == "lars":  # (its times shown in ticks)
+        df = in_ticks(df, scale)
     memo = memos.setdefault(format_term, TermTexts())
     return list(frame_records(pred, df, arity, terms, scale, model.calendar, fmt, memo, width, every))
 

@@ -977,20 +977,21 @@ def columns_text_runs(ev, preds, calendar=None, term_text=None, held=None, ticks
         yield flush()
 
 
-def columns_arrow_table(ev, pred: str, names, calendar=None):
+def columns_arrow_table(ev, pred: str, names, calendar=None, ticks: bool = False):
     """``pred``'s facts as an Arrow table made by kernels from the columns
-    of ``ev``, or None when rows computed it."""
+    of ``ev``, or None when rows computed it (``ticks``: a LARS program's,
+    :func:`in_ticks`)."""
     out = ev.output_columns(pred)
     if out is None:
         return None
     df, arity, terms, scale, _ = out
-    return frame_table(df, arity, terms, scale, names, calendar)
+    return frame_table(in_ticks(df, scale) if ticks else df, arity, terms, scale, names, calendar)
 
 
-def columns_csv_arrays(ev, pred: str, calendar=None, read_back=None):
+def columns_csv_arrays(ev, pred: str, calendar=None, read_back=None, ticks: bool = False):
     """The CSV data rows of ``pred`` from the columns of ``ev``, or None."""
     out = ev.output_columns(pred)
     if out is None:
         return None
     df, arity, terms, scale, _ = out
-    return frame_csv_lines(df, arity, terms, scale, calendar, read_back=read_back)
+    return frame_csv_lines(in_ticks(df, scale) if ticks else df, arity, terms, scale, calendar, read_back=read_back)

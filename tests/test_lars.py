@@ -803,8 +803,36 @@ def test_tables_and_bound_files_read_by_kernels_are_read_at_ticks(tmp_path_facto
 
     def answer(engine):
         try:
-            return reason(program, given, dialect="lars", engine=engine).to_text()
+            m = reason(program, given, dialect="lars", engine=engine)
         except ChronologError as e:
             return str(e)
+        return m.to_text(), {p: m.to_arrow(p).to_pylist() for p in ("hot", "now", "seen")}
 
     assert answer("columns") == answer("rows")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "csv", "output"])
+def test_the_command_writes_ticks_from_columns_as_from_rows(tmp_path, fmt):
+    """``chronolog run`` of a LARS program whose answers the columns hold
+    writes them in ticks, as from rows: text, JSON Lines, CSV and the
+    ``--output`` files alike."""
+    from click.testing import CliRunner
+
+    from chronolog.cli import cli
+
+    rnd = random.Random(7)
+    rows = [(f"s{rnd.randint(0, 3)}", rnd.randint(0, 3), t, t + rnd.randint(0, 2)) for t in range(4000) for _ in range(2)]
+    (tmp_path / "temp.csv").write_text("s,v,start,end\n" + "".join(f"{s},{v},{a},{b}\n" for s, v, a, b in rows))
+    program = tmp_path / "p.lars"
+    program.write_text('@bind("temp", "csv", "", "temp.csv").\nhot(S) :- [3] <> temp(S, V), V >= 2.\n'
+                       'now(S, V) :- [0] <> temp(S, V).\n@output("hot").\n@output("now").\n')
+    got = {}
+    for engine in ("rows", "columns"):
+        out = tmp_path / f"out_{engine}"
+        args = ["run", str(program), "--engine", engine]
+        args += ["--output", str(out)] if fmt == "output" else [] if fmt == "text" else ["--format", fmt]
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 0, res.output
+        got[engine] = res.output if fmt != "output" else {f.name: f.read_text() for f in sorted(out.iterdir())}
+    assert got["columns"] == got["rows"]
+    assert "now" in str(got["rows"]) and "hot" in str(got["rows"])

@@ -83,9 +83,11 @@ _column_values = st.one_of(
              min_size=1, max_size=5),  # (the engine's numbers: a whole Fraction is an int)
     st.lists(st.sampled_from([Fraction(1, 4), Fraction(-5, 2), 100, 0]), min_size=64, max_size=80),  # numpy's decimals (64+)
     st.lists(instants, min_size=1, max_size=4),
-    # (instants of Python's every year, to the microsecond, or every one a midnight: a DATE column; a null among them)
+    # (instants of Python's every year, to the microsecond, or every one a midnight: a DATE column; a null among them;
+    # 256 and more: by their microseconds in numpy)
     st.lists(st.one_of(st.datetimes(), st.dates().map(instant)), min_size=1, max_size=6),
-    st.lists(st.one_of(st.dates().map(instant), st.none()), min_size=1, max_size=6).filter(lambda vs: any(v is not None for v in vs)),
+    st.lists(st.one_of(st.datetimes(), st.dates().map(instant)), min_size=256, max_size=260),
+    st.lists(st.one_of(st.dates().map(instant), st.none()), min_size=256, max_size=260).filter(lambda vs: any(v is not None for v in vs)),
     st.lists(st.one_of(st.integers(0, 3), st.sampled_from(["a", 0.5]), instants), min_size=1, max_size=4),
 )
 

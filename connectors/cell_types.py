@@ -17,6 +17,7 @@ refused (:func:`csv_lines`: lines of blanks, ragged rows).
 
 from __future__ import annotations
 
+from chronolog.language.exact_pairs import all_ints  # noqa: F401 (the readers' check, in the language layer)
 from fractions import Fraction
 
 from chronolog.language.exact_pairs import PLAIN_INT, pair_values, reduce
@@ -183,19 +184,6 @@ def exact_ints(ints, idx):
     return _ExactColumn(idx, ints, np.ones(len(ints), dtype=np.int64))
 
 
-def all_ints(values):
-    """``values`` (an object array) as int64 when every one is a Python int
-    in 62 bits, else None."""
-    import numpy as np
-
-    vals = values.tolist()
-    if not all(type(v) is int for v in vals):
-        return None
-    try:
-        arr = np.array(vals, dtype=np.int64)
-    except OverflowError:
-        return None
-    return arr if not arr.size or np.abs(arr).max() < 1 << 62 else None
 
 
 def time_keys(col):

@@ -89,3 +89,18 @@ def pair_values(num, den) -> list:
     from .float_times import coprime_fraction
 
     return [a if b == 1 else coprime_fraction(a, b) for a, b in zip(num.tolist(), den.tolist())]
+
+
+def all_ints(values):
+    """``values`` (an object array) as int64 when every one is a Python int
+    in 62 bits, else None."""
+    import numpy as np
+
+    vals = values.tolist()
+    if not all(type(v) is int for v in vals):
+        return None
+    try:
+        arr = np.array(vals, dtype=np.int64)
+    except OverflowError:
+        return None
+    return arr if not arr.size or np.abs(arr).max() < 1 << 62 else None

@@ -450,6 +450,7 @@ def columns_in_ticks(fc) -> bool:
     its times are fractions (the rows' reader then names it)."""
     import numpy as np
 
+    from .exact_pairs import all_ints
     from .fact_columns import _Column, _RatioColumn
 
     ticked = {}
@@ -458,18 +459,10 @@ def columns_in_ticks(fc) -> bool:
         for cols, lo, hi, lc, hc in parts:
             if isinstance(lo, _RatioColumn) or isinstance(hi, _RatioColumn) or not (np.all(lc) and np.all(hc)):
                 return False
-            ints = hi.ints
-            if ints is None:
-                vals = hi.values.tolist()
-                if not all(type(v) is int for v in vals):
-                    return False
-                try:
-                    ints = np.array(vals, dtype=np.int64)
-                except OverflowError:
-                    return False
-            if len(ints) and int(ints.max()) >= (1 << 62):
+            ints = hi.ints if hi.ints is not None else all_ints(hi.values)
+            if ints is None or (len(ints) and int(ints.max()) >= (1 << 62)):
                 return False
-            if lo.ints is None and not all(type(v) is int for v in lo.values.tolist()):
+            if lo.ints is None and all_ints(lo.values) is None:
                 return False
             after = ints + 1
             values = np.empty(len(after), dtype=object)

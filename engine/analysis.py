@@ -175,23 +175,10 @@ class Analysis:
 
     def count(self, model) -> None:
         """Each derived predicate's facts (atoms) and maximal intervals in
-        ``model``, as ``model.facts`` and ``model.repeating`` give them."""
+        ``model`` (``Model.fact_counts``: as ``model.facts`` and
+        ``model.repeating`` list them, none made to count them)."""
         from chronolog.planner.normalize import is_fresh
 
-        store = model.store
         for pred in sorted(model.plan.derived_predicates()):
             if not is_fresh(pred):
-                repeating = model.repeating(pred)
-                atoms, facts = (None, None) if repeating else (store.known_atoms(pred), store.known_count(pred))
-                if atoms is not None and facts is not None:  # (off the columns: no row made per fact)
-                    self.counts[pred] = (atoms, facts, 0)
-                    continue
-                facts = model.facts(pred)
-                atoms = {_atom_key(t) for t, _ in facts} | {_atom_key(t) for t, _, _ in repeating}
-                self.counts[pred] = (len(atoms), len(facts) + len(repeating), len(repeating))
-
-
-def _atom_key(terms: tuple) -> tuple:
-    """An atom's public terms as a key unlike any other atom's: #T is a term
-    of its own (language/booleans.py) where its Python ``True`` equals 1."""
-    return tuple((type(v) is bool, v) for v in terms)
+                self.counts[pred] = model.fact_counts(pred)

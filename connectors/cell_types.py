@@ -202,7 +202,7 @@ def time_keys(col):
 
     ratios = getattr(col, "ratios", None)
     if ratios is not None:  # (over one denominator: the numerators are the keys)
-        return ratios.num, np.ones(len(ratios.num), dtype=bool)
+        return ratios.keys(), ratios.finite()
     ints = col.ints if getattr(col, "ints", None) is not None else all_ints(col.values)
     if ints is not None:
         return ints, np.ones(len(ints), dtype=bool)

@@ -306,6 +306,36 @@ def _date_micros(dictionary, calendar):
     return calendar.micros_where(pl.Series(pl.from_arrow(dictionary), dtype=pl.String))
 
 
+def _infinities(dictionary, calendar):
+    """``(marks, cells)``: the distinct time cells (Arrow strings) that are
+    infinities as ``convert`` reads them (fact_columns.infinity_marks), and
+    the cells with a finite one of theirs in those places, for the
+    readers by polars and numpy; ``(None, dictionary)`` where none is (or
+    none is finite)."""
+    import numpy as np
+    import pyarrow as pa
+
+    if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
+        return None, dictionary
+    import polars as pl
+    import pyarrow.compute as pc
+
+    from chronolog.language.fact_columns import infinity_marks
+    from chronolog.language.timeline import parse_number
+
+    def value(cell):
+        try:
+            return calendar.parse_point(cell) if calendar is not None else parse_number(cell)
+        except ValueError:
+            return None
+
+    marks = infinity_marks(pl.Series(pl.from_arrow(dictionary), dtype=pl.String), None, value)
+    finite = np.flatnonzero(marks == 0) if marks is not None else ()
+    if not len(finite):
+        return None, dictionary
+    return marks, pc.if_else(pa.array(marks != 0), dictionary[int(finite[0])], dictionary)
+
+
 def _date_columns(lo, hi, calendar):
     """The start and end columns of ISO dates on a timeline of days (or a
     unit dividing a day) by Arrow's ``date32`` cast of the whole columns and
@@ -593,11 +623,15 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
             both = pa.chunked_array([table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()]).combine_chunks()
             enc = both.dictionary_encode()
             idx = enc.indices.to_numpy().astype(np.int64)
-        got = _date_micros(enc.dictionary, calendar)
+        inf, cells = _infinities(enc.dictionary, calendar)  # (facts valid until further notice: +inf among epoch seconds)
+        got = _date_micros(cells, calendar)
         ratios = calendar.unit_ratios(got[0]) if got is not None and got[1].all() else None
-        if calendar is None and (pa.types.is_string(enc.dictionary.type) or pa.types.is_large_string(enc.dictionary.type)):
-            exact = cell_types.exact_decimals(enc.dictionary)  # (epoch seconds to the millisecond: 1709285400.137)
+        if calendar is None and (pa.types.is_string(cells.type) or pa.types.is_large_string(cells.type)):
+            exact = cell_types.exact_decimals(cells)  # (epoch seconds to the millisecond: 1709285400.137)
             ratios = None if exact is None else over_one_denominator(exact[1], exact[2])
+        if ratios is not None and inf is not None:  # (the infinities marked among them)
+            shared = TimeRatios(np.where(inf != 0, 0, ratios[0]), ratios[1], inf)
+            return _RatioColumn(idx[:n], shared), _RatioColumn(idx[n:], shared)
         if ratios is not None and ratios[1] == 1:  # (date-times of whole units: by polars, handed over as int64)
             whole = ratios[0]
             shared = np.empty(len(whole), dtype=object)

@@ -401,25 +401,34 @@ def test_plain_numbers_read_by_kernels_are_the_line_readers_values(tokens):
 @st.composite
 def between_units(draw):
     """A fact file whose times all fall on a grid the kernels read by
-    polars and numpy, some between the timeline's units: plain decimals
+    polars and numpy, some between the timeline's units (or none): plain decimals
     (``1709285400.137``, ``-0.5``) on a numeric timeline, or date-times to
-    the millisecond on a calendar of coarser units; both dialects for the
-    decimals; the calendar (None: numeric)."""
+    the millisecond on a calendar of coarser units, some ends unbounded in
+    the words each dialect reads; both dialects for the decimals; the
+    calendar (None: numeric)."""
     import datetime
 
     dated = draw(st.booleans())
+    whole = draw(st.booleans())  # (every point on the units: whole numbers, midnights)
     if dated:
-        base = datetime.datetime(2024, 3, 1, 9, 30)
-        point = st.integers(0, 3 * 86_400_000).map(lambda ms: (ms, (base + datetime.timedelta(milliseconds=ms)).isoformat(timespec="milliseconds")))
+        base = datetime.datetime(2024, 3, 1, 0 if whole else 9, 0 if whole else 30)
+        step = 86_400_000 if whole else 1
+        point = st.integers(0, 3 * 86_400_000 // step).map(lambda k: (k * step, (base + datetime.timedelta(milliseconds=k * step)).isoformat(timespec="milliseconds")))
     else:
-        point = st.tuples(st.integers(-10**6, 10**6), st.sampled_from([0, 1, 2, 3])).map(
+        point = st.tuples(st.integers(-10**6, 10**6), st.sampled_from([0] if whole else [0, 1, 2, 3])).map(
             lambda t: (Fraction(t[0], 10 ** t[1]), f"{'-' if t[0] < 0 else ''}{abs(t[0]) // 10 ** t[1]}" + (f".{abs(t[0]) % 10 ** t[1]:0{t[1]}d}" if t[1] else "")))
     dialect = "vadalog" if dated else draw(st.sampled_from(["vadalog", "meteor"]))
+    unbounded = draw(st.booleans())  # (some ends infinite: facts valid until further notice)
     lines = []
     for _ in range(draw(st.integers(1, 40))):
         (a, ta), (b, tb) = sorted([draw(point), draw(point)])
+        if unbounded and draw(st.integers(0, 3)) == 0:
+            ta, a = draw(st.sampled_from(["-inf", "-infty"] if dialect == "vadalog" else ["-inf"])), None
+        if unbounded and draw(st.integers(0, 2)) == 0:
+            tb, b = draw(st.sampled_from(["+inf", "inf", "INF"] if dialect == "vadalog" else ["+inf", "inf"])), None
         name = draw(NAMES) if dialect == "vadalog" else draw(st.sampled_from(["A", "b1", "c"]))
-        iv = ta if draw(st.integers(0, 3)) == 0 else f"{'[' if a == b or draw(st.booleans()) else '('}{ta},{tb}{']' if a == b or draw(st.booleans()) else ')'}"
+        point_only = a is not None and b is not None and draw(st.integers(0, 3)) == 0
+        iv = ta if point_only else f"{'[' if a == b or draw(st.booleans()) else '('}{ta},{tb}{']' if a == b or draw(st.booleans()) else ')'}"
         lines.append(f"p({name})@{iv}" + ("." if dialect == "vadalog" else ""))
     unit = draw(st.sampled_from(["seconds", "minutes", "hours", "days"])) if dated else None
     return "\n".join(lines) + "\n", dialect, unit

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import math
 import re
 from decimal import Decimal
 from fractions import Fraction
@@ -140,6 +141,8 @@ def _as(fmt: str, table):
         return table.to_pandas().astype({table.schema.names[0]: "category"})
     if fmt == "polars categorical":
         return pl.from_arrow(table).with_columns(pl.col(table.schema.names[0]).cast(pl.Categorical))
+    if fmt == "arrow string views":  # (Polars' and DuckDB's newest Arrow strings)
+        return pa.table({n: c.cast(pa.string_view()) if pa.types.is_string(c.type) else c for n, c in zip(table.schema.names, table.columns)})
     if fmt == "arrow dictionaries":  # (every term column dictionary-encoded, integers too)
         times = ("start", "end", "start_closed", "end_closed")
         return pa.table({n: table.column(n) if n in times else table.column(n).dictionary_encode() for n in table.schema.names})
@@ -237,7 +240,7 @@ def _large():
 
 
 @pytest.mark.parametrize("fmt", ["arrow", "batch", "pandas", "polars", "one frame", "pandas category", "polars categorical",
-                                 "arrow dictionaries"])
+                                 "arrow dictionaries", "arrow string views"])
 @pytest.mark.parametrize("engine", ["auto", "columns"])
 def test_large_tables_go_straight_to_columns(fmt, engine, monkeypatch):
     """No Python row per fact (the speed of ``reason(program, {pred:
@@ -259,6 +262,48 @@ def test_large_tables_go_straight_to_columns(fmt, engine, monkeypatch):
     assert r.model.to_text() == want.to_text()
     for p in ("hot", "warn"):
         assert r.model.to_arrow(p).equals(want.to_arrow(p))
+
+
+@pytest.mark.parametrize("fmt", ["arrow nulls", "pandas Int64", "polars nulls", "float infinities", "pandas NaT"])
+def test_large_tables_with_unbounded_ends_go_straight_to_columns(fmt, monkeypatch):
+    """Facts valid until further notice (a null end, a null start, a
+    float's infinity, pandas' ``NaT``: SCD2 tables' open ``valid_to``) are
+    read by the columns with the rest, as the rows read them (a table
+    holding one went to the row reader: 1M rows 4 s against 0.5 s)."""
+    import datetime
+
+    from chronolog import frames
+    from chronolog.engine import arrow
+
+    table, program, _ = _large()
+    n = table.num_rows
+    ongoing = pa.array([i % 10 == 3 for i in range(n)])
+    since_ever = pa.array([i % 13 == 5 for i in range(n)])
+    ints = pa.table({"sensor": table["sensor"], "value": table["value"],
+                     "start": pa.compute.if_else(since_ever, pa.scalar(None, pa.int64()), table["start"]),
+                     "end": pa.compute.if_else(ongoing, pa.scalar(None, pa.int64()), table["end"]), "end_closed": table["end_closed"]})
+    if fmt == "pandas NaT":
+        program = '@timeGranularity("hours").\n' + program.replace("[100,200]", "[2024-01-05T04:00:00,2024-01-09T08:00:00]")
+        at = datetime.datetime(2024, 1, 1)
+        stamps = [None if v is None else at + datetime.timedelta(hours=v) for v in ints["start"].to_pylist()]
+        ends = [None if v is None else at + datetime.timedelta(hours=v) for v in ints["end"].to_pylist()]
+        ints = ints.set_column(2, "start", pa.array(stamps, pa.timestamp("us"))).set_column(3, "end", pa.array(ends, pa.timestamp("us")))
+    given = {"arrow nulls": lambda: ints, "pandas Int64": lambda: ints.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get),
+             "polars nulls": lambda: pl.from_arrow(ints), "pandas NaT": ints.to_pandas,
+             "float infinities": lambda: ints.to_pandas().astype({"start": "float64", "end": "float64"}).fillna({"start": -math.inf, "end": math.inf})}[fmt]()
+    want = chronolog.reason(program, {"reading": ints}, engine="rows")
+    assert "inf" in want.to_text("hot")
+
+    def refuse(*a, **k):
+        raise AssertionError("a table was read as Python rows")
+
+    monkeypatch.setattr(arrow, "table_to_rows", refuse)
+    monkeypatch.setattr(frames, "table_rows", refuse)
+    got = chronolog.reason(program, {"reading": given})
+    assert set(got.stats["executors"].values()) == {"columns"}
+    assert got.to_text() == want.to_text()
+    for p in ("hot", "warn"):
+        assert got.to_arrow(p).equals(want.to_arrow(p))
 
 
 def test_direct_and_row_reading_agree_on_a_large_table():

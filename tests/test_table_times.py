@@ -569,3 +569,76 @@ def test_float64_time_columns_read_by_columns_are_the_rows(rows):
     table = pa.table({"c0": [k for _, _, k in rows], "start": [a for a, _, _ in rows], "end": [b for _, b, _ in rows],
                       "start_closed": [True] * len(rows), "end_closed": [True] * len(rows)})
     _columns_answer_as_the_rows(table)
+
+
+@st.composite
+def _unbounded_tables(draw):
+    """A table whose ends are of a drawn kind, some unbounded (a null start
+    or end; a float's -inf start or +inf end), and its timeline's
+    granularity (None: numbers)."""
+    import datetime
+
+    kind = draw(st.sampled_from(["int64", "float64 null", "float64 inf", "date32", "timestamp", "decimal128"]))
+    rows = draw(st.lists(st.tuples(st.integers(-50, 50), st.integers(0, 8), st.sampled_from(["k0", "k1", "k2"]),
+                                   st.sampled_from([None, "start", "end", "both"]), st.booleans(), st.booleans()),
+                         min_size=1, max_size=40))
+    starts = [None if u in ("start", "both") else a for a, _, _, u, _, _ in rows]
+    ends = [None if u in ("end", "both") else a + n for a, n, _, u, _, _ in rows]
+    # (a point is closed at both ends; an unbounded end's closedness is its own, never read)
+    start_closed = [lc or (n == 0 and u is None) for _, n, _, u, lc, _ in rows]
+    end_closed = [hc or (n == 0 and u is None) for _, n, _, u, _, hc in rows]
+    granularity, typ = None, pa.int64()
+    if kind.startswith("float64"):
+        typ = pa.float64()
+        starts = [s / 4 if s is not None else None for s in starts]
+        ends = [e / 4 if e is not None else None for e in ends]
+        if kind == "float64 inf":
+            starts = [-float("inf") if s is None else s for s in starts]
+            ends = [float("inf") if e is None else e for e in ends]
+    elif kind == "date32":
+        granularity, typ = "days", pa.date32()
+        day = datetime.date(2024, 1, 1)
+        starts = [None if s is None else day + datetime.timedelta(days=s) for s in starts]
+        ends = [None if e is None else day + datetime.timedelta(days=e) for e in ends]
+    elif kind == "timestamp":  # (a quarter of an hour on a timeline of hours: between its units)
+        granularity, typ = "hours", pa.timestamp("us")
+        at = datetime.datetime(2024, 1, 1)
+        starts = [None if s is None else at + datetime.timedelta(minutes=15 * s) for s in starts]
+        ends = [None if e is None else at + datetime.timedelta(minutes=15 * e) for e in ends]
+    elif kind == "decimal128":
+        typ = pa.decimal128(12, 2)
+        starts = [None if s is None else Decimal(s) / 4 for s in starts]
+        ends = [None if e is None else Decimal(e) / 4 for e in ends]
+    table = pa.table({"c0": [k for _, _, k, _, _, _ in rows], "start": pa.array(starts, typ), "end": pa.array(ends, typ),
+                      "start_closed": start_closed, "end_closed": end_closed})
+    return table, granularity
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(_unbounded_tables())
+def test_unbounded_ends_read_by_columns_are_the_rows(drawn):
+    """A table's null starts and ends (and a float column's infinities) are
+    unbounded ends the columns read with the rest, each distinct end
+    converted once (1M rows with 1% ongoing went to the row reader: 4 s
+    against 0.5 s): the answers are the rows' (windows reaching into and
+    out of the infinities, a join, a negation, a box), as are the facts'
+    hull and, given to rows, each fact's interval."""
+    from chronolog.connectors.table_columns import read_table_columns
+    from chronolog.language.dates import Calendar
+
+    table, granularity = drawn
+    fc = read_table_columns(table, "p", None, Calendar(granularity) if granularity else None)
+    assert fc is not None
+    rows = table_to_rows(table, "p", Calendar(granularity) if granularity else None)
+    want_hull = (min(iv[0] for _, iv in rows), max(iv[1] for _, iv in rows))
+    assert fc.time_hull() == want_hull
+    assert sorted(fc.rows()["p"]) == sorted(rows)
+    head = f'@timeGranularity("{granularity}").\ns(k1)@[2023-12-31,2024-01-02].\n' if granularity else "s(k1)@[-3,2].\n"
+    program = head + ("q(X) :- <->[0,1] p(X).\nb(X) :- [-][0,2] p(X).\nf(X) :- <+>[1,3] p(X).\n"
+                      "r(X) :- p(X), s(X).\nn(X) :- p(X), not s(X).\n")
+    want = chronolog.reason(program, {"p": table}, engine="rows")
+    got = chronolog.reason(program, {"p": table}, engine="columns")
+    assert set(got.stats["executors"].values()) == {"columns"}
+    assert got.to_text() == want.to_text()
+    for pred in ("q", "b", "f", "n"):
+        assert got.to_arrow(pred).equals(want.to_arrow(pred))

@@ -122,7 +122,7 @@ def _units(col, scale):
     if ratios is not None:
         got = ratio_units(ratios.num, ratios.den, scale)
         if got is not None:
-            return got
+            return got[0], ratios.finite()
     return time_units(col.values, scale, getattr(col, "ints", None))
 
 

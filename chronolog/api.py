@@ -493,10 +493,30 @@ def _repeating_apart(columns, rows) -> None:
         fc.slow.repeating = {}
 
 
+def _tables_read(facts):
+    """``facts`` with each value that is not rows or text given to
+    frames.read_table_like (frames imported only then)."""
+    plain = (str, list, tuple, os.PathLike)
+    if isinstance(facts, dict):
+        if all(isinstance(v, plain) for v in facts.values()):
+            return facts
+        from chronolog.frames import read_table_like
+
+        return {p: v if isinstance(v, plain) else read_table_like(v, p) for p, v in facts.items()}
+    if facts is None or isinstance(facts, plain):
+        return facts
+    from chronolog.frames import read_table_like
+
+    return read_table_like(facts)
+
+
 def placed_times(program, facts, closed=None):
     """``facts`` with their tables' times placed (chronolog.frames.place_times)
     where the program's ``@timeMapping`` or ``closed`` asks for it; else as
-    they are, frames left unimported (a small run's start: tests/test_start_up.py)."""
+    they are, frames left unimported (a small run's start: tests/test_start_up.py).
+    Tables of other libraries and Polars LazyFrames are read first
+    (frames.read_table_like)."""
+    facts = _tables_read(facts)
     if closed is None and not any(a.name == "timeMapping" for a in program.annotations):
         return facts
     from chronolog.frames import place_times
@@ -1178,6 +1198,7 @@ class Reasoner:
         with allocators.settled():  # (a command: the program's objects live to its end, out of the collector's walks)
             prog = load_program(program, dialect=dialect, source=source, facts_apart=True)
         self._closed = closed
+        facts = _tables_read(facts)  # (other libraries' tables as Arrow, before closed= looks for tables)
         if closed is not None and not self.updates_follow:  # (a session's updates may bring its tables)
             from chronolog.frames import check_closed_read
 

@@ -248,6 +248,9 @@ def as_table(frame, pred: str = "?"):
         _refuse_repeated_names(frame.schema.names, pred)
         table = frame if isinstance(frame, pa.Table) else pa.Table.from_batches([frame])
     elif type(frame).__module__.startswith("polars"):
+        if not hasattr(frame, "schema") or not hasattr(frame, "columns"):  # (a Series: one column, no start and end)
+            raise DataError(f"facts for {pred} must be a table with start and end columns, not a Polars {type(frame).__name__}",
+                            hint="make it a frame with its times, e.g. series.to_frame().with_columns(start=..., end=...)")
         table, wide = _polars_table(frame.collect() if hasattr(frame, "collect") else frame, pred)  # (a LazyFrame: its query run)
     else:
         from chronolog.engine.arrow import check_pandas_frame
@@ -274,8 +277,11 @@ def as_table(frame, pred: str = "?"):
                         f'"{os.path.basename(path)}"). (@timeMapping places a CSV\'s times), or read it into a table '
                         "with start and end columns (pl.read_csv, pd.read_parquet); a file of facts of many predicates "
                         "goes as reason(program, Path(...))")
+            if isinstance(frame, dict):  # {"p": {"c0": [...], "start": [...], "end": [...]}}
+                hint = "a dict of columns is a table once made one: pa.table(columns), pl.DataFrame(columns)"
             raise DataError(
-                f"facts for {pred} must be a pyarrow Table or a pandas or Polars DataFrame, not {type(frame).__name__}",
+                f"facts for {pred} must be a table (a pyarrow Table, a pandas or Polars DataFrame, a DuckDB relation, "
+                f"any Arrow stream) or a list of rows, not {type(frame).__name__}",
                 hint=hint,
             ) from None
     from chronolog.engine.arrow import term_text_names, with_term_text
@@ -447,6 +453,29 @@ def is_table(x) -> bool:
     if mod.startswith("pyarrow"):
         return name in ("Table", "RecordBatch")
     return name == "DataFrame" and mod.startswith(("pandas", "polars"))
+
+
+def read_table_like(x, pred: str = "?"):
+    """``x`` where it is a table the readers take; a Polars LazyFrame
+    collected, and a table of another library read into Arrow once (an
+    Arrow stream reads once): one exporting an Arrow stream
+    (``__arrow_c_stream__``, the Arrow PyCapsule interface: a DuckDB
+    relation, an Arrow RecordBatchReader, nanoarrow's) or a pyarrow
+    Dataset (Parquet files opened lazily).  Anything else as it is."""
+    mod = type(x).__module__
+    if mod.startswith("polars") and type(x).__name__ == "LazyFrame":
+        return x.collect()
+    if mod.startswith(("pandas", "polars")) or isinstance(x, (str, bytes, os.PathLike, list, tuple, dict)) or is_table(x):
+        return x
+    if not (hasattr(x, "__arrow_c_stream__") or (mod.startswith("pyarrow._dataset") and hasattr(x, "to_table"))):
+        return x
+    import pyarrow as pa
+
+    try:
+        return pa.table(x) if hasattr(x, "__arrow_c_stream__") else x.to_table()
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+        raise DataError(f"facts for {pred}: the {type(x).__name__} is not a table of columns ({e})",
+                        hint="give a table with a column per argument and start and end columns") from None
 
 
 # ------------------------------------------------------------ notebooks

@@ -792,6 +792,38 @@ def test_a_polars_lazy_frame_is_read_as_its_result():
     assert r.retract({"p": lazy}).to_text() == "q(a)@[0,3)\nq(a)@(5,10]"
 
 
+def test_tables_of_other_libraries_are_read_through_arrow():
+    """A DuckDB relation, an Arrow RecordBatchReader and a pyarrow Dataset
+    (any table exporting an Arrow stream) are read once into Arrow, as a
+    user hands a query's result over: a DuckDB relation stopped on an
+    AttributeError ("does not contain a column by the name of 'dtype'"),
+    the others were refused; a Polars Series (one column) is refused with
+    how to make it a table."""
+    import duckdb
+    import pyarrow.dataset as ds
+
+    table = pa.table({"c0": ["a", "b"], "start": [0, 1], "end": [5, 4]})
+    want = chronolog.reason("q(X) :- p(X).", {"p": table}).to_text()
+    con = duckdb.connect()
+    con.register("t", table)
+    given = {"duckdb": con.sql("select * from t"), "reader": pa.RecordBatchReader.from_batches(table.schema, table.to_batches()),
+             "dataset": ds.dataset(table)}
+    for label, facts in given.items():
+        assert chronolog.reason("q(X) :- p(X).", {"p": facts}).to_text() == want, label
+    whole = con.sql("select 'p' as pred, * from t")  # (one table of every predicate: a pred column)
+    assert chronolog.reason("q(X) :- p(X).", whole).to_text() == want
+    left = chronolog.reason("q(X) :- p(X).", {"p": con.sql("select * from t")}, closed="left").to_text()
+    assert left == chronolog.reason("q(X) :- p(X).", {"p": table}, closed="left").to_text() != want
+    r = chronolog.Reasoner("q(X) :- p(X).", "p(a)@[0,10]")
+    assert r.retract({"p": con.sql("select * from t where c0 = 'a'")}).to_text() == "q(a)@(5,10]"
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X) :- p(X).", {"p": pl.Series("c0", ["a"])})
+    assert e.value.message == "facts for p must be a table with start and end columns, not a Polars Series"
+    with pytest.raises(chronolog.ChronologError) as e:
+        chronolog.reason("q(X) :- p(X).", {"p": {"c0": ["a"], "start": [0], "end": [5]}})
+    assert "pa.table(columns)" in e.value.hint
+
+
 MIXED = 'q(X) :- p(X).  p(1)@[0,1].  p(a)@[0,1].  p(#T)@[0,2].  p(1/3)@[3,4].  p(2024-01-01)@[0,1].  p("x,y")@[0,1].  p("1")@[5,6].'
 
 

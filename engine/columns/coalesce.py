@@ -24,36 +24,54 @@ def coalesce(df, keys: list):
     s, e = df["s"].to_numpy(), df["e"].to_numpy()
     if _steps_maximal(_steps(df, keys), s, e):
         return df
-    out_cols, s, e = coalesce_arrays(_key_arrays(df, keys), s, e)
-    return _rebuild(_exact_keys(df, keys), keys, out_cols, s, e)
+    arrays, kinds = _key_arrays(df, keys)
+    out_cols, s, e = coalesce_arrays(arrays, s, e)
+    return _rebuild(kinds, keys, out_cols, s, e)
 
 
-def _key_arrays(df, keys) -> list:
-    """numpy arrays of the key columns: an exact value column
-    (exact_columns.py) gives three, a key in value order, its numerator and
-    its denominator."""
-    from .exact_columns import key_arrays
+def _key_arrays(df, keys) -> tuple:
+    """``(arrays, kinds)``: numpy arrays of the key columns, and per key
+    what it gave: ``"codes"`` one (codes or floats), ``"exact"`` three for
+    an exact value column (exact_columns.py: a key in value order, its
+    numerator and its denominator), ``"whole"`` one for an exact column of
+    whole numbers only, its numerators, which are that key (the
+    denominators, all 1, made again by :func:`_rebuild`: a table's integer
+    columns, each sorted and gathered three times and its key computed
+    over the common denominator, were most of coalescing 20 of them)."""
+    from .exact_columns import is_exact, key_arrays, parts, whole
 
-    return [a for k in keys for a in key_arrays(df[k])]
+    arrays, kinds = [], []
+    for k in keys:
+        if is_exact(df[k]):
+            num, den = parts(df[k])
+            if whole(num, den):
+                arrays.append(num)
+                kinds.append("whole")
+                continue
+            kinds.append("exact")
+        else:
+            kinds.append("codes")
+        arrays.extend(key_arrays(df[k]))
+    return arrays, kinds
 
 
-def _exact_keys(df, keys) -> set:
-    """The exact value columns among ``keys`` (three key arrays each)."""
-    from .exact_columns import is_exact
+def _rebuild(kinds: list, keys, arrays, s, e):
+    """A frame from key arrays and their ``kinds`` (:func:`_key_arrays`),
+    ``s``, ``e``."""
+    import numpy as np
 
-    return {k for k in keys if is_exact(df[k])}
-
-
-def _rebuild(exact: set, keys, arrays, s, e):
-    """A frame from key arrays (:func:`_key_arrays`; ``exact``: the keys
-    that gave three), ``s``, ``e``."""
     from .base import frame_of_arrays
 
     out, it = [], iter(arrays)
-    for k in keys:
-        if k in exact:
+    for kind in kinds:
+        if kind == "exact":
             next(it)  # (the order key)
-        out.append((next(it), next(it)) if k in exact else next(it))
+            out.append((next(it), next(it)))
+        elif kind == "whole":
+            num = next(it)
+            out.append((num, np.ones(len(num), dtype=np.int64)))
+        else:
+            out.append(next(it))
     return frame_of_arrays(keys, out, s, e)
 
 
@@ -347,13 +365,14 @@ def run_starts(cols: list, s, e):
 def _steps(df, keys):
     """Per key column, ``(greater, equal)`` of each row against the one
     before (an exact column compares its values: exact_columns.steps)."""
-    from .exact_columns import is_exact, parts, steps
+    from .exact_columns import is_exact, parts, steps, whole
 
     out = []
     for k in keys:
         col = df[k]
         if is_exact(col):
-            out.append(steps(*parts(col)))
+            num, den = parts(col)
+            out.extend(key_steps([num]) if whole(num, den) else [steps(num, den)])  # (whole numbers: their numerators)
         else:
             out.extend(key_steps([col.to_numpy()]))
     return out
@@ -393,15 +412,17 @@ def merge_new(old, parts: list, keys: list):
     # handed over in one list that the merge empties: no frame of this
     # call keeps a reference while it sorts (the caller passes its last)
     frames, n_old = [old, *parts], old.height
-    exact = {k for f in frames for k in _exact_keys(f, keys)}
+    from .exact_columns import is_exact
+
+    exact = any(is_exact(f[k]) for f in frames for k in keys)
     del old
     parts.clear()
     if exact:  # (an exact column's order key is per frame: the frames stacked first)
         frames = [pl.concat(frames, how="vertical_relaxed").select(*keys, "s", "e")]
-    return _merge_new_arrays(frames, keys, n_old, exact)
+    return _merge_new_arrays(frames, keys, n_old)
 
 
-def _merge_new_arrays(frames, keys, n_old, exact=frozenset()):
+def _merge_new_arrays(frames, keys, n_old):
     """:func:`merge_new` of ``frames`` (the old relation's ``n_old`` rows
     first) in numpy: each key array concatenated once, one argsort of a
     combined key (:func:`sort_order`) and a gather per column, freed column
@@ -414,17 +435,18 @@ def _merge_new_arrays(frames, keys, n_old, exact=frozenset()):
     import numpy as np
 
     by_frame = [_key_arrays(f, keys) for f in frames]
-    cols = [np.concatenate(c) for c in zip(*by_frame)]
+    kinds = by_frame[0][1]  # (alike: exact columns come in one frame, merge_new)
+    cols = [np.concatenate(c) for c in zip(*(arrays for arrays, _ in by_frame))]
     del by_frame
     s = np.concatenate([f["s"].to_numpy() for f in frames])
     e = np.concatenate([f["e"].to_numpy() for f in frames])
     frames.clear()  # (the old relation and the parts: freed here when the caller passed its last references)
     if len(s) <= 1 or _steps_maximal(key_steps(cols), s, e):  # (as they were: the parts' rows are new)
-        merged = _rebuild(exact, keys, cols, s, e)
+        merged = _rebuild(kinds, keys, cols, s, e)
         return merged, merged.slice(n_old)
     s, e, fresh = merge_owned(cols, s, e, n_old)
-    merged = _rebuild(exact, keys, cols, s, e)
-    new = _rebuild(exact, keys, [c[fresh] for c in cols], s[fresh], e[fresh])  # (a numpy gather: a polars filter is a query)
+    merged = _rebuild(kinds, keys, cols, s, e)
+    new = _rebuild(kinds, keys, [c[fresh] for c in cols], s[fresh], e[fresh])  # (a numpy gather: a polars filter is a query)
     del cols, s, e
     return merged, new
 

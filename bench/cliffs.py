@@ -8,7 +8,8 @@ without it: the whole ``chronolog run`` command, side by side in one run
 The data: ``--rows`` facts ``p(name, val)@[s, e]`` in a bound CSV file
 (names ``n0 .. n4999``, values 0 .. 1000, as issue 37's measurement), and
 variants of it for the cases that change the data (floats beside integers,
-binary floats, a float beside an integer count, times off the integer grid, labelled nulls, dates, quoted cells), and fact
+binary floats, a float beside an integer count, times off the integer grid, labelled nulls, dates, quoted cells,
+ends valid until further notice in Parquet and CSV), and fact
 files of the same draws in the forms users write (open and infinite ends,
 negative and 64-bit-overflowing integers, decimal times, 12 arguments,
 80-character strings, 200 files, 2,000 and 10,000 predicates with a rule each, a
@@ -100,6 +101,22 @@ def data(n: int, kind: str = "ints") -> Path:
         day = datetime.date(2020, 1, 1)
         return _write(path, csv_rows(n, time=lambda t: (day + datetime.timedelta(days=t)).isoformat()))
     raise ValueError(kind)
+
+
+def parquet(n: int, ongoing: bool) -> Path:
+    """The ``ints`` CSV as a Parquet file, every tenth end null where
+    ``ongoing`` (facts valid until further notice: an open ``valid_to``)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    path = DATA / f"p_{n}_{'ongoing' if ongoing else 'ends'}.parquet"
+    if not path.exists():
+        table = pcsv.read_csv(data(n))
+        if ongoing:
+            table = table.set_column(3, "e", pa.array([None if i % 10 == 3 else v for i, v in enumerate(table["e"].to_pylist())], pa.int64()))
+        pq.write_table(table, path)
+    return path
 
 
 def facts_file(n: int, nulls: bool) -> Path:
@@ -265,6 +282,13 @@ def cases(n: int) -> dict:
                    (ARITH, ["--facts", str(names)]))
     out["long_strings"] = ("quoted strings of 80 characters against names of 5 (4.3x the bytes)",
                            (ARITH, ["--facts", str(fact_lines(n, "long_strings"))]), (ARITH, ["--facts", str(names)]))
+    pq_bind = '@bind("p","parquet","","{file}"). @timeMapping("p",2,3).\n'
+    out["ongoing"] = ("a Parquet file whose every tenth end is null (valid until further notice) against ends on every row",
+                      (pq_bind.format(file=parquet(n, True).name) + ARITH, []), (pq_bind.format(file=parquet(n, False).name) + ARITH, []))
+    ongoing_csv = _write(DATA / f"p_{n}_ongoing.csv", (line if i == 0 or i % 10 != 4 else line.rsplit(",", 1)[0] + ",+inf\n"
+                                                        for i, line in enumerate(csv_rows(n))))
+    out["ongoing_csv"] = ("a CSV file whose every tenth end is +inf against ends on every row",
+                          (BIND.format(file=ongoing_csv.name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["quoted_csv"] = ("a CSV file with its strings and header quoted against the same unquoted",
                          (BIND.format(file=data(n, "quoted").name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["csv_decimals"] = ("a CSV file of values of two decimals, 100,000 distinct, against values 0..1000",

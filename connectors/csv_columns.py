@@ -645,6 +645,8 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
         dated = None
         if got is not None:  # (each point in whole units where it is one; the others one by one)
             micros, read = got
+            if inf is not None:  # (the infinities' places held a finite cell: theirs converted one by one)
+                read = read & (inf == 0)
             per = calendar._unit_micros
             dated = (micros // per, read & (micros % per == 0))
         vals = cell_types.time_points(enc.dictionary, calendar, dated)

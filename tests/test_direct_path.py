@@ -705,4 +705,4 @@ def test_epoch_seconds_with_a_few_unbounded_ends_convert_only_those(tmp_path, mo
     cols = _run(tmp_path, PROGRAMS[dialect], facts.replace("own(", "p("), dialect, "columns")
     rows = _run(tmp_path, PROGRAMS[dialect], facts.replace("own(", "p("), dialect, "rows")
     assert _text(cols) == _row_text(rows) and "+inf)" in _text(cols)
-    assert converted and max(converted) <= 3  # (+inf and the decimal: not the 800 integers)
+    assert sum(converted) <= 3  # (+inf marked and the decimal over one denominator by the kernels; at most those one by one, never the 800 integers)

@@ -144,7 +144,7 @@ def _fixed_layout_micros(texts):
     doy = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
     days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
     micros = (days * 86400 + hour * 3600 + minute * 60 + second) * 1_000_000 + frac
-    return micros, np.asarray(fine, dtype=bool) & np.ones(n, dtype=bool)
+    return micros, np.asarray(fine, dtype=bool)
 
 
 _DURATION_RE = LazyPattern(

@@ -116,34 +116,39 @@ def _fixed_layout_micros(texts):
         marks[16] = b":"
     if core >= 21:
         marks[19] = b"."
-    d = np.ascontiguousarray(m[:, digits].T).astype(np.int64) - ord("0")  # (a row per place: each field's arithmetic contiguous)
-    ok = bool(((d >= 0) & (d <= 9)).all())
-    for at, chars in marks.items():
-        ok = ok and bool(np.isin(m[:, at], np.frombuffer(chars, dtype=np.uint8)).all())
-    if not ok:
+    d = np.ascontiguousarray(m[:, digits].T)  # (a row of uint8 per place: each field's arithmetic contiguous)
+    d -= ord("0")  # (a byte below "0" wraps past 9)
+    if not (d <= 9).all() or not all(np.isin(m[:, at], np.frombuffer(chars, dtype=np.uint8)).all() for at, chars in marks.items()):
         return None
-    field = dict(zip(digits, d))
-    year = field[0] * 1000 + field[1] * 100 + field[2] * 10 + field[3]
-    month, day = field[5] * 10 + field[6], field[8] * 10 + field[9]
-    fine = (field[5] <= 1) & (field[8] <= 3)  # (the pattern's [01] and [0-3])
-    hour = minute = second = frac = 0
+    row = dict(zip(digits, d))
+
+    def number(*places):
+        value = row[places[0]].astype(np.int32)
+        for at in places[1:]:
+            value = value * 10 + row[at]
+        return value
+
+    year, month, day = number(0, 1, 2, 3), number(5, 6), number(8, 9)
+    fine = (row[5] <= 1) & (row[8] <= 3)  # (the pattern's [01] and [0-3])
+    seconds = np.zeros(n, dtype=np.int64)
     if core >= 16:
-        hour, minute = field[11] * 10 + field[12], field[14] * 10 + field[15]
-        fine &= (field[11] <= 2) & (field[14] <= 5) & (hour <= 23)
+        hour = number(11, 12)
+        fine &= (row[11] <= 2) & (row[14] <= 5) & (hour <= 23)
+        seconds += hour * 3600 + number(14, 15) * 60
     if core >= 19:
-        second = field[17] * 10 + field[18]
-        fine &= field[17] <= 5
-    for k, at in enumerate(range(20, core)):  # (the fraction's digits, to the microsecond)
-        frac = frac + field[at] * 10 ** (5 - k)
+        fine &= row[17] <= 5
+        seconds += number(17, 18)
     leap = ((year % 4 == 0) & (year % 100 != 0)) | (year % 400 == 0)
-    month_days = np.array(_MONTH_DAYS, dtype=np.int64)[np.clip(month - 1, 0, 11)] + (leap & (month == 2))
+    month_days = np.array(_MONTH_DAYS, dtype=np.int32)[np.clip(month - 1, 0, 11)] + (leap & (month == 2))
     fine &= (month >= 1) & (month <= 12) & (day >= 1) & (day <= month_days) & (year >= 2) & (year <= 9998)
     y = year - (month <= 2)  # (days from the civil date: March first, eras of 400 years)
     era = y // 400
     yoe = y - era * 400
     doy = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
     days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
-    micros = (days * 86400 + hour * 3600 + minute * 60 + second) * 1_000_000 + frac
+    micros = (days.astype(np.int64) * 86400 + seconds) * 1_000_000
+    if core >= 21:  # (the fraction's digits, to the microsecond)
+        micros += number(*range(20, core)).astype(np.int64) * 10 ** (26 - core)
     return micros, np.asarray(fine, dtype=bool)
 
 

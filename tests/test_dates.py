@@ -621,14 +621,16 @@ def test_whole_points_by_polars_are_the_points_read_one_by_one(drawn, odd):
 
 @st.composite
 def one_layout(draw):
-    """Texts all of one ISO layout without an offset (a date; a date-time
-    to the minute, second or a fraction of 1 to 6 digits, ``T`` or a
-    blank, ``Z`` or no zone), some of them no instant (a day past its
+    """Texts all of one ISO layout (a date; a date-time to the minute,
+    second or a fraction of 1 to 6 digits, ``T`` or a blank, no zone,
+    ``Z`` or an offset of three, five or six characters, some past a day
+    or an hour), some of them no instant (a day past its
     month, a month 13 or 00, an hour 24, a minute 60, year 0001 or 9999,
     a letter for a digit), and now and then one of another layout of the
     same length (an offset ``+02`` where the seconds are)."""
     form = draw(st.sampled_from(["date", "minute", "second", "fraction"]))
-    sep, zone = draw(st.sampled_from("T ")), draw(st.sampled_from(["", "Z"])) if form != "date" else ""
+    zones = ["", "Z", "+01:00", "-05:30", "+0100", "-0930", "+01", "-00", "+23:59", "+24:00", "+2400", "+25", "+01:60", "+0175"]
+    sep, zone = draw(st.sampled_from("T ")), draw(st.sampled_from(zones)) if form != "date" else ""
     places = draw(st.integers(1, 6))
 
     def write(t, day=None):

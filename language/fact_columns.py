@@ -193,9 +193,10 @@ class TimeRatios:
     (engine/columns/given.py); the values (ints and Fractions) are made
     once, only when rows ask (a Fraction per distinct instant: 2.5 s of a
     million millisecond ticks on a timeline of minutes).  ``inf`` (int8:
-    -1, 0, +1 per value, or None: all finite) marks the unbounded ends of a
-    table's nulls and infinities, ``num`` 0 there (facts valid until
-    further notice went to the row reader: 4 s a million rows, not 0.4)."""
+    -1, 0, +1 per value, or None: all finite) marks the unbounded ends, a
+    table's nulls and infinities and a file's infinity words, ``num`` 0
+    there (facts valid until further notice sent a table to the row
+    reader: 4 s a million rows, not 0.5)."""
 
     __slots__ = ("num", "den", "inf", "_values")
 

@@ -461,11 +461,14 @@ def read_table_like(x, pred: str = "?"):
     Arrow stream reads once): one exporting an Arrow stream
     (``__arrow_c_stream__``, the Arrow PyCapsule interface: a DuckDB
     relation, an Arrow RecordBatchReader, nanoarrow's) or a pyarrow
-    Dataset (Parquet files opened lazily).  Anything else as it is."""
+    Dataset (Parquet files opened lazily).  Anything else as it is: a
+    Spark DataFrame too, which exports a stream but is read by
+    ``chronolog.spark.reason`` (collected to one process here, a cluster's
+    data would be; as_table refuses it with that call)."""
     mod = type(x).__module__
     if mod.startswith("polars") and type(x).__name__ == "LazyFrame":
         return x.collect()
-    if mod.startswith(("pandas", "polars")) or isinstance(x, (str, bytes, os.PathLike, list, tuple, dict)) or is_table(x):
+    if mod.startswith(("pandas", "polars", "pyspark")) or isinstance(x, (str, bytes, os.PathLike, list, tuple, dict)) or is_table(x):
         return x
     if not (hasattr(x, "__arrow_c_stream__") or (mod.startswith("pyarrow._dataset") and hasattr(x, "to_table"))):
         return x

@@ -157,10 +157,11 @@ def _term_column(col):
     if not (pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_integer(typ) or pa.types.is_boolean(typ)):
         return None
     if pa.types.is_integer(typ):  # exact pairs, one per row, no Python int coded per distinct value
-        from .cell_types import exact_ints
+        from .cell_types import distinct_ints, exact_ints
 
         num = col.cast(pa.int64()).to_numpy(zero_copy_only=False)
-        return exact_ints(num, np.arange(len(num), dtype=np.int64))
+        got = distinct_ints(num)  # (a few distinct values, as a CSV's: a pair each, not a pair and an index a row)
+        return exact_ints(*got) if got is not None else exact_ints(num, np.arange(len(num), dtype=np.int64))
     enc = col.dictionary_encode()
     indices = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     if pa.types.is_boolean(typ):  # #T/#F: terms of their own, never 1/0 (language/booleans.py)

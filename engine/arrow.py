@@ -535,6 +535,8 @@ class _ExactColumns:
         col = self.table.column(name)
         typ = col.type
         calendar, pred = self.calendar, self.pred
+        if time and pa.types.is_null(typ):  # (every cell null: every end unbounded, on any timeline)
+            return [None] * len(col)
         if time and (pa.types.is_date(typ) or pa.types.is_timestamp(typ)):
             if calendar is None:
                 raise DataError(

@@ -462,7 +462,7 @@ def columns_in_ticks(fc) -> bool:
             ints = hi.ints if hi.ints is not None else all_ints(hi.values)
             if ints is None or (len(ints) and int(ints.max()) >= (1 << 62)):
                 return False
-            if lo.ints is None and all_ints(lo.values) is None:
+            if lo.values is not hi.values and lo.ints is None and all_ints(lo.values) is None:  # (a table's share them: checked once)
                 return False
             after = ints + 1
             values = np.empty(len(after), dtype=object)

@@ -11,7 +11,7 @@ conversion (``csv_files.convert``, ``fact_csv._Terms``) gives the cells it
 takes and None for the others, which the reader converts one by one with
 its own row reader's function, at its own place.  Time columns and their
 intervals are checked here for both (:func:`time_points`,
-:func:`empty_intervals`), and so are the lines of a file whose rows Arrow
+:func:`empty_intervals`, :func:`blanks`: an empty end is unbounded), and so are the lines of a file whose rows Arrow
 refused (:func:`csv_lines`: lines of blanks, ragged rows).
 """
 
@@ -102,6 +102,23 @@ def days_per_unit(calendar):
         return None
     per_day = Fraction(86400) / calendar.unit_seconds
     return int(per_day) if per_day.denominator == 1 else None
+
+
+def blanks(cells):
+    """The blank cells (empty or whitespace alone: ``utf8_is_space`` is
+    ``str.isspace``, \\x1c too) of a column of strings (a dictionary one
+    too), an Arrow boolean array, or None where none is (or the reader
+    parsed the column: numbers, dates).  An empty start or end is
+    unbounded (``csv_files.time_cell``); 5 ms per 1M cells."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(cells.type):
+        cells = cells.cast(cells.type.value_type)
+    if not (pa.types.is_string(cells.type) or pa.types.is_large_string(cells.type)):
+        return None
+    blank = pc.or_(pc.equal(cells, ""), pc.utf8_is_space(cells))
+    return blank if pc.any(blank).as_py() else None
 
 
 def time_points(dictionary, calendar, dated=None) -> list:

@@ -42,7 +42,7 @@ from chronolog.language.mapping_types import DATE_TYPES, NUMBER_TYPES, STRING_TY
 from chronolog.language.source_text import KERNEL_BYTES  # from this size on a bound CSV file is read by kernels
 
 from . import cell_types
-from .csv_files import _is_closed_col, _time_columns, convert, header_is_data, time_label
+from .csv_files import _is_closed_col, _time_columns, convert, header_is_data, time_cell, time_label
 from .fact_csv_columns import CELL_LIMIT
 
 
@@ -336,6 +336,29 @@ def _infinities(dictionary, calendar):
     return marks, pc.if_else(pa.array(marks != 0), dictionary[int(finite[0])], dictionary)
 
 
+def _unbounded_blanks(table, i_lo: int, i_hi: int):
+    """The start and end columns with their blank cells written ``-inf``
+    and ``+inf``, as ``csv_files.time_cell`` reads them (a start and an end
+    share one dictionary of cells, where an empty start and an empty end
+    are not one time); None where a row is blank in every cell (a line
+    of commas, or of blanks), which the row reader skips: the file is
+    then its (:func:`_read`)."""
+    import functools
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lo, hi = table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()
+    lo_blank, hi_blank = cell_types.blanks(lo), cell_types.blanks(hi)
+    if lo_blank is not None and hi_blank is not None:
+        rows = table.filter(pc.and_(lo_blank, hi_blank))
+        marks = [cell_types.blanks(c) for c in rows.columns] if rows.num_rows else [None]
+        if None not in marks and pc.any(functools.reduce(pc.and_, marks)).as_py():
+            return None
+    return (table.column(i_lo) if lo_blank is None else pa.chunked_array([pc.if_else(lo_blank, "-inf", lo)]),
+            table.column(i_hi) if hi_blank is None else pa.chunked_array([pc.if_else(hi_blank, "+inf", hi)]))
+
+
 def _date_columns(lo, hi, calendar):
     """The start and end columns of ISO dates on a timeline of days (or a
     unit dividing a day) by Arrow's ``date32`` cast of the whole columns and
@@ -609,18 +632,26 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
                     for tok, o, r in zip(tokens, own, at.tolist())]
         return _Column(idx, vals)
 
+    ends = _unbounded_blanks(table, start_pos, end_pos) if start_pos != end_pos else None
+    if start_pos != end_pos and ends is None:
+        return None  # (a row of blank cells: the row reader skips it)
+
     def time_columns(i_lo, i_hi):
         """The start and end columns over one array of distinct values, as
         the fact reader gives them (the run's time scale reads every value
         from it; an end such as 1/3 counts as much as a start)."""
-        fast = _date_columns(table.column(i_lo), table.column(i_hi), calendar)
-        if fast is not None:
-            return fast
         if i_lo == i_hi:  # (time points, @timeMapping(p, 2, 2): the column encoded once)
+            fast = _date_columns(table.column(i_lo), table.column(i_hi), calendar)
+            if fast is not None:
+                return fast
             enc = table.column(i_lo).combine_chunks().dictionary_encode()
             idx = np.tile(enc.indices.to_numpy().astype(np.int64), 2)
         else:
-            both = pa.chunked_array([table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()]).combine_chunks()
+            lo_cells, hi_cells = ends
+            fast = _date_columns(lo_cells, hi_cells, calendar)
+            if fast is not None:
+                return fast
+            both = pa.chunked_array([lo_cells.combine_chunks(), hi_cells.combine_chunks()]).combine_chunks()
             enc = both.dictionary_encode()
             idx = enc.indices.to_numpy().astype(np.int64)
         inf, cells = _infinities(enc.dictionary, calendar)  # (facts valid until further notice: +inf among epoch seconds)
@@ -654,8 +685,8 @@ def _facts(data: bytes, path, pred, mapping, calendar, layout, lines=None):
         if left:
             _, at = np.unique(idx, return_index=True)  # the row of each distinct cell's first occurrence
             for i, tok, r in zip(left, enc.dictionary.take(pa.array(left)).to_pylist(), at[left].tolist()):
-                vals[i] = convert(tok, "time", ast.Pos(str(path), line_of(r % n), (i_lo if r < n else i_hi) + 1),
-                                  time_label(header, i_lo, "start") if r < n else time_label(header, i_hi, "end"), calendar)
+                vals[i] = time_cell(tok, i_lo == i_hi, None, ast.Pos(str(path), line_of(r % n), (i_lo if r < n else i_hi) + 1),
+                                    time_label(header, i_lo, "start") if r < n else time_label(header, i_hi, "end"), calendar, pred)
         shared = np.empty(len(vals), dtype=object)
         shared[:] = vals
         return _Column(idx[:n], shared), _Column(idx[n:], shared)

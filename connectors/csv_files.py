@@ -119,6 +119,20 @@ def convert(cell: str, kind: str, where: ast.Pos, column: str, calendar=None, qu
         return text if quoted else cell
 
 
+def time_cell(cell: str, point: bool, unbounded: Point, where: ast.Pos, column: str, calendar=None, pred: str = ""):
+    """The time a start or end cell holds: an empty one is ``unbounded``
+    (-inf for a start, +inf for an end), as a Parquet or Arrow null is and
+    as pandas' ``to_csv`` and DuckDB's ``COPY`` write a missing ``valid_to``;
+    an empty time point (``point``: one column is both ends) is refused,
+    since a reading without a time holds at no time point."""
+    if cell.strip():
+        return convert(cell, "time", where, column, calendar)
+    if point:
+        raise DataError(f"column {column}: the time point is empty", where,
+                        hint=f"a row without a time holds at no time point: drop or fill those rows of {pred}")
+    return unbounded
+
+
 def _set_cell(cell: str, calendar):
     """The set of values a cell ``{2,a,"b c"}`` spells, by the language's
     fact reader; None when it spells none (the cell is then a string)."""
@@ -223,8 +237,10 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
                         row[i], terms[-1], ast.Pos(str(path), row_no, i + 1), name, pred, k):
                     zeros_noted.add(i)
             try:
-                lo = convert(row[start_pos], "time", ast.Pos(str(path), row_no, start_pos + 1), time_label(header, start_pos, "start"), calendar)
-                hi = convert(row[end_pos], "time", ast.Pos(str(path), row_no, end_pos + 1), time_label(header, end_pos, "end"), calendar)
+                lo = time_cell(row[start_pos], start_pos == end_pos, NEG_INF, ast.Pos(str(path), row_no, start_pos + 1),
+                               time_label(header, start_pos, "start"), calendar, pred)
+                hi = time_cell(row[end_pos], start_pos == end_pos, POS_INF, ast.Pos(str(path), row_no, end_pos + 1),
+                               time_label(header, end_pos, "end"), calendar, pred)
             except DataError as e:
                 implicit = _implicit_interval(header, start_pos, end_pos, time_mapping, pred)
                 if not implicit:

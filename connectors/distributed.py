@@ -222,18 +222,19 @@ def csv_kinds(program, pred: str) -> dict:
     return {pos: kind for pos, (_, kind) in mappings(program, pred).items() if kind != "auto"}
 
 
-def _refuse_empty_times(table, calendar) -> None:
-    """An empty time cell (null from Spark's reader, where a table's null
-    is an unbounded end): the CSV reader's error, ``'' is not a number``
-    (or a date), as ``csv_files.convert`` words it."""
-    import pyarrow as pa
+def _blank_times_unbounded(table):
+    """A CSV input's table with its blank start and end cells null (Spark's
+    reader gives an empty cell as null, one of blanks as its text): an
+    unbounded end, as ``csv_files.time_cell`` reads an empty cell."""
+    import pyarrow.compute as pc
 
-    from chronolog.connectors.csv_files import convert
-    from chronolog.language import ast
+    from chronolog.connectors.cell_types import blanks
 
     for name in ("start", "end"):
-        if name in table.schema.names and pa.types.is_string(table.column(name).type) and table.column(name).null_count:
-            convert("", "time", ast.Pos("<spark csv>", 0, 0), name, calendar)
+        blank = blanks(table.column(name)) if name in table.schema.names else None
+        if blank is not None:
+            table = table.set_column(table.schema.get_field_index(name), name, pc.if_else(blank, None, table.column(name)))
+    return table
 
 
 def csv_rows(table, columns, pred: str, calendar=None, kinds=None) -> list:
@@ -247,8 +248,8 @@ def csv_rows(table, columns, pred: str, calendar=None, kinds=None) -> list:
     from chronolog.engine.arrow import table_to_rows
     from chronolog.language.nulls import reading_file
 
-    if columns is not None:  # (a CSV input's: a null time of a table is an unbounded end)
-        _refuse_empty_times(table, calendar)
+    if columns is not None:  # (a CSV input's: an empty time cell is an unbounded end, as a table's null)
+        table = _blank_times_unbounded(table)
     terms = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
     by_name = {terms[p]: k for p, k in (kinds or {}).items() if p < len(terms)}
     with reading_file():  # (one source's _:n1 cells: one labelled null, as the CSV reader reads a file)

@@ -4,7 +4,8 @@ reads it back.
 
 The columns: ``pred`` (the predicate), one column per argument (``c0``,
 ``c1``, ... in the header's order; any names but the ones below), ``start``
-and ``end``, and optionally ``start_closed``/``end_closed`` (``true`` or
+and ``end`` (an empty one unbounded, as ``csv_files.time_cell`` reads it),
+and optionally ``start_closed``/``end_closed`` (``true`` or
 ``false``; closed when absent) and ``every`` (a fact that repeats forever:
 its period, as the fact text writes it).  A predicate with fewer arguments
 than the file has columns leaves the cells after its last argument empty;
@@ -154,8 +155,9 @@ def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
     lines left out after the header (``text`` from a later row on, its
     lines numbered as the file's), ``rows``: the FactRows they are added to."""
     from chronolog.language.facts import FactRows
+    from chronolog.language.timeline import NEG_INF, POS_INF
 
-    from .csv_files import convert, note_leading_zeros
+    from .csv_files import convert, note_leading_zeros, time_cell
 
     rows = FactRows() if rows is None else rows
     lines = io.StringIO(text, newline="").readlines()
@@ -170,7 +172,9 @@ def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
         text = record[i]
         got = cells.get((kind, text))
         if got is None:
-            got = cells[(kind, text)] = convert(text, kind, ast.Pos(source, line, i + 1), header[i], calendar)
+            where = ast.Pos(source, line, i + 1)
+            got = cells[(kind, text)] = (time_cell(text, False, NEG_INF if kind == "start" else POS_INF, where, header[i], calendar)
+                                         if kind in ("start", "end") else convert(text, kind, where, header[i], calendar))
         return got
 
     try:
@@ -209,7 +213,7 @@ def _read(text: str, source: str, calendar, skipped: int = 0, rows=None):
                 if i not in zeros_noted and cell.lstrip()[:1] in "0+-" and note_leading_zeros(  # (most cells: no Pos built)
                         cell, args[-1], ast.Pos(source, line, i + 1), name):
                     zeros_noted.add(i)
-            lo, hi = value("time", record, st, line), value("time", record, en, line)
+            lo, hi = value("start", record, st, line), value("end", record, en, line)
             lc = True if sc is None else bool(value("bool", record, sc, line))
             hc = True if ec is None else bool(value("bool", record, ec, line))
             iv = _interval(lo, hi, lc, hc, source, line, st, calendar)

@@ -465,12 +465,15 @@ def _time_columns(start, end, calendar, bad):
     a cell that is no time point marked in ``bad``, its value 0)."""
     import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     from chronolog.language.fact_columns import _Column
 
     from .csv_files import convert
 
     (si, sd), (ei, ed) = start, end
+    sd, ed = (d if cell_types.blanks(d) is None else pc.if_else(cell_types.blanks(d), word, d)
+              for d, word in ((sd, "-inf"), (ed, "+inf")))  # (an empty end: unbounded, as csv_files.time_cell reads it)
     enc = pa.concat_arrays([sd, ed]).dictionary_encode()  # (the two columns' distinct cells as one)
     both = enc.indices.to_numpy(zero_copy_only=False)
     dictionary = enc.dictionary

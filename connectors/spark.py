@@ -382,8 +382,8 @@ def _time_mapped(df, mapping, b: dict, boolean: bool = False, prog=None):
     names = [c for i, c in enumerate(cols) if i not in (start, end) and c not in ("start_closed", "end_closed")]
     exprs = [f"{_sql_name(c)} AS {_sql_name(f'c{k}')}" for k, c in enumerate(names)]
     first = _sql_name(cols[start])
-    if boolean and start == end:  # (a null time point: read as two unbounded ends, it held forever)
-        first = _null_point_refused(cols[start], names, b["pred"], str(b["location"]))
+    if start == end:  # (a null time point, an empty cell: read as two unbounded ends, it held forever)
+        first = _null_point_refused(cols[start], names, b["pred"], str(b["location"]), text=not boolean)
     exprs += [f"{first} AS start", f"{_sql_name(cols[end])} AS `end`"]
     quote = "" if boolean else "'"
     exprs += [f"{quote}{str(bool(sc)).lower()}{quote} AS start_closed", f"{quote}{str(bool(ec)).lower()}{quote} AS end_closed"]
@@ -393,7 +393,7 @@ def _time_mapped(df, mapping, b: dict, boolean: bool = False, prog=None):
 NULL_POINT = "chronolog refused a null time point: "  # raise_error's text, found again in Spark's exception
 
 
-def _null_point_refused(name: str, others: list, pred: str, where: str) -> str:
+def _null_point_refused(name: str, others: list, pred: str, where: str, text: bool = False) -> str:
     """Column ``name`` of time points as SQL that stops the job at a null
     (connectors/table_times.refuse_null_point, the embedded readers'),
     naming the row by its other columns' values; :func:`_null_points_refused`
@@ -403,7 +403,8 @@ def _null_point_refused(name: str, others: list, pred: str, where: str) -> str:
     col = _sql_name(name)
     row = ", ".join(f"concat({hex_string(c + '=')}, coalesce(CAST({_sql_name(c)} AS STRING), 'None'))" for c in others) or "''"
     said = hex_string(NULL_POINT + "\x1f".join((name, pred, where)) + "\x1f")
-    return f"CASE WHEN {col} IS NULL THEN raise_error(concat({said}, concat_ws(', ', {row}))) ELSE {col} END"
+    empty = f" OR {_trimmed(col)} = ''" if text else ""  # (a CSV's cell of blanks: empty too)
+    return f"CASE WHEN {col} IS NULL{empty} THEN raise_error(concat({said}, concat_ws(', ', {row}))) ELSE {col} END"
 
 
 def _null_points_refused(call):

@@ -108,9 +108,11 @@ def test_bound_csv_answers_on_both_executors(tmp_path):
 
 @pytest.mark.parametrize(
     "bad, col",
-    [("12.3.4", 3), ("2000-13-01", 4), ("", 5)],
+    [("12.3.4", 3), ("2000-13-01", 4), ("soon", 5), ("2000-01-01T", 5)],
 )
 def test_a_bad_cell_is_reported_where_it_is(tmp_path, bad, col):
+    """(An empty end cell is no bad cell: it is unbounded, as a Parquet
+    null is; see test_an_empty_end_cell_is_unbounded_as_a_parquet_null.)"""
     lines = prices(tmp_path / "prices.csv")
     parts = lines[200].split(",")
     parts[col - 1] = bad
@@ -127,7 +129,8 @@ def test_a_bad_cell_is_reported_where_it_is(tmp_path, bad, col):
 
 
 @pytest.mark.parametrize("cell, says", [("1709272860", "'1709272860' is not a date"),
-                                        ("2024-03-01T25:00:00", "'2024-03-01T25:00:00' is not a date")])
+                                        ("2024-03-01T25:00:00", "'2024-03-01T25:00:00' is not a date"),
+                                        ("", "the time point is empty")])
 def test_a_bad_time_point_is_named_by_its_column(tmp_path, cell, says):
     """A column of time points placed by @timeMapping was named "column
     start" in the error, a column the file does not have; and epoch
@@ -142,6 +145,61 @@ def test_a_bad_time_point_is_named_by_its_column(tmp_path, cell, says):
             chronolog.reason(program, engine=engine)
         assert str(e.value).startswith(f"{tmp_path}/r.csv:22:2: data error: column ts: {says}")
         assert ("epoch seconds" in e.value.hint) == cell.isdigit()
+
+
+@pytest.mark.parametrize("dated", [False, True])
+@pytest.mark.parametrize("n", [40, 8000])
+def test_an_empty_end_cell_is_unbounded_as_a_parquet_null(tmp_path, dated, n):
+    """pandas' ``to_csv`` and DuckDB's ``COPY`` write a missing ``valid_to``
+    (``<NA>``, ``NaT``, NULL: a slowly changing dimension's open row) as an
+    empty cell; a bound CSV reads an empty start or end as unbounded, as
+    the same table given in memory or as Parquet is, on both executors
+    and both readers (8,000 rows: the kernels).  It was an error ("'' is
+    not a number")."""
+    import duckdb
+    import pandas as pd
+
+    rng = random.Random(n)
+    starts = [rng.randint(0, 10**6) for _ in range(n)]
+    ends = [None if i % 7 == 0 else s + rng.randint(1, 1000) for i, s in enumerate(starts)]
+    starts = [None if i % 11 == 0 else s for i, s in enumerate(starts)]
+    frame = pd.DataFrame({"k": [f"k{i % 50}" for i in range(n)], "start": pd.array(starts, dtype="Int64"),
+                          "end": pd.array(ends, dtype="Int64")})
+    head = ""
+    if dated:
+        head = '@timeGranularity("seconds").\n'
+        for c in ("start", "end"):
+            frame[c] = pd.to_datetime(frame[c], unit="s")  # (<NA> becomes NaT)
+    frame.to_csv(tmp_path / "pandas.csv", index=False)
+    duckdb.sql(f"COPY (SELECT * FROM frame) TO '{tmp_path / 'duck.csv'}' (HEADER)")
+    frame.to_parquet(tmp_path / "p.parquet")
+    assert ",\n" in (tmp_path / "pandas.csv").read_text() and ",\n" in (tmp_path / "duck.csv").read_text()
+    rules = "q(K) :- <->[0,5] p(K).\nn(K) :- p(K), not [-][0,100] p(K).\n@output(\"q\"). @output(\"n\").\n"
+    want = chronolog.reason(head + rules, {"p": frame}, engine="rows").to_text()
+    assert "+inf)" in want and "(-inf," in want
+    for name, kind in (("pandas.csv", "csv"), ("duck.csv", "csv"), ("p.parquet", "parquet")):
+        program = head + f'@bind("p", "{kind}", "{tmp_path}", "{name}").\n' + rules
+        for engine in ("rows", "columns"):
+            assert chronolog.reason(program, engine=engine).to_text() == want, (name, engine)
+
+
+def test_an_empty_time_point_is_refused_by_both_readers(tmp_path):
+    """One column as both ends (@timeMapping(p, 1, 1)): an empty cell is a
+    reading without a time, which holds at no time point: refused with
+    its place by the row reader and the kernels alike."""
+    lines = [f"m{i % 9},{i},{i % 100}" for i in range(8000)]
+    lines[5000] = "m3,,50"
+    (tmp_path / "r.csv").write_text("machine,t,temp\n" + "\n".join(lines) + "\n")
+    program = (f'@bind("reading", "csv", "{tmp_path}", "r.csv").\n@timeMapping("reading", 1, 1).\n'
+               "hot(M) :- reading(M, V), V > 80.\n")
+    errors = []
+    for engine in ("rows", "columns"):
+        with pytest.raises(chronolog.DataError) as e:
+            chronolog.reason(program, engine=engine)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
+    assert errors[0].startswith(f"{tmp_path}/r.csv:5002:2: data error: column t: the time point is empty")
+    assert "drop or fill those rows of reading" in errors[0]
 
 
 def test_quotes_take_the_row_reader_and_blank_lines_the_kernels(tmp_path):
@@ -760,8 +818,8 @@ def test_decimal_times_answer_as_the_rows(tmp_path_factory, times, window):
        st.sampled_from([0, 1, 3]), st.sampled_from([None, "minutes", "days"]), st.data())
 def test_unbounded_time_cells_answer_as_the_rows(tmp_path_factory, rows, places, unit, data):
     """Time cells of integers, decimals or date-times with some ends
-    unbounded (``-inf``, ``+inf``, ``inf``, ``Infinity``: facts valid until
-    further notice) are read by kernels with the rest, the infinities
+    unbounded (``-inf``, ``+inf``, ``inf``, ``Infinity``, an empty cell:
+    facts valid until further notice) are read by kernels with the rest, the infinities
     marked among fractions over one denominator (they went cell by cell:
     1M rows 2.7 s against 1.6 s): the facts and the answers are the row
     reader's."""
@@ -775,13 +833,14 @@ def test_unbounded_time_cells_answer_as_the_rows(tmp_path_factory, rows, places,
             return (datetime.datetime(2024, 3, 1) + step).isoformat()
         return f"{'-' if n < 0 else ''}{abs(n) // 10**places}" + (f".{abs(n) % 10**places:0{places}d}" if places else "")
 
-    lows = st.sampled_from(["-inf", "-Infinity"] if unit is None else ["-inf"])
-    highs = st.sampled_from(["+inf", "inf", "Infinity", "INF"] if unit is None else ["+inf", "inf"])
+    blanks = ["", " ", "\t", "\x1c"]  # (an empty cell: pandas' and DuckDB's missing valid_to)
+    lows = st.sampled_from(["-inf", "-Infinity", *blanks] if unit is None else ["-inf", *blanks])
+    highs = st.sampled_from(["+inf", "inf", "Infinity", "INF", *blanks] if unit is None else ["+inf", "inf", *blanks])
     cells = [(data.draw(lows) if u in ("start", "both") else cell(a), data.draw(highs) if u in ("end", "both") else cell(a + n))
              for a, n, u in rows]
     folder = tmp_path_factory.mktemp("unbounded")
     write(folder / "p.csv", ["k", "start", "end", "start_closed", "end_closed"],
-          [(f"s{i % 3}", s, e, "true", "false" if i % 2 and "inf" not in e.lower() else "true") for i, (s, e) in enumerate(cells)])
+          [(f"s{i % 3}", s, e, "true", "false" if i % 2 and e.strip() and "inf" not in e.lower() else "true") for i, (s, e) in enumerate(cells)])
     calendar = Calendar(unit) if unit else None
     _same_rows(folder / "p.csv", {}, cal=calendar)
     fc = read_csv_columns(folder / "p.csv", "p", {"useHeaders": "true"}, {}, None, calendar)

@@ -480,7 +480,7 @@ def _csv_cell(cell: str, quote: int) -> str:
 
 @settings(deadline=None, max_examples=examples(150))
 @given(st.lists(st.tuples(st.sampled_from(["p", "q"] * 8 + [" p", "P"]), st.lists(st.tuples(_CELL, st.sampled_from([1, 1, 1, 2, 0])), max_size=3),
-                          st.sampled_from(["0", "1", "1/2", "-inf", "2.5"] * 4 + ["x"]), st.sampled_from(["3", "+inf", "3", "1", ""]),
+                          st.sampled_from(["0", "1", "1/2", "-inf", "2.5"] * 4 + ["x", "", " "]), st.sampled_from(["3", "+inf", "3", "1", "", " "]),
                           st.sampled_from(["true", "false", "#F"] * 6 + ["maybe"]), st.sampled_from([""] * 12 + ["5", "zz"])),
                 min_size=1, max_size=8),
        st.sampled_from(["\n", "\r\n"]), st.booleans())
@@ -488,8 +488,9 @@ def _csv_cell(cell: str, quote: int) -> str:
          newline="\n", bom=False)  # (p's first fact repeats: the predicates in the order of their first that does not)
 def test_any_csv_of_facts_reads_alike_by_kernels_and_rows(tmp_path_factory, rows, newline, bom):
     """Hand-written CSV files of facts (any cells, quoted or not, ragged,
-    blank, bad): where the row reader reads one, the kernels read the same
-    facts or leave it to it; where it finds an error, they leave it to it."""
+    blank, bad; empty ends: unbounded): where the row reader reads one, the
+    kernels read the same facts or leave it to it; where it finds an error,
+    they leave it to it."""
     width = max(len(cells) for _, cells, *_ in rows)
     lines = ["pred," + ",".join(f"c{i}" for i in range(width)) + ",start,end,end_closed,every"]
     arity: dict = {}

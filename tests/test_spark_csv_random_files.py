@@ -170,7 +170,7 @@ EMPTY_CELLS = [
     ('x,y,z,start,end\na,"",c,0,1\n', "c(X, Y) :- r(X, Y, Z).", "c"),  # a quoted one
     ("x,y,start,end\na,,0,1\n", '@mapping("r", 1, "y", "string").\nc(X, Y) :- r(X, Y).', "c"),
     ("x,y,z,start,end\na,1.5,,0,1\nb,2.5," + "1" * 39 + ",0,1\n", "c(X, Z) :- r(X, Y, Z).", "c"),  # beside a number past 38 digits
-    ("x,y,start,end\na,b,0,\n", "c(X, Y) :- r(X, Y).", "c"),  # an empty time: the reader's error
+    ("x,y,start,end\na,b,0,\n", "c(X, Y) :- r(X, Y).", "c"),  # an empty time: unbounded, as the reader reads it
     ("x,y,start,end\na,b,,2\n", "c(X, N) :- r(X, Y), N = count(Y).", "c"),
 ]
 
@@ -178,10 +178,10 @@ EMPTY_CELLS = [
 @pytest.mark.parametrize("text, rules, out", EMPTY_CELLS)
 def test_empty_cells_on_the_keyed_path_as_the_embedded_reader(spark, tmp_path, text, rules, out):
     """An empty cell, which Spark's CSV reader reads as null, is the empty
-    string to the embedded reader in a term column (an error in a time
-    column) on the keyed path too, where the tasks read the cells
+    string to the embedded reader in a term column (an unbounded end in a
+    time column) on the keyed path too, where the tasks read the cells
     (connectors/distributed.csv_rows): it stopped the run as a null
-    argument, and an empty time read as an unbounded end."""
+    argument."""
     stats = {}
     _check(spark, tmp_path, (None, False, text, None, [rules]), stats)
     assert stats.get("path", "keyed").startswith("keyed"), stats

@@ -89,6 +89,37 @@ def test_recursion_over_names_numbers_and_quoted_cells(spark, tmp_path):
     _same_as_embedded(spark, tmp_path, text, REACH, ["reach"])
 
 
+@pytest.mark.parametrize("dated", [False, True])
+def test_empty_time_cells_are_unbounded_ends(spark, tmp_path, dated):
+    """An empty start or end cell (pandas' ``to_csv`` and DuckDB's ``COPY``
+    write a missing ``valid_to`` so; Spark's reader gives it as null),
+    a quoted empty one and one of blanks are unbounded, as the embedded
+    reader reads them: they stopped the driver's tasks with "'' is not a
+    number" and sent the rounds to one task."""
+    day = (lambda d: f"2024-01-{d:02d}") if dated else str
+    text = ("x,y,start,end\n" + f"a,b,{day(1)},\nb,c,,{day(5)}\nc,a,{day(2)},\"\"\na,c, ,{day(9)}\nc,d,{day(3)},{day(4)}\n"
+            + ",,,\n")  # (a row of empty cells: skipped, as the embedded reader skips it)
+    head = '@timeGranularity("days").\n' if dated else ""
+    model = _same_as_embedded(spark, tmp_path, text, head + REACH, ["reach"])
+    shown = model.to_text()
+    assert "+inf)" in shown and "(-inf," in shown
+
+
+def test_an_empty_time_point_is_refused(spark, tmp_path):
+    """One column as both ends (``@timeMapping(r, 2, 2)``): an empty cell
+    is a reading without a time, refused as the embedded readers refuse
+    it, not read as two unbounded ends (a fact that held forever)."""
+    text = "x,y,t\na,b,1\nb,c,\nc,a,3\n"
+    rules = '@timeMapping("r", 2, 2).\n' + REACH
+    p, e = _programs(tmp_path, text, rules)
+    with pytest.raises(chronolog.DataError, match="the time point is empty") as want:
+        chronolog.reason(e)
+    for rounds in (False, True):
+        with pytest.raises(chronolog.DataError) as got:
+            _run(spark, p, {}, rounds=rounds)
+        assert (str(got.value.pos), got.value.message, got.value.hint) == (str(want.value.pos), want.value.message, want.value.hint)
+
+
 def test_numbers_compared_and_names_joined(spark, tmp_path):
     """Integer and decimal columns are numbers the rounds compare and
     compute on; a column of names is strings; the program's constants meet
@@ -177,7 +208,7 @@ def test_time_columns_by_position_with_closedness(spark, tmp_path):
 
 
 @pytest.mark.parametrize("line, column, mapped", [
-    ("b,c,abc,7", 3, None), ("b,c,1/0,7", 3, None), ("b,c,2020-01-01,7", 3, None), ("b,c,5,", 4, None),  # times
+    ("b,c,abc,7", 3, None), ("b,c,1/0,7", 3, None), ("b,c,2020-01-01,7", 3, None), ("b,c,5,soon", 4, None),  # times (an empty end is unbounded: test_empty_time_cells_are_unbounded_ends)
     ("b,c,nan,7", 3, None), ("b,c,0,1e1001", 4, None),
     ("b,1/0,0,7", 2, None),  # a term with a number's shape and no value, beside names (term text)
     ("b,c,0,7", 2, "int"), ("b,nan,0,7", 2, "float"), ("b,maybe,0,7", 2, "bool"), ("b,2020-02-30,0,7", 2, "date"),

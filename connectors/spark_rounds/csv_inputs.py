@@ -23,7 +23,8 @@ typed in SQL:
 - the time columns: ``bigint`` or ``decimal(38, S)`` on a numeric
   timeline (decimals, with an exponent too, and fractions whose decimals
   end: ``1/2``), instants on a calendar, ``-inf`` at a start and ``+inf``
-  at an end (any case, ``infinity`` too) as an unbounded end (null);
+  at an end (any case, ``infinity`` too) and an empty cell as an
+  unbounded end (null);
 - ``start_closed``/``end_closed``: booleans.
 
 A column SQL does not read as the engine does (a time off the decimal
@@ -225,13 +226,14 @@ def typed(spark, df, pred: str, kinds: dict, calendar):
         x = _sql_name(end)
         t = _trimmed(x)
         bad_inf = f"lower({t}) RLIKE '{inf}'"  # (an empty interval: the engine's error)
-        unbounded = f"lower({t}) RLIKE '{_NEG_INF if end == 'start' else _POS_INF}'"
+        blank = f"({x} IS NULL OR {t} = '')"  # (an empty cell: unbounded, as csv_files.time_cell reads it)
+        unbounded = f"({blank} OR lower({t}) RLIKE '{_NEG_INF if end == 'start' else _POS_INF}')"
         if calendar is not None:
-            ok = f"{x} IS NOT NULL AND NOT {bad_inf} AND ({unbounded} OR ({t} RLIKE '{_DATE}' AND {_micros(t)} IS NOT NULL))"
+            ok = f"({blank} OR (NOT {bad_inf} AND ({unbounded} OR ({t} RLIKE '{_DATE}' AND {_micros(t)} IS NOT NULL))))"
             plans[end] = ("time", x, t, unbounded, ask(_all(ok)))
         else:
             sci, ratio = f"{t} RLIKE '{_SCI}'", f"{t} RLIKE '{_RATIO}'"
-            ok = f"{x} IS NOT NULL AND NOT {bad_inf} AND ({unbounded} OR {sci} OR {ratio})"
+            ok = f"({blank} OR (NOT {bad_inf} AND ({unbounded} OR {sci} OR {ratio})))"
             plans[end] = ("time", x, t, unbounded, ask(_all(ok)), ask(f"max(CASE WHEN {sci} THEN {_sci_scale(t)} END)"),
                           ask(f"max(CASE WHEN {sci} THEN {_sci_whole(t)} END)"), ask(f"max(CASE WHEN {ratio} THEN 1 ELSE 0 END)"))
     for c in ("start_closed", "end_closed"):

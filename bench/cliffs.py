@@ -289,6 +289,10 @@ def cases(n: int) -> dict:
                                                         for i, line in enumerate(csv_rows(n))))
     out["ongoing_csv"] = ("a CSV file whose every tenth end is +inf against ends on every row",
                           (BIND.format(file=ongoing_csv.name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
+    empty_csv = _write(DATA / f"p_{n}_empty_ends.csv", (line if i == 0 or i % 10 != 4 else line.rsplit(",", 1)[0] + ",\n"
+                                                       for i, line in enumerate(csv_rows(n))))
+    out["empty_ends_csv"] = ("a CSV file whose every tenth end is empty (pandas' to_csv of a missing valid_to) against ends on every row",
+                             (BIND.format(file=empty_csv.name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["quoted_csv"] = ("a CSV file with its strings and header quoted against the same unquoted",
                          (BIND.format(file=data(n, "quoted").name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["csv_decimals"] = ("a CSV file of values of two decimals, 100,000 distinct, against values 0..1000",

@@ -354,7 +354,10 @@ class HybridEvaluator(Evaluator):
             return None
         store, self.store.point_relation = self.store.point_relation, None  # (a frame made from the rows reads them as rows)
         try:
-            df = self.table(pred)
+            # (whole numbers as codes, as the update's facts come: a given table's
+            # integer column released after its last reader and read again as
+            # exact pairs made its 1M rows Python atoms, 5 s of a first update)
+            df = self._whole_coded(pred, self.table(pred))
         finally:
             self.store.point_relation = store
         self.terms.codes  # (its names looked up too: ColumnRelation reads the dict)
@@ -368,19 +371,25 @@ class HybridEvaluator(Evaluator):
         and matches against the model then run on codes in numpy (a
         retraction of 50 facts from a model over 12,000 integer-valued
         facts: 0.02 s on codes, 0.15 s matching exact pairs each time)."""
+        for pred, df in list(self._tables.items()):
+            self._whole_coded(pred, df)
+
+    def _whole_coded(self, pred: str, df):
+        """``pred``'s frame ``df`` with its exact columns of whole numbers as
+        codes (held as its frame from now on: :meth:`_code_whole_numbers`)."""
         import polars as pl
 
         from .exact_columns import numerators
         from .value_columns import codes
 
         seen = self._whole_read  # (each frame read once: 2,000 read again at each update cost 20 ms)
-        for pred, df in list(self._tables.items()):
-            if type(df) is not pl.DataFrame or seen.get(pred) is df:  # (an Overlay: codes, kept as it is; a frame read before)
-                continue
-            whole = [c for c in df.columns[:-2] if df.height and numerators(df[c]) is not None]
-            if whole:
-                df = self._tables[pred] = codes(df, whole, self.values)
-            seen[pred] = df
+        if type(df) is not pl.DataFrame or seen.get(pred) is df:  # (an Overlay: codes, kept as it is; a frame read before)
+            return df
+        whole = [c for c in df.columns[:-2] if df.height and numerators(df[c]) is not None]
+        if whole:
+            df = self._tables[pred] = codes(df, whole, self.values)
+        seen[pred] = df
+        return df
 
     def maintain(self, retracted, added) -> list:
         """An update (``Reasoner.update``) on columns (maintenance.py) when

@@ -349,20 +349,25 @@ class HybridEvaluator(Evaluator):
         from .native import int64_without_nulls
         from .point_relation import ColumnRelation
         from .relation import term_columns
+        from .value_columns import codes
 
         if pred not in self._tables and pred not in self.given_tables and pred not in self._column_preds:
             return None
         store, self.store.point_relation = self.store.point_relation, None  # (a frame made from the rows reads them as rows)
         try:
-            # (whole numbers as codes, as the update's facts come: a given table's
-            # integer column released after its last reader and read again as
-            # exact pairs made its 1M rows Python atoms, 5 s of a first update)
-            df = self._whole_coded(pred, self.table(pred))
+            # (values as codes, as the update's facts come: a given table's integer
+            # column released after its last reader and read again as exact pairs
+            # made its 1M rows Python atoms, 5 s of a first update; a float column,
+            # a value column, 3.3 s of a first retraction)
+            df = self.table(pred)
+            names = term_columns(df.width - 2)
+            if not int64_without_nulls(df, names):
+                df = self._tables[pred] = codes(df, names, self.values)
         finally:
             self.store.point_relation = store
         self.terms.codes  # (its names looked up too: ColumnRelation reads the dict)
         arity = df.width - 2
-        return ColumnRelation(pred, df, arity, self.terms, self._scale) if int64_without_nulls(df, term_columns(arity)) else None
+        return ColumnRelation(pred, df, arity, self.terms, self._scale) if int64_without_nulls(df, names) else None
 
     def _code_whole_numbers(self) -> None:
         """The relations' exact columns of whole numbers (read so from files:
@@ -371,25 +376,19 @@ class HybridEvaluator(Evaluator):
         and matches against the model then run on codes in numpy (a
         retraction of 50 facts from a model over 12,000 integer-valued
         facts: 0.02 s on codes, 0.15 s matching exact pairs each time)."""
-        for pred, df in list(self._tables.items()):
-            self._whole_coded(pred, df)
-
-    def _whole_coded(self, pred: str, df):
-        """``pred``'s frame ``df`` with its exact columns of whole numbers as
-        codes (held as its frame from now on: :meth:`_code_whole_numbers`)."""
         import polars as pl
 
         from .exact_columns import numerators
         from .value_columns import codes
 
         seen = self._whole_read  # (each frame read once: 2,000 read again at each update cost 20 ms)
-        if type(df) is not pl.DataFrame or seen.get(pred) is df:  # (an Overlay: codes, kept as it is; a frame read before)
-            return df
-        whole = [c for c in df.columns[:-2] if df.height and numerators(df[c]) is not None]
-        if whole:
-            df = self._tables[pred] = codes(df, whole, self.values)
-        seen[pred] = df
-        return df
+        for pred, df in list(self._tables.items()):
+            if type(df) is not pl.DataFrame or seen.get(pred) is df:  # (an Overlay: codes, kept as it is; a frame read before)
+                continue
+            whole = [c for c in df.columns[:-2] if df.height and numerators(df[c]) is not None]
+            if whole:
+                df = self._tables[pred] = codes(df, whole, self.values)
+            seen[pred] = df
 
     def maintain(self, retracted, added) -> list:
         """An update (``Reasoner.update``) on columns (maintenance.py) when

@@ -77,7 +77,8 @@ def pair_key_columns(left, right, cols):
     a key column instead, equal where the pairs are (in lowest terms:
     where the values are): one numpy sort of both sides' pairs, where
     coding them made a Fraction and a hash per distinct value (a join on
-    300,000 distinct decimals, ~2 s)."""
+    300,000 distinct decimals, ~2 s); floats on both sides likewise, by
+    their bits (:func:`float_keys`)."""
     import numpy as np
     import polars as pl
 
@@ -85,15 +86,32 @@ def pair_key_columns(left, right, cols):
 
     out = list(cols)
     for k, c in enumerate(cols):
-        if not (left.height and right.height and ex.is_exact(left[c]) and ex.is_exact(right[c])):
+        if not (left.height and right.height):
             continue
-        (ln, ld), (rn, rd) = ex.parts(left[c]), ex.parts(right[c])
-        ids = pair_ids(np.concatenate([ln, rn]), np.concatenate([ld, rd]))
+        if left[c].dtype == pl.Float64 and right[c].dtype == pl.Float64:
+            lk, rk = float_keys(left[c]), float_keys(right[c])
+        elif ex.is_exact(left[c]) and ex.is_exact(right[c]):
+            (ln, ld), (rn, rd) = ex.parts(left[c]), ex.parts(right[c])
+            ids = pair_ids(np.concatenate([ln, rn]), np.concatenate([ld, rd]))
+            lk, rk = ids[: len(ln)], ids[len(ln):]
+        else:
+            continue
         name = PAIR_KEY + c
-        left = left.with_columns(pl.Series(name, ids[: len(ln)], dtype=pl.Int64))
-        right = right.with_columns(pl.Series(name, ids[len(ln):], dtype=pl.Int64))
+        left = left.with_columns(pl.Series(name, lk, dtype=pl.Int64))
+        right = right.with_columns(pl.Series(name, rk, dtype=pl.Int64))
         out[k] = name
     return left, right, out
+
+
+def float_keys(series):
+    """An int64 key per float of a value column, equal where the floats
+    are (Python's equality, the Dictionary's: a value column holds finite
+    floats, and ``x + 0.0`` makes ``-0.0`` the bits of ``0.0``): the
+    bits, where coding each distinct float was a dict lookup (an update
+    matching 3 facts against 1M distinct float readings: 10 s)."""
+    import numpy as np
+
+    return (series.to_numpy() + 0.0).view(np.int64)
 
 
 def pair_ids(num, den):

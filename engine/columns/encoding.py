@@ -312,10 +312,10 @@ class Dictionary:
         up the same 1,000 integers each: 0.1 s)."""
         if not self._floats and not any(type(v) is float for v in looked_up):
             return
-        values = self.values
-        for v, c in zip(looked_up, codes):
-            if c is not None and type(v) is not str and _number_kind(v) != _number_kind(values[c]):
-                self.conflations += 1
+        found = [(v, c) for v, c in zip(looked_up, codes) if c is not None and type(v) is not str]
+        if found:  # (their values taken at once: indexing each, a bisect of the parts, was 2.6 s of 1M floats coded again)
+            held = self.values.take([c for _, c in found])
+            self.conflations += sum(_number_kind(v) != _number_kind(w) for (v, _), w in zip(found, held))
 
     @property
     def codes(self) -> dict:

@@ -664,6 +664,23 @@ def _retract_read(out, rows):
     )
 
 
+@bench(name="table_updates", args="bench/table_updates.py --rows 1000000 --repeat 3",
+       peer="reason() from scratch on the same table (same process)",
+       what="Reasoner.add and retract of 3 readings to a model over 1M readings given as a pandas table (int, float, distinct float values)")
+def _table_updates(out, rows):
+    rs = [m.groups() for m in _lines(out, r"^\| (\w+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| "
+                                          r"([\d.]+)x \| (.+?) \| (yes|NO) \|")]
+    load = re.search(r"load after: ([\d.]+) on (\d+) cores", out)
+    where = f" (load {load.group(1)} on {load.group(2)} cores)" if load else ""
+    return Figures(
+        "; ".join(f"{r[0]}: first add {_s(float(r[3]))}, add {_s(float(r[4]))}, first retract {_s(float(r[5]))}, "
+                  f"retract {_s(float(r[6]))} CPU" for r in rs) + where,
+        "; ".join(f"{r[0]} {_s(float(r[1]))}" for r in rs),
+        "; ".join(f"{r[0]} first add {r[7]}x, add {_x(float(r[4]), float(r[1]))}" for r in rs),
+        ok=all(r[9] == "yes" for r in rs),
+    )
+
+
 @bench(name="hypothetical", args="bench/hypothetical_bench.py",
        peer="reason() over the stream so far, at every time point",
        what="hypothetical answers: the online step against recomputation")

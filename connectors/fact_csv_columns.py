@@ -472,8 +472,8 @@ def _time_columns(start, end, calendar, bad):
     from .csv_files import convert
 
     (si, sd), (ei, ed) = start, end
-    sd, ed = (d if cell_types.blanks(d) is None else pc.if_else(cell_types.blanks(d), word, d)
-              for d, word in ((sd, "-inf"), (ed, "+inf")))  # (an empty end: unbounded, as csv_files.time_cell reads it)
+    sd, ed = (d if blank is None else pc.if_else(blank, word, d)  # (an empty end: unbounded, as csv_files.time_cell reads it)
+              for d, word, blank in ((sd, "-inf", cell_types.blanks(sd)), (ed, "+inf", cell_types.blanks(ed))))
     enc = pa.concat_arrays([sd, ed]).dictionary_encode()  # (the two columns' distinct cells as one)
     both = enc.indices.to_numpy(zero_copy_only=False)
     dictionary = enc.dictionary

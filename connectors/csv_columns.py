@@ -346,10 +346,13 @@ def _unbounded_blanks(table, i_lo: int, i_hi: int):
     import functools
 
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     lo, hi = table.column(i_lo).combine_chunks(), table.column(i_hi).combine_chunks()
     lo_blank, hi_blank = cell_types.blanks(lo), cell_types.blanks(hi)
+    if lo_blank is None and hi_blank is None:
+        return table.column(i_lo), table.column(i_hi)
+    import pyarrow.compute as pc
+
     if lo_blank is not None and hi_blank is not None:
         rows = table.filter(pc.and_(lo_blank, hi_blank))
         marks = [cell_types.blanks(c) for c in rows.columns] if rows.num_rows else [None]

@@ -465,15 +465,14 @@ def _time_columns(start, end, calendar, bad):
     a cell that is no time point marked in ``bad``, its value 0)."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     from chronolog.language.fact_columns import _Column
 
     from .csv_files import convert
 
     (si, sd), (ei, ed) = start, end
-    sd, ed = (d if blank is None else pc.if_else(blank, word, d)  # (an empty end: unbounded, as csv_files.time_cell reads it)
-              for d, word, blank in ((sd, "-inf", cell_types.blanks(sd)), (ed, "+inf", cell_types.blanks(ed))))
+    # (an empty end: unbounded, as csv_files.time_cell reads it)
+    sd, ed = cell_types.blanks_written(sd, "-inf"), cell_types.blanks_written(ed, "+inf")
     enc = pa.concat_arrays([sd, ed]).dictionary_encode()  # (the two columns' distinct cells as one)
     both = enc.indices.to_numpy(zero_copy_only=False)
     dictionary = enc.dictionary

@@ -833,7 +833,7 @@ def test_unbounded_time_cells_answer_as_the_rows(tmp_path_factory, rows, places,
             return (datetime.datetime(2024, 3, 1) + step).isoformat()
         return f"{'-' if n < 0 else ''}{abs(n) // 10**places}" + (f".{abs(n) % 10**places:0{places}d}" if places else "")
 
-    blanks = ["", " ", "\t", "\x1c"]  # (an empty cell: pandas' and DuckDB's missing valid_to)
+    blanks = ["", " ", "\t", "\x1c", "\xa0", "\u3000 "]  # (an empty cell: pandas' and DuckDB's missing valid_to)
     lows = st.sampled_from(["-inf", "-Infinity", *blanks] if unit is None else ["-inf", *blanks])
     highs = st.sampled_from(["+inf", "inf", "Infinity", "INF", *blanks] if unit is None else ["+inf", "inf", *blanks])
     cells = [(data.draw(lows) if u in ("start", "both") else cell(a), data.draw(highs) if u in ("end", "both") else cell(a + n))

@@ -75,7 +75,25 @@ def same_models(got, want) -> bool:
     """``got`` and ``want`` (``{pred: list of (terms, interval)}``) equal,
     up to a one-to-one renaming of nulls where they hold any (two runs'
     nulls are never equal, and a run that keeps the witnesses it made, or
-    searches where a model repeats, may label them otherwise)."""
+    searches where a model repeats, may label them otherwise).  Terms are
+    compared as the engine compares them: equal numbers of two types are
+    one term (``1/2`` and ``0.5``; which object an atom keeps follows the
+    order it was first derived in: from scratch and in an update, one
+    model), a boolean never a number."""
     if any(type(t) is Null for rows in want.values() for terms, _ in rows for t in terms):
         return renaming(got, want) is not None
-    return all(sorted(got[p], key=repr) == sorted(want[p], key=repr) for p in want) and set(got) == set(want)
+    return all(_canonical(got[p]) == _canonical(want[p]) for p in want) and set(got) == set(want)
+
+
+def _term_key(t):
+    """A term as the engine's equality sees it, ordered (numbers by value;
+    ``False`` apart from ``0``)."""
+    from fractions import Fraction
+
+    if type(t) in (int, float, Fraction):
+        return (0, t)
+    return (1, type(t).__name__, repr(t))
+
+
+def _canonical(rows) -> list:
+    return sorted((tuple(map(_term_key, terms)), iv) for terms, iv in rows)

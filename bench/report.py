@@ -82,6 +82,12 @@ def _x(a: float, b: float) -> str:
     return f"{r:.2g}x" if r < 10 else f"{r:.0f}x"
 
 
+def _load_on_cores(out: str) -> str:
+    """`` (load L on N cores)`` from a bench's line ``load L on N cores``, else ``""``."""
+    load = re.search(r"load ([\d.]+) on (\d+) cores", out)
+    return f" (load {load.group(1)} on {load.group(2)} cores)" if load else ""
+
+
 def _lines(out: str, pattern: str) -> list:
     return [m for m in re.finditer(pattern, out, re.M)]
 
@@ -636,8 +642,7 @@ def _stream_lubm(out, rows):
 def _retract_lubm(out, rows):
     rs = [m.groups() for m in _lines(out, r"^\| (nonrec|rec) \| ([\d.]+)% \(([\d,]+)\) \| ([\d.]+) \| ([\d.-]+) \| ([\d.]+) \| "
                                           r"([\d.-]+)%? \| ([\d.]+)% \| ([\d.]+) \| (\w+) \| ([\d.-]+) \| ([\w/]+) \| ([\d. ]+) \|")]
-    load = re.search(r"load ([\d.]+) on (\d+) cores", out)
-    where = f" (load {load.group(1)} on {load.group(2)} cores)" if load else ""
+    where = _load_on_cores(out)
     on_rows = [r for r in rs if r[4] != "-"]
     return Figures(
         "; ".join(f"{r[0]} {r[1]}% {_s(float(r[3]))} by {r[11]}" + (f" (maintenance {_s(float(r[10]))})" if r[10] != "-" else "")
@@ -654,8 +659,7 @@ def _retract_lubm(out, rows):
        what="a retraction of 1% and 0.01% of temporal LUBM's lines read into frames coded by the model's dictionaries")
 def _retract_read(out, rows):
     rs = [m.groups() for m in _lines(out, r"^\| (nonrec|rec) \| ([\d.]+)% \(([\d,]+)\) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)x \| (\w+) \|")]
-    load = re.search(r"load ([\d.]+) on (\d+) cores", out)
-    where = f" (load {load.group(1)} on {load.group(2)} cores)" if load else ""
+    where = _load_on_cores(out)
     return Figures(
         "; ".join(f"{r[0]} {r[1]}% {r[3]} ms" for r in rs) + where,
         "; ".join(f"{r[0]} {r[1]}% {r[4]} ms" for r in rs),
@@ -670,8 +674,7 @@ def _retract_read(out, rows):
 def _table_updates(out, rows):
     rs = [m.groups() for m in _lines(out, r"^\| (\w+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| "
                                           r"([\d.]+)x \| (.+?) \| (yes|NO) \|")]
-    load = re.search(r"load after: ([\d.]+) on (\d+) cores", out)
-    where = f" (load {load.group(1)} on {load.group(2)} cores)" if load else ""
+    where = _load_on_cores(out)
     return Figures(
         "; ".join(f"{r[0]}: first add {_s(float(r[3]))}, add {_s(float(r[4]))}, first retract {_s(float(r[5]))}, "
                   f"retract {_s(float(r[6]))} CPU" for r in rs) + where,

@@ -71,7 +71,7 @@ def main(argv=None) -> None:
         print(f"| {kind} | {f['scratch']:.3f} | {f['load']:.3f} | {f['first_add']:.3f} | {f['add']:.3f} | "
               f"{f['first_retract']:.3f} | {f['retract']:.3f} | {f['first_add'] / f['scratch']:.2f}x | {f['on']} | "
               f"{'yes' if f['same'] else 'NO'} |", flush=True)
-    print(f"load after: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (after)")
 
 
 if __name__ == "__main__":

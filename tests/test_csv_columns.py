@@ -118,14 +118,19 @@ def test_a_bad_cell_is_reported_where_it_is(tmp_path, bad, col):
     parts[col - 1] = bad
     lines[200] = ",".join(parts)
     (tmp_path / "prices.csv").write_text("\n".join(lines) + "\n")
-    program = PROGRAM.format(d=tmp_path)
+    errors = _errors_on_both(PROGRAM.format(d=tmp_path))
+    assert f"prices.csv:201:{col}" in errors[1]
+
+
+def _errors_on_both(program: str) -> list:
+    """The DataError of ``program`` on rows and on columns, as text: the same."""
     errors = []
     for engine in ("rows", "columns"):
         with pytest.raises(chronolog.DataError) as e:
             chronolog.reason(program, engine=engine)
         errors.append(str(e.value))
     assert errors[0] == errors[1]
-    assert f"prices.csv:201:{col}" in errors[1]
+    return errors
 
 
 @pytest.mark.parametrize("cell, says", [("1709272860", "'1709272860' is not a date"),
@@ -192,12 +197,7 @@ def test_an_empty_time_point_is_refused_by_both_readers(tmp_path):
     (tmp_path / "r.csv").write_text("machine,t,temp\n" + "\n".join(lines) + "\n")
     program = (f'@bind("reading", "csv", "{tmp_path}", "r.csv").\n@timeMapping("reading", 1, 1).\n'
                "hot(M) :- reading(M, V), V > 80.\n")
-    errors = []
-    for engine in ("rows", "columns"):
-        with pytest.raises(chronolog.DataError) as e:
-            chronolog.reason(program, engine=engine)
-        errors.append(str(e.value))
-    assert errors[0] == errors[1]
+    errors = _errors_on_both(program)
     assert errors[0].startswith(f"{tmp_path}/r.csv:5002:2: data error: column t: the time point is empty")
     assert "drop or fill those rows of reading" in errors[0]
 

@@ -90,9 +90,9 @@ def _term_key(t):
     ``False`` apart from ``0``)."""
     from fractions import Fraction
 
-    if type(t) in (int, float, Fraction):
+    if isinstance(t, (int, float, Fraction)) and not isinstance(t, bool):  # (a time point between units is a Fraction's subclass)
         return (0, t)
-    return (1, type(t).__name__, repr(t))
+    return (1, "bool" if isinstance(t, bool) else type(t).__name__, repr(t))
 
 
 def _canonical(rows) -> list:

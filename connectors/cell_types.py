@@ -27,12 +27,19 @@ DECIMAL = r"^-?[0-9]{1,17}\.[0-9]{1,17}$"  # an exact decimal (an int when whole
 FIRST_DAY = -719162  # 0001-01-01 in days since 1970-01-01: a date before it is convert's (language/dates.py, by 400-year cycles)
 
 
+def offsets(arr):
+    """Where each cell of a string array starts in its data buffer, and
+    where the last ends (its offsets, no copy)."""
+    import numpy as np
+
+    return np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+
+
 def lengths(arr):
     """The byte length of each cell of a string array (its offsets, no copy)."""
     import numpy as np
 
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
-    return np.diff(offsets)
+    return np.diff(offsets(arr))
 
 
 def matching(dictionary, pattern: str):
@@ -141,12 +148,10 @@ def _maybe_blank(cells) -> bool:
     for chunk in getattr(cells, "chunks", [cells]):
         if not len(chunk):
             continue
-        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset : chunk.offset + len(chunk) + 1]
-        sizes = np.diff(offsets)
-        if not sizes.all():
+        starts = offsets(chunk)
+        if not np.diff(starts).all():
             return True
-        data = chunk.buffers()[2]
-        if np.isin(np.frombuffer(data, dtype=np.uint8)[offsets[:-1]], _BLANK_STARTS).any():
+        if np.isin(np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[starts[:-1]], _BLANK_STARTS).any():
             return True
     return False
 

@@ -263,7 +263,7 @@ def _int_column(arr):
     head = arr.slice(0, 16).to_pylist()  # (a column of decimals or names: rejected before the whole column's checks)
     if not all(h and h.lstrip("-").isdigit() and h.isascii() for h in head):
         return None
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    offsets = cell_types.offsets(arr)
     data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[int(offsets[0]) : int(offsets[-1])]
     if int(np.diff(offsets).max()) > 18 or not bool(np.all(((data - np.uint8(48)) < 10) | (data == 45))):
         return None

@@ -453,6 +453,7 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None, inputs=None)
     import os
 
     from chronolog.language import joined_files
+    from chronolog.language.compressed import open_bytes
     from chronolog.language.fact_columns import BLOCK, _Fallback, read_fact_columns
 
     from chronolog.engine.columns.encoding import Dictionary
@@ -466,10 +467,14 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None, inputs=None)
         for source, text in joined_files.inputs(paths) if inputs is None else inputs:
             memos = out[-1] if out else None
             if text is None:
-                with open(source, "rb") as fh:  # read in blocks: the text is never whole in memory
+                with open_bytes(source, "facts file") as fh:  # read in blocks (decompressed as read): the text is never whole in memory
                     fh.seek(3 if fh.read(3) == joined_files.BOM else 0)  # (a byte order mark: dropped, as the rows' reading does)
                     # one block read whole: no reader threads
-                    src = fh.read() if os.fstat(fh.fileno()).st_size <= BLOCK else fh
+                    try:
+                        whole = os.fstat(fh.fileno()).st_size <= BLOCK
+                    except OSError:
+                        whole = False  # (a compressed file: its size on disk is not its text's)
+                    src = fh.read() if whole else fh
                     fc = read_fact_columns(src, str(source), dialect, calendar, share=False, terms=terms, memos=memos)
             else:
                 fc = read_fact_columns(text, source, dialect, calendar, share=False, terms=terms, memos=memos)

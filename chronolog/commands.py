@@ -208,8 +208,10 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
 def _open_input(path: Path):
     from chronolog.language.errors import DataError
 
+    from chronolog.language.compressed import open_bytes
+
     try:
-        return path.open("rb")
+        return open_bytes(path, "input file")  # (decompressed as it is read: a file.gz)
     except IsADirectoryError:
         raise DataError(f"cannot read the input file {path}: it is a directory", hint="name a file") from None
     except OSError as e:

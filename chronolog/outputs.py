@@ -129,7 +129,9 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
         def write(tmp):
             import csv
 
-            with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            from chronolog.language.compressed import text_for_writing
+
+            with text_for_writing(tmp, path) as fh:  # (compressed as the name says: a file.csv.gz)
                 csv.writer(fh).writerow(list(names) + ["start", "end", "start_closed", "end_closed"])
                 write_arrays(fh, arrays)
 

@@ -74,11 +74,14 @@ def check_mapped_columns(program: ast.Program, pred: str, path: Path, options: d
 
     if str(options.get("useHeaders", "true")).lower() not in ("true", "#t", "1", "yes") or Path(path).is_dir():
         return  # (a directory: the reader says it is one)
-    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
-        try:
+    from chronolog.language.compressed import open_csv_text
+    from chronolog.language.errors import DataError
+
+    try:
+        with open_csv_text(path) as fh:
             header = next(csv.reader(fh, skipinitialspace=True), None)  # (as the reader reads it: connectors/csv_files.py)
-        except csv.Error:
-            return  # (a quote never closed: the reader says where)
+    except (csv.Error, DataError):
+        return  # (a quote never closed, a damaged compressed file: the reader says where)
     if header:
         check_mapped_header(program, pred, [h.strip() for h in header], path)
         _check_implicit_interval(program, pred, [h.strip() for h in header], Path(path))

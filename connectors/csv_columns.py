@@ -36,6 +36,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from chronolog.language import ast
+from chronolog.language.compressed import is_compressed, read_bytes
 from chronolog.language.errors import ChronologError
 from chronolog.language.exact_pairs import over_one_denominator
 from chronolog.language.mapping_types import DATE_TYPES, NUMBER_TYPES, STRING_TYPES
@@ -52,10 +53,12 @@ def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_m
     ``min_rows``: None for files with fewer lines (a run that stays on rows
     would only convert them back)."""
     try:
-        if path.stat().st_size < KERNEL_BYTES:
+        if path.stat().st_size < KERNEL_BYTES and not is_compressed(path):
             return None
-        data = path.read_bytes()
-    except OSError:
+        data = read_bytes(path)  # (decompressed: a file.csv.gz)
+    except (OSError, ChronologError):
+        return None  # the row reader reports it
+    if len(data) < KERNEL_BYTES:
         return None
     if min_rows and data.count(b"\n") < min_rows:
         return None

@@ -283,15 +283,17 @@ def held_cells(data: bytes, source: str, use_headers: bool, width: int, pred: st
     the file's header has fewer, as Spark's reader pads the rows of a
     directory's files to its first file's header).  This reader's errors
     of the file's bytes (not UTF-8: ``pred`` names the binding as it
-    does), its quotes and its ragged rows are raised as it raises them.
+    does; compressed bytes are decompressed first), its quotes and its ragged rows are raised as it raises them.
     Converting such a text as quoted (:func:`convert`) gives the term this
     reader reads.  For the ``spark csv`` inputs whose cells Spark's reader
     reads otherwise (connectors/spark.py)."""
     import io
 
+    from chronolog.language.compressed import decompressed
     from chronolog.language.source_text import decode
 
-    with io.StringIO(decode(data, source, f"CSV file (bound to {pred})" if pred else "CSV file", csv=True), newline="") as fh:
+    what = f"CSV file (bound to {pred})" if pred else "CSV file"
+    with io.StringIO(decode(decompressed(data, source, what), source, what, csv=True), newline="") as fh:  # (Spark's binaryFile: a file.csv.gz's own bytes)
         lines = fh.readlines()
     reader = csv.reader(lines, skipinitialspace=True)
     out, done, header = [], 0, None
@@ -652,8 +654,10 @@ def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=
     each distinct value of each column."""
     from chronolog.connectors.files import atomic_write
 
+    from chronolog.language.compressed import text_for_writing
+
     def write(tmp):
-        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+        with text_for_writing(tmp, path) as fh:  # (compressed as the name says: a file.csv.gz)
             w = csv.writer(fh)
             w.writerow(list(names) + ["start", "end", "start_closed", "end_closed"])
             for row in _csv_rows(facts, calendar.format_point if calendar is not None else format_number, read_back):

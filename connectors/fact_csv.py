@@ -36,10 +36,11 @@ _NULL = re.compile(r"_:[A-Za-z0-9_]+\Z")  # (the grammar's NULL, as csv_files re
 
 
 def is_fact_csv(path) -> bool:
-    """Whether a fact file is read as such a CSV file (its name ends in ``.csv``)."""
-    import os
+    """Whether a fact file is read as such a CSV file (its name ends in
+    ``.csv``, or ``.csv.gz`` and the like: compressed)."""
+    from chronolog.language.compressed import inner_name
 
-    return os.fspath(path).lower().endswith(".csv")
+    return inner_name(path).lower().endswith(".csv")
 
 
 class Cells:

@@ -42,6 +42,7 @@ import os
 from fractions import Fraction
 
 from chronolog.language import ast
+from chronolog.language.compressed import is_compressed, read_bytes
 from chronolog.language.errors import ChronologError
 from chronolog.language.source_text import KERNEL_BYTES
 
@@ -76,7 +77,7 @@ def read_columns(path, calendar=None, terms=None, min_bytes: int = KERNEL_BYTES)
     run's term Dictionary (the term columns coded as read), or None
     (values, for rows)."""
     try:
-        if os.stat(path).st_size < min_bytes:
+        if os.stat(path).st_size < min_bytes and not is_compressed(path):
             return None
     except OSError:
         return None
@@ -108,8 +109,7 @@ def _row_error(path, calendar, bad: _BadRow) -> None:
     from .fact_csv import _read as read_rows
 
     source = str(path)
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = read_bytes(path)  # (decompressed: a file.csv.gz)
     off = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     end = data.find(b"\n", off)
     start = end + 1 if bad.line == 2 else int(np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))[bad.line - 2]) + 1
@@ -131,8 +131,7 @@ def _read(path, calendar, terms):
     from .fact_csv import _columns, _predicate, _Terms
 
     source = str(path)
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data = read_bytes(path)  # (decompressed: a file.csv.gz)
     if data.startswith((b"PAR1", b"ARROW1")) or b"\x00" in data:
         raise _Refused  # (a table file named .csv; a NUL byte)
     if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):

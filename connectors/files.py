@@ -2,7 +2,8 @@
 
 The format follows the file name (``.parquet``/``.pq``, ``.arrow``/
 ``.ipc``/``.feather``, ``.csv``, ``.facts``/``.txt`` for fact text) unless
-given.  Parquet and IPC files hold one predicate in the layout of
+given; a CSV or fact file may be compressed (``.csv.gz``:
+language/compressed.py).  Parquet and IPC files hold one predicate in the layout of
 :mod:`chronolog.engine.arrow`, read and written by pyarrow without
 per-row Python work; values keep their exact types (int64, decimal128,
 strings, timestamps).  Writes are atomic — a temporary file in the target
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from chronolog.language.compressed import inner_name, kind_of_name, open_csv_text
 from chronolog.language.errors import DataError
 from .paths import exists
 
@@ -35,7 +37,10 @@ def format_of(path, fmt=None) -> str:
         if fmt.lower() not in _ALIASES:
             raise DataError(f"unknown file format {fmt!r}", hint="use parquet, arrow (IPC), csv or facts")
         return _ALIASES[fmt.lower()]
-    kind = FORMATS.get(Path(path).suffix.lower())
+    kind = FORMATS.get(Path(inner_name(path)).suffix.lower())
+    if kind in ("parquet", "ipc") and kind_of_name(path):
+        raise DataError(f"{path}: a {'Parquet' if kind == 'parquet' else 'Arrow'} file is not compressed as a whole",
+                        hint=f"drop the {Path(path).suffix} (its columns are compressed inside it)")
     if kind is None:
         raise DataError(
             f"cannot tell the format of {path} from its name",
@@ -120,8 +125,11 @@ def _of_many_predicates(path) -> bool:
     column is ``pred`` and it has ``start`` and ``end`` (connectors/fact_csv.py)."""
     import csv
 
-    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
-        header = next((row for row in csv.reader(fh) if any(c.strip() for c in row)), [])
+    try:
+        with open_csv_text(path) as fh:
+            header = next((row for row in csv.reader(fh) if any(c.strip() for c in row)), [])
+    except DataError:
+        return False  # (a damaged compressed file: the reader says so)
     names = [h.strip() for h in header]
     return names[:1] == ["pred"] and "start" in names and "end" in names
 
@@ -203,8 +211,10 @@ def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool =
     if kind == "facts":
         from chronolog.language.dates import format_fact
 
+        from chronolog.language.compressed import text_for_writing
+
         def write(tmp):
-            with open(tmp, "w", encoding="utf-8") as fh:
+            with text_for_writing(tmp, path) as fh:  # (compressed as the name says: a file.facts.gz)
                 for terms, iv in facts:
                     fh.write(format_fact(pred, terms, iv, calendar))
                     fh.write("\n")

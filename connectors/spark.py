@@ -142,6 +142,7 @@ def read_binding(spark, b: dict):
         # a line break in a quoted cell is part of it, as chronolog writes a string with one (without
         # this, Spark ends the row there: its rest was other rows, or an unbounded interval's row)
         opts.setdefault("multiLine", "true")
+        _refuse_compressed_apart(b)
     if fmt == "chronolog":
         opts.setdefault("predicate", b["pred"])
     reader = spark.read.format(fmt).options(**opts)
@@ -259,6 +260,29 @@ def held_by_csv_reader(spark, b: dict, df, prog=None):
                                                  names=names)
 
     return spark.read.format("binaryFile").load(location).select("path", "content").mapInArrow(parse, schema)
+
+
+# the suffix by which Spark's readers (Hadoop's codecs) decompress a file of each kind
+_SPARK_SUFFIXES = {"gzip": ".gz", "bzip2": ".bz2", "zstd": ".zst"}
+
+
+def _refuse_compressed_apart(b: dict) -> None:
+    """Refuse a local file of a ``spark csv`` input that is compressed where
+    Spark would read its compressed bytes as text (its columns then garbage):
+    xz, which Spark does not decompress, or a compressed file whose name
+    lacks the suffix by which Spark tells it (``day.csv`` holding gzip)."""
+    from chronolog.language.compressed import HEAD, kind_of
+
+    for f in _local_files(b):
+        with open(f, "rb") as fh:
+            kind = kind_of(fh.read(HEAD))
+        if kind is None or (kind in _SPARK_SUFFIXES and f.name.endswith(_SPARK_SUFFIXES[kind])):
+            continue
+        if kind not in _SPARK_SUFFIXES:
+            raise DataError(f"{f} is {kind}-compressed, which Spark's CSV reader does not decompress", ast.Pos(str(f)),
+                            hint=f'bind it as "csv" (read on the driver), or compress it with gzip or zstd: xz -dc {f.name} | gzip > {f.stem}.gz')
+        raise DataError(f"{f} is {kind}-compressed, but Spark tells a compressed file by its name", ast.Pos(str(f)),
+                        hint=f"name it {f.name}{_SPARK_SUFFIXES[kind]}")
 
 
 def _local_files(b: dict, among=None) -> list:

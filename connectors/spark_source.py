@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from chronolog.language.compressed import open_text
+
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition, WriterCommitMessage
 
 from chronolog.engine.term_types import KIND_KEY  # (a term text column's mark: it reads back as the terms it spells)
@@ -104,7 +106,7 @@ def _facts(files, pred):
     """``(pred, rows)`` of ``files``: ``pred`` may be None when they hold one predicate."""
     all_rows = {}
     for f in files:
-        with open(f, encoding="utf-8") as fh:
+        with open_text(f, "facts file") as fh:
             for p, rows in _fact_rows(fh, f, pred).items():
                 all_rows.setdefault(p, []).extend(rows)
     return _chosen(all_rows, pred)
@@ -335,7 +337,7 @@ def _sample(files, pred, limit):
 
     found = {}
     for f in files:
-        with open(f, encoding="utf-8") as fh:
+        with open_text(f, "facts file") as fh:
             line = 1
             while not enough() and (chunk := list(islice(fh, 4096))):
                 for p, rows in _fact_rows(chunk, f, pred, first_line=line).items():
@@ -438,7 +440,7 @@ def _check_arity(rows, names, path, pred):
 
     if all(len(terms) == len(names) for terms, _ in rows):
         return
-    with open(path, encoding="utf-8") as fh:
+    with open_text(path, "facts file") as fh:
         for n, line in enumerate(fh, 1):
             for p, found in read_fact_rows([line], path).items():
                 if pred in (None, p) and any(len(terms) != len(names) for terms, _ in found):
@@ -492,7 +494,7 @@ def _refuse(path, pred, i, field, sampled, time, fit=None):
 
     from . import distributed as dist
 
-    with open(path, encoding="utf-8") as fh:
+    with open_text(path, "facts file") as fh:
         for n, line in enumerate(fh, 1):
             for p, rows in read_fact_rows([line], path).items():
                 if pred not in (None, p):

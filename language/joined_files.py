@@ -19,6 +19,7 @@ import bisect
 from pathlib import Path
 
 from . import fact_columns
+from .compressed import read_bytes
 from .source_text import BOM as _BOM_TEXT
 
 BOM = _BOM_TEXT.encode("utf-8")  # a byte order mark, as the file's bytes start with it
@@ -77,7 +78,9 @@ def _small(path: Path, block: int):
     ending with a newline unless empty), or None when it is read alone."""
     if path.stat().st_size > block:
         return None
-    data = path.read_bytes()
+    data = read_bytes(path, "facts file")  # (decompressed: a file.facts.gz)
+    if len(data) > block:
+        return None
     if data.startswith(BOM):
         data = data[len(BOM) :]
     if b"_:" in data:

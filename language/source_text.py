@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 from .ast import Pos
+from .compressed import read_bytes
 from .errors import DataError, ProgramError
 
 BOM = "\ufeff"
@@ -90,8 +91,7 @@ def read_text(path, what: str = "file", csv: bool = False) -> str:
     path = os.fspath(path)
     cls = ProgramError if what == "program" else DataError
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_bytes(path, what)  # (decompressed: a file.csv.gz)
     except IsADirectoryError:
         raise cls(f"cannot read the {what} {path}: it is a directory", hint="name a file") from None
     except FileNotFoundError:

@@ -22,13 +22,14 @@ def cs():
     return spark
 
 
-def _programs(tmp_path, text: str, rules: str):
-    """The CSV ``text`` as ``r/r.csv``, and the program ``rules`` over it
-    bound through Spark (``p.vada``) and embedded (``e.vada``)."""
+def _programs(tmp_path, text: str, rules: str, name: str = "r.csv", packed=bytes):
+    """The CSV ``text`` as ``r/NAME`` (its UTF-8 bytes given to ``packed``:
+    compressed), and the program ``rules`` over it bound through Spark
+    (``p.vada``) and embedded (``e.vada``)."""
     (tmp_path / "r").mkdir(exist_ok=True)
-    (tmp_path / "r" / "r.csv").write_text(text)
-    (tmp_path / "p.vada").write_text('@bind("r", "spark csv", "r", "r.csv").\n' + rules)
-    (tmp_path / "e.vada").write_text('@bind("r", "csv", "r", "r.csv").\n' + rules)
+    (tmp_path / "r" / name).write_bytes(packed(text.encode("utf-8")))
+    (tmp_path / "p.vada").write_text(f'@bind("r", "spark csv", "r", "{name}").\n' + rules)
+    (tmp_path / "e.vada").write_text(f'@bind("r", "csv", "r", "{name}").\n' + rules)
     return tmp_path / "p.vada", tmp_path / "e.vada"
 
 
@@ -55,10 +56,10 @@ def _terms(fact):
     return tuple(map(term, terms)), iv
 
 
-def _same_as_embedded(spark, tmp_path, text, rules, outputs):
+def _same_as_embedded(spark, tmp_path, text, rules, outputs, **file):
     from chronolog.language.programs import read_program
 
-    p, e = _programs(tmp_path, text, rules)
+    p, e = _programs(tmp_path, text, rules, **file)
     calendar = read_program(e).calendar
     model = chronolog.reason(e)
     stats = {}
@@ -103,6 +104,36 @@ def test_empty_time_cells_are_unbounded_ends(spark, tmp_path, dated):
     model = _same_as_embedded(spark, tmp_path, text, head + REACH, ["reach"])
     shown = model.to_text()
     assert "+inf)" in shown and "(-inf," in shown
+
+
+@pytest.mark.parametrize("kind", ["gz", "zst"])
+def test_a_compressed_file_as_the_embedded_reader_reads_it(spark, tmp_path, kind):
+    """``r.csv.gz`` (Spark's reader decompresses it by its name): the
+    embedded model of the same file, also where cells the two readers
+    trim apart (``a\u00a0``) send the file to the embedded reader's
+    parse of its bytes in a task, which decompresses them (they were
+    refused as "not UTF-8 text")."""
+    from test_compressed_files import compress
+
+    blank = " \u00a0"  # (a no-break space: Spark keeps it, the embedded reader trims it)
+    text = "x,y,start,end\n" + "".join(f"n{i % 7},n{(i * 3) % 7}{blank if i % 5 == 0 else ''},{i},{i + 4}\n" for i in range(40))
+    model = _same_as_embedded(spark, tmp_path, text, REACH, ["reach"], name=f"r.csv.{kind}", packed=lambda b: compress(b, kind))
+    assert model.to_text() == chronolog.reason(_programs(tmp_path, text, REACH)[1]).to_text()
+
+
+@pytest.mark.parametrize("name, kind, says, hint", [
+    ("r.csv.xz", "xz", "xz-compressed, which Spark's CSV reader does not decompress", 'bind it as "csv"'),
+    ("r.csv", "gz", "gzip-compressed, but Spark tells a compressed file by its name", "name it r.csv.gz")])
+def test_a_compressed_file_spark_would_read_as_text_is_refused(spark, tmp_path, name, kind, says, hint):
+    """Spark reads an xz file, or a gzip file not named ``.gz``, as text:
+    its columns would be the compressed bytes ("no 'start' column")."""
+    from test_compressed_files import compress
+
+    p, e = _programs(tmp_path, "x,y,start,end\na,b,0,1\n", REACH, name=name, packed=lambda b: compress(b, kind))
+    assert chronolog.reason(e).to_text() == "reach(a,b)@[0,1]"  # (the embedded reader reads it by its bytes)
+    with pytest.raises(chronolog.DataError, match=says) as got:
+        _run(spark, p, {})
+    assert str(got.value.pos).endswith(name) and hint in got.value.hint
 
 
 def test_an_empty_time_point_is_refused(spark, tmp_path):

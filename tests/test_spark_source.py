@@ -96,6 +96,26 @@ def test_mixed_columns_keep_their_canonical_text_in_every_file(spark, tmp_path):
     assert got == ['"b c"', "1", "a"]
 
 
+def test_compressed_fact_files_are_read_as_their_text(spark, tmp_path):
+    """A directory of fact files gzipped once old (``day-1.facts.gz``) beside
+    a plain one: the facts of the plain files, a bad line named in its
+    decompressed text.  They were read as text ("invalid start byte")."""
+    import gzip
+
+    plain, packed = tmp_path / "plain", tmp_path / "packed"
+    plain.mkdir()
+    packed.mkdir()
+    for day in range(3):
+        text = "".join(f"p(s{i},{i}.5)@[{day * 100 + i},{day * 100 + i + 1})\n" for i in range(60))
+        (plain / f"day-{day}.facts").write_text(text)
+        (packed / (f"day-{day}.facts" if day == 2 else f"day-{day}.facts.gz")).write_bytes(text.encode() if day == 2 else gzip.compress(text.encode()))
+    want = _rows(_read(spark, plain, samplingFacts=20))
+    assert len(want) == 180 and _rows(_read(spark, packed, samplingFacts=20)) == want
+    (packed / "day-1.facts.gz").write_bytes(gzip.compress(b"p(s1,1.5)@[0,1)\np(s2, 2.5)@[0,\n"))
+    with pytest.raises(Exception, match=r"day-1\.facts\.gz:2:"):
+        _read(spark, packed, samplingFacts=20).collect()
+
+
 def test_the_schema_sample_names_the_file_line_of_a_bad_fact_past_its_first_chunk(tmp_path):
     """The driver samples a file in chunks of lines: an error is reported at
     the file's line, not the chunk's."""

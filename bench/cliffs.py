@@ -9,7 +9,7 @@ The data: ``--rows`` facts ``p(name, val)@[s, e]`` in a bound CSV file
 (names ``n0 .. n4999``, values 0 .. 1000, as issue 37's measurement), and
 variants of it for the cases that change the data (floats beside integers,
 binary floats, a float beside an integer count, times off the integer grid, labelled nulls, dates, quoted cells,
-ends valid until further notice in Parquet and CSV), and fact
+ends valid until further notice in Parquet and CSV, gzipped), and fact
 files of the same draws in the forms users write (open and infinite ends,
 negative and 64-bit-overflowing integers, decimal times, 12 arguments,
 80-character strings, 200 files, 2,000 and 10,000 predicates with a rule each, a
@@ -52,6 +52,18 @@ def _write(path: Path, lines) -> Path:
             f.writelines(lines)
         os.replace(tmp, path)
     return path
+
+
+def gzipped(path: Path) -> Path:
+    """``path`` gzipped beside it (``NAME.gz``), as pandas' ``to_csv`` writes ``.csv.gz``."""
+    import gzip
+
+    out = path.with_name(path.name + ".gz")
+    if not out.exists():
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_bytes(gzip.compress(path.read_bytes(), 6))
+        os.replace(tmp, out)
+    return out
 
 
 def csv_rows(n: int, value=str, time=str, seed: int = 1, name="n{}".format, header="name,val,s,e\n"):
@@ -293,6 +305,11 @@ def cases(n: int) -> dict:
                                                        for i, line in enumerate(csv_rows(n))))
     out["empty_ends_csv"] = ("a CSV file whose every tenth end is empty (pandas' to_csv of a missing valid_to) against ends on every row",
                              (BIND.format(file=empty_csv.name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
+    out["gzip_csv"] = ("the CSV file gzipped (pandas' to_csv to .csv.gz) against the plain file",
+                       (BIND.format(file=gzipped(DATA / ints).name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
+    out["gzip_facts"] = ("the fact file gzipped against the plain file", (ARITH, ["--facts", str(gzipped(names))]), (ARITH, ["--facts", str(names)]))
+    out["bound_facts"] = ('the fact file bound (@bind("p", "facts", ...)) against given with --facts',
+                          (f'@bind("p","facts","","{names.name}").\n' + ARITH, []), (ARITH, ["--facts", str(names)]))
     out["quoted_csv"] = ("a CSV file with its strings and header quoted against the same unquoted",
                          (BIND.format(file=data(n, "quoted").name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["csv_decimals"] = ("a CSV file of values of two decimals, 100,000 distinct, against values 0..1000",

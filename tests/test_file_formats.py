@@ -133,3 +133,43 @@ def test_a_column_mapped_float_is_written_as_float64(tmp_path, engine, kind, ext
     assert table.schema.field("v").type == pa.float64() and table.schema.field("n").type == pa.int64()
     assert sorted(table.select(["name", "v", "n"]).to_pylist(), key=str) == [
         {"name": "a", "v": 1.0, "n": 1}, {"name": "b", "v": 2.5, "n": 2}]
+
+
+@pytest.mark.parametrize("dated", [False, True])
+def test_a_large_bound_fact_file_reads_as_the_row_reader_reads_it(tmp_path, dated):
+    """``@bind("r", "facts", ...)`` of a file of 64 KB or more is read by the
+    kernel fact reader (as ``--facts`` reads one; it took the line reader
+    and a Fact per row, 4.4 s for 1M lines against 0.9 s): the facts of
+    ``r`` alone (others in the file left, as the rows leave them), its
+    facts that repeat forever kept, a byte order mark dropped, quoted and
+    labelled-null terms; the rows' model on both executors, gzipped too."""
+    import gzip
+    import random
+
+    rng = random.Random(5)
+    day = (lambda t: f"2024-01-01T{t // 60 % 24:02d}:{t % 60:02d}") if dated else str
+    lines = []
+    for i in range(6_000):
+        t = rng.randrange(0, 1_000)
+        kind = rng.random()
+        if kind < 0.05:
+            lines.append(f"other(s{i % 9},{i})@[{day(t)},{day(t + 3)}]")
+        elif kind < 0.07:
+            lines.append(f'r("a b{i % 3}",{i % 100})@[{day(t)},{day(t + 2)})')
+        elif kind < 0.08:
+            lines.append(f"r(_:n{i % 4},{i % 100})@[{day(t)},{day(t + 1)}]")
+        else:
+            lines.append(f"r(s{i % 50},{rng.randrange(100)})@[{day(t)},{day(t + rng.randrange(1, 5))}]")
+    lines.append("r(s1,99)@2024-01-01T00:00 every PT30M" if dated else "r(s1,99)@0 every 30")
+    text = "\ufeff" + "\n".join(lines) + "\n"
+    (tmp_path / "r.facts").write_text(text)
+    (tmp_path / "r.facts.gz").write_bytes(gzip.compress(text.encode()))
+    assert (tmp_path / "r.facts").stat().st_size >= 1 << 16
+    head = '@timeGranularity("minutes").\n' if dated else ""
+    rules = 'hot(S) :- r(S, V), V > 90.\nlong(S) :- [-][0,3] hot(S).\nall(S, V) :- r(S, V).\n@output("hot"). @output("long"). @output("all").\n'
+    want = chronolog.reason(head + f'@bind("r", "facts", "{tmp_path}", "r.facts").\n' + rules, engine="rows")
+    assert "every " in want.to_text() and '"a b1"' in want.to_text() and "other" not in want.to_text()
+    for name in ("r.facts", "r.facts.gz"):
+        for engine in ("auto", "columns"):
+            got = chronolog.reason(head + f'@bind("r", "facts", "{tmp_path}", "{name}").\n' + rules, engine=engine)
+            assert got.to_text() == want.to_text(), (name, engine)

@@ -670,7 +670,8 @@ def _retract_read(out, rows):
 
 @bench(name="table_updates", args="bench/table_updates.py --rows 1000000 --repeat 3",
        peer="reason() from scratch on the same table (same process)",
-       what="Reasoner.add and retract of 3 readings to a model over 1M readings given as a pandas table (int, float, distinct float values)")
+       what="Reasoner.add and retract of 3 readings to a model over 1M readings given as a pandas table (int, float, distinct float values; "
+            "count: a count per sensor)")
 def _table_updates(out, rows):
     rs = [m.groups() for m in _lines(out, r"^\| (\w+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| "
                                           r"([\d.]+)x \| (.+?) \| (yes|NO) \|")]

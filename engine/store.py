@@ -12,6 +12,7 @@ keeps inserts logarithmic for the atoms that do have long histories.
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_left
 
 from chronolog.language.timeline import start_key
@@ -63,6 +64,17 @@ def merge_into(intervals: list, iv) -> tuple | None:
         return None
     intervals[first:last] = [merged]
     return merged, removed
+
+
+_FIRST_VERSIONS = itertools.count(1)
+
+
+def fresh_versions() -> int:
+    """The first version of a relation made in place of another: apart from
+    any made before (a row pipeline node caches what it read by the version
+    of the relation it read, so two relations of one predicate must never
+    share one)."""
+    return next(_FIRST_VERSIONS) << 40
 
 
 class Relation:
@@ -211,6 +223,12 @@ class Store:
 
     def get(self, pred: str) -> Relation | None:
         return self.relations.get(pred)
+
+    def replace(self, pred: str, rel: Relation) -> Relation:
+        """Hold ``rel`` as ``pred``'s relation; returns the one held before."""
+        old = self.relation(pred)
+        self.relations[pred] = rel
+        return old
 
     def predicates(self) -> list:
         return list(self.relations)

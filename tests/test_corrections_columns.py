@@ -703,7 +703,7 @@ def test_holes_whose_atoms_came_in_another_order_than_the_relations():
     assert r.model.facts("p0") == expected.facts("p0")
 
 
-@pytest.mark.parametrize("by_atoms", [True, False])
+@pytest.mark.parametrize("path", ["rows", "atoms", "frames"])
 @pytest.mark.parametrize("rules, keyed", [
     ("c(S, N) :- r(S, V), N = count(V).\nhigh(S) :- c(S, N), N > 2.\n", True),  # a count per key, read above
     ("m(S, X) :- r(S, V), X = max(V).\nt(S, T) :- r(S, V), T = sum(V).\n", True),  # two aggregates of one stratum
@@ -711,18 +711,20 @@ def test_holes_whose_atoms_came_in_another_order_than_the_relations():
     ("c(N) :- r(S, V), N = count(V).\n", False),  # no key: one count of every key
     ("c(V, N) :- r(S, V), N = count(S).\n", False),  # keyed by a column of floats
 ])
-def test_an_aggregate_or_negation_recomputes_only_the_key_groups_an_update_touched(monkeypatch, rules, keyed, by_atoms):
+def test_an_aggregate_or_negation_recomputes_only_the_key_groups_an_update_touched(monkeypatch, rules, keyed, path):
     """A stratum recomputed on an update (an aggregate of what changed, a
     negation of it) whose rules keep one key (planner/partition.py) runs
     over the rows of the key values the update touched alone (adding 500
-    readings to 1M recomputed every sensor's count: 1.1 s, now 0.2 s):
-    the model of reasoning from scratch after each update, new keys, keys
-    emptied and strata above included; the whole stratum otherwise."""
+    readings to 1M recomputed every sensor's count: 1.1 s, now 0.2 s; on
+    rows, adding 2 facts to 40,000: 0.56 s, now 0.004 s): the model of
+    reasoning from scratch after each update, new keys, keys emptied and
+    strata above included, on rows and on both paths of the columns; the
+    whole stratum otherwise."""
     from collections import Counter
 
     import chronolog.engine.columns.evaluator as evaluator
 
-    monkeypatch.setattr(evaluator, "POINT_ATOMS", 10**9 if by_atoms else -1)
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", 10**9 if path == "atoms" else -1)
     rng = random.Random(len(rules))
     floats = "count(S)" in rules  # (keyed by the values: a few floats, each of many keys)
     value = (lambda: rng.choice([0.5, 1.25, 2.0])) if floats else (lambda: rng.randrange(1000))
@@ -730,7 +732,7 @@ def test_an_aggregate_or_negation_recomputes_only_the_key_groups_an_update_touch
     facts = [f"r(s{rng.randrange(keys)},{value()})@[{t},{t + rng.randrange(1, 4)}]" for t in (rng.randrange(40) for _ in range(3000))]
     facts += [f"quiet(s{k})@[0,20]" for k in range(0, 70, 3)]
     program = rules + "".join(f'@output("{p}").\n' for p in ("c", "high", "m", "t", "q") if f"\n{p}(" in "\n" + rules)
-    r = chronolog.Reasoner(program, "\n".join(facts), engine="columns")
+    r = chronolog.Reasoner(program, "\n".join(facts), engine="rows" if path == "rows" else "columns")
     now, recomputed = list(facts), []
     for step in range(4):
         added = [f"r(s{rng.randrange(55, 70)},{value()})@[{t},{t + 2}]" for t in (rng.randrange(40) for _ in range(5))]
@@ -738,7 +740,7 @@ def test_an_aggregate_or_negation_recomputes_only_the_key_groups_an_update_touch
         gone = rng.sample([f for f in now if f.startswith(("r(s3,", "r(s4")) and atoms[f.split("@")[0]] == 1], 6)
         m = r.add("\n".join(added))
         now += added
-        assert m.stats["maintained_on"] == "columns"
+        assert m.stats["maintained_on"] == ("rows" if path == "rows" else "columns")
         assert m.to_text() == scratch(program, "\n".join(now)), step
         recomputed += [e for e in m.stats["maintenance"] if e["maintained"] is False]
         m = r.retract("\n".join(gone))

@@ -47,7 +47,6 @@ class HybridEvaluator(Evaluator):
         self.executors: dict = {}  # stratum index -> "rows" | "columns" (what ran)
         self.rows_since = None  # why updates run on rows (set by the first that does)
         self.given_frames: dict = {}  # derived pred -> frame of its given facts (maintenance.py)
-        self.strata_keys: dict = {}  # stratum index -> (stratum, its key per predicate or None): maintenance.py
         self.run_cpu = 0.0  # CPU seconds of run()
         self.maintain_cpu = 0.0  # CPU seconds of the updates on columns so far
         self.rent = 0.0  # of them, those beyond what the rows would have cost (maintenance.refusal)

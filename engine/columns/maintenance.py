@@ -45,7 +45,7 @@ from chronolog.planner.ir import PlanRule, Scan
 
 from .. import seminaive
 from ..seminaive import DELTA
-from ..rows.maintenance import why_recompute
+from ..rows.maintenance import KEYED_SHARE, stratum_key, why_recompute
 from .coalesce import coalesce, merge_new
 from .difference import subtract
 from ..interval_codes import NEG, POS
@@ -392,7 +392,7 @@ class ColumnMaintenance:
 
         from .value_columns import column_codes
 
-        key = self._stratum_key(stratum)
+        key = stratum_key(self.ev, stratum)
         if key is None:
             return None
         own = sorted(stratum.preds)
@@ -407,7 +407,7 @@ class ColumnMaintenance:
         if any(df.height and is_values(df[self.names(p)[key[p]]]) for p, df in every):
             return None  # (a key column of floats or exact pairs: equal values, other codes)
         within = {id(df): df[self.names(p)[key[p]]].is_in(pl.Series(touched, dtype=pl.Int64)) for p, df in every}
-        if 2 * sum(int(m.sum()) for m in within.values()) > sum(df.height for _, df in every):
+        if sum(int(m.sum()) for m in within.values()) > KEYED_SHARE * sum(df.height for _, df in every):
             return None  # (most rows touched: the whole stratum costs less than the filtering)
         saved = {p: self.ev._tables.get(p) for p in lower}
         try:
@@ -425,22 +425,6 @@ class ColumnMaintenance:
             self.ev._tables[p] = self.concat(p, [old[p].filter(~mask), fresh])
             self._record(p, old[p].filter(mask), fresh)
         return len(touched)
-
-    def _stratum_key(self, stratum):
-        """``{pred: key position}`` of the stratum's rules (their own key,
-        whatever the program's), or None when it has none; found once a session."""
-        from types import SimpleNamespace
-
-        from chronolog.planner.partition import NotPartitionable, analyse
-
-        got = self.ev.strata_keys.get(stratum.index)
-        if got is None or got[0] is not stratum:
-            try:
-                keys = analyse(SimpleNamespace(rules=list(stratum.rules), constraints=[])).keys
-            except NotPartitionable:
-                keys = None
-            got = self.ev.strata_keys[stratum.index] = (stratum, keys)
-        return got[1]
 
     # ------------------------------------------------------------ DRed
     def _dred(self, stratum, gone_in, new_in, seeds, added) -> None:

@@ -4,14 +4,7 @@ writes its answer from the columns never builds a Python object per fact."""
 
 from __future__ import annotations
 
-import itertools
-
-from ..store import Relation, Store
-
-# each relation made here starts its versions apart from any made before: a
-# row pipeline node caches what it read by the version of the relation it
-# read, and a predicate's relation is made again after an update on frames
-_FIRST_VERSIONS = itertools.count(1)
+from ..store import Relation, Store, fresh_versions
 
 
 class LazyStore(Store):
@@ -94,7 +87,7 @@ class LazyStore(Store):
             rel = Relation(pred)
             rel.atoms = build()
         if rel is not None:
-            rel.version = next(_FIRST_VERSIONS) << 40
+            rel.version = fresh_versions()  # (a predicate's relation is made again after an update on frames)
             self._relations[pred] = rel
 
     @property
@@ -119,6 +112,11 @@ class LazyStore(Store):
         if pred in self._pending:
             self._materialise(pred)
         return self._relations.get(pred)
+
+    def replace(self, pred: str, rel: Relation) -> Relation:
+        old = self.relation(pred)
+        self._relations[pred] = rel  # (not ``relations``: reading it builds every pending relation)
+        return old
 
     def pending(self, pred: str) -> bool:
         return pred in self._pending

@@ -60,6 +60,7 @@ class Evaluator:
         self.rederive_drivers: dict = {}  # and the scans that drive them, and their join orders
         self.strata_facts: dict = {}  # what the maintenance asks of each stratum, found once (maintenance.py)
         self.strata_readers = None  # and which strata read each predicate (maintenance.py)
+        self.strata_keys: dict = {}  # stratum index -> (stratum, its key per predicate or None): maintenance.stratum_key
         self.progress = None  # a callback taking a chronolog.progress.Progress, or None
         # a window chronolog chose itself (not the user's horizon) is bounded
         # by max_rounds too: it may be wider than any step could cross

@@ -208,6 +208,30 @@ def why_recompute(planned, changed: set):
     return None
 
 
+def stratum_key(evaluator, stratum):
+    """``{pred: key position}`` of the stratum's rules alone (planner/partition.py:
+    each rule reads and derives atoms of one key value), or None when they
+    keep no key; found once a session.  A stratum recomputed on an update
+    then recomputes only the key values the update touched."""
+    got = evaluator.strata_keys.get(stratum.index)
+    if got is None or got[0] is not stratum:
+        from types import SimpleNamespace
+
+        from chronolog.planner.partition import NotPartitionable, analyse
+
+        try:
+            keys = analyse(SimpleNamespace(rules=list(stratum.rules), constraints=[])).keys
+        except NotPartitionable:
+            keys = None
+        got = evaluator.strata_keys[stratum.index] = (stratum, keys)
+    return got[1]
+
+
+# a keyed recomputation reads at most this share of the rows (atoms) the
+# stratum reads: past it, the whole stratum costs less than the filtering
+KEYED_SHARE = 0.5
+
+
 class Maintenance:
     """One update of ``evaluator``'s model (the row :class:`Evaluator`)."""
 
@@ -338,8 +362,11 @@ class Maintenance:
         index = stratum.index
         why = None if facts["monotone"] else why_recompute(facts["planned"], set(gone_in) | set(new_in))
         if why is not None:
-            self._recompute(stratum)
-            self.report.append({"stratum": index, "maintained": False, "why": why})
+            groups = self._recompute_keyed(stratum, gone_in, new_in, seeds, own_added)
+            if groups is None:
+                self._recompute(stratum)
+            self.report.append({"stratum": index, "maintained": False, "why": why,
+                                **({"key_groups": groups} if groups is not None else {})})
         else:
             self._dred(stratum, gone_in, new_in, seeds, own_added)
             self.report.append({"stratum": index, "maintained": True})
@@ -372,6 +399,51 @@ class Maintenance:
             rel.bulk_add(ev.base.get(p, ()))
         for p, ch in ev.run_stratum(stratum).items():
             _union(self.new, p, ch)  # (atoms new in all: inserts lose no points)
+
+    def _recompute_keyed(self, stratum, gone_in, new_in, seeds, own_added):
+        """:meth:`_recompute` of only the key values the update touched, where
+        the stratum keeps a key (:func:`stratum_key`) and does not recurse:
+        its rules run over those values' atoms of the predicates below (the
+        store holding them alone meanwhile), its own atoms of those values
+        derived again.  Returns how many key values, or None (no key, or
+        they hold most atoms)."""
+        from ..store import Relation, fresh_versions
+
+        key = stratum_key(self.ev, stratum)
+        if key is None or stratum.recursive:
+            return None
+        touched = set()
+        for part in (gone_in, new_in, seeds):
+            for p, atoms in part.items():
+                touched.update(terms[key[p]] for terms in atoms)
+        for p, rows in own_added.items():
+            touched.update(terms[key[p]] for terms, _ in rows)
+        store, ev = self.store, self.ev
+        narrowed, read, kept = {}, 0, 0
+        for p in sorted(set(stratum.reads) - set(stratum.preds)):
+            rel, k = store.relation(p), key[p]
+            sub = narrowed[p] = Relation(p)
+            sub.atoms = {t: ivs for t, ivs in rel.atoms.items() if t[k] in touched}
+            sub.version = fresh_versions()  # (the rows' nodes cache what they read by the relation's version)
+            read, kept = read + len(rel.atoms), kept + len(sub.atoms)
+        if kept > KEYED_SHARE * read:
+            return None
+        for p in stratum.preds:
+            rel, k = store.relation(p), key[p]
+            for terms in [t for t in rel.atoms if t[k] in touched]:
+                self.change.touch(rel, terms)
+                del rel.atoms[terms]
+            rel.clear_indexes()
+            rel.bulk_add(row for row in ev.base.get(p, ()) if row[0][k] in touched)
+        held = {p: store.replace(p, sub) for p, sub in narrowed.items()}
+        try:
+            changes = ev.run_stratum(stratum)
+        finally:
+            for p, rel in held.items():
+                store.replace(p, rel)
+        for p, ch in changes.items():
+            _union(self.new, p, ch)
+        return len(touched)
 
     # ------------------------------------------------------------ DRed
     def _dred(self, stratum, gone_in, new_in, seeds, own_added) -> None:

@@ -450,11 +450,8 @@ def _read_columns(paths, dialect: str, calendar=None, terms=None, inputs=None):
 def _kernel_columns(paths, dialect: str, calendar=None, terms=None, inputs=None):
     """``inputs``: ``(source, text or file)`` pairs read instead of the
     files ``paths`` (fact text given as a str: :func:`_text_columns`)."""
-    import os
-
     from chronolog.language import joined_files
-    from chronolog.language.compressed import open_bytes
-    from chronolog.language.fact_columns import BLOCK, _Fallback, read_fact_columns
+    from chronolog.language.fact_columns import _Fallback, read_fact_columns, read_file_columns
 
     from chronolog.engine.columns.encoding import Dictionary
 
@@ -467,15 +464,7 @@ def _kernel_columns(paths, dialect: str, calendar=None, terms=None, inputs=None)
         for source, text in joined_files.inputs(paths) if inputs is None else inputs:
             memos = out[-1] if out else None
             if text is None:
-                with open_bytes(source, "facts file") as fh:  # read in blocks (decompressed as read): the text is never whole in memory
-                    fh.seek(3 if fh.read(3) == joined_files.BOM else 0)  # (a byte order mark: dropped, as the rows' reading does)
-                    # one block read whole: no reader threads
-                    try:
-                        whole = os.fstat(fh.fileno()).st_size <= BLOCK
-                    except OSError:
-                        whole = False  # (a compressed file: its size on disk is not its text's)
-                    src = fh.read() if whole else fh
-                    fc = read_fact_columns(src, str(source), dialect, calendar, share=False, terms=terms, memos=memos)
+                fc = read_file_columns(source, dialect, calendar, share=False, terms=terms, memos=memos)
             else:
                 fc = read_fact_columns(text, source, dialect, calendar, share=False, terms=terms, memos=memos)
             for pred, width in fc.widths().items():

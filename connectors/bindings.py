@@ -343,20 +343,15 @@ def _fact_file_columns(program, pred: str, path: Path, facts: list):
     leave: the rows' reading then reads it, or names its problem).  Its
     facts of other predicates are left, as the rows' reading leaves them;
     those of ``pred`` that repeat forever go to ``facts``."""
-    import os
-
-    from chronolog.language.compressed import is_compressed, open_bytes
-    from chronolog.language.fact_columns import _Fallback, read_fact_columns
+    from chronolog.language.compressed import smaller_than
+    from chronolog.language.fact_columns import _Fallback, read_file_columns
     from chronolog.language.facts import FactRows
-    from chronolog.language.joined_files import BOM
     from chronolog.language.source_text import KERNEL_BYTES
 
     try:
-        if os.stat(path).st_size < KERNEL_BYTES and not is_compressed(path):
+        if smaller_than(path, KERNEL_BYTES):
             return None
-        with open_bytes(path, "facts file") as fh:
-            fh.seek(3 if fh.read(3) == BOM else 0)  # (a byte order mark: dropped, as the rows' reading does)
-            fc = read_fact_columns(fh, str(path), "vadalog", getattr(program, "calendar", None))
+        fc = read_file_columns(path, "vadalog", getattr(program, "calendar", None))
         fc.width(pred)  # (_Fallback where the kernels' and the parser's facts of pred differ in arity: the rows name both)
     except (_Fallback, OSError):
         return None

@@ -36,7 +36,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from chronolog.language import ast
-from chronolog.language.compressed import is_compressed, read_bytes
+from chronolog.language.compressed import read_bytes, smaller_than
 from chronolog.language.errors import ChronologError
 from chronolog.language.exact_pairs import over_one_denominator
 from chronolog.language.mapping_types import DATE_TYPES, NUMBER_TYPES, STRING_TYPES
@@ -53,7 +53,7 @@ def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_m
     ``min_rows``: None for files with fewer lines (a run that stays on rows
     would only convert them back)."""
     try:
-        if path.stat().st_size < KERNEL_BYTES and not is_compressed(path):
+        if smaller_than(path, KERNEL_BYTES):
             return None
         data = read_bytes(path)  # (decompressed: a file.csv.gz)
     except (OSError, ChronologError):

@@ -38,11 +38,10 @@ newline; otherwise the lines are counted from the newlines outside quotes.
 
 from __future__ import annotations
 
-import os
 from fractions import Fraction
 
 from chronolog.language import ast
-from chronolog.language.compressed import is_compressed, read_bytes
+from chronolog.language.compressed import read_bytes, smaller_than
 from chronolog.language.errors import ChronologError
 from chronolog.language.source_text import KERNEL_BYTES
 
@@ -77,7 +76,7 @@ def read_columns(path, calendar=None, terms=None, min_bytes: int = KERNEL_BYTES)
     run's term Dictionary (the term columns coded as read), or None
     (values, for rows)."""
     try:
-        if os.stat(path).st_size < min_bytes and not is_compressed(path):
+        if smaller_than(path, min_bytes):
             return None
     except OSError:
         return None

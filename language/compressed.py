@@ -58,6 +58,13 @@ def is_compressed(path) -> bool:
         return False
 
 
+def smaller_than(path, size: int) -> bool:
+    """Whether the text of the file ``path`` is under ``size`` bytes: a plain
+    file by its size on disk, a compressed one never (its text is larger).
+    Raises OSError as ``os.stat`` does."""
+    return os.stat(path).st_size < size and not is_compressed(path)
+
+
 def open_bytes(path, what: str = "file"):
     """``path`` opened for reading its bytes, decompressed as they are read
     when it is compressed (a stream of fact lines is read as it comes, a

@@ -790,6 +790,26 @@ def read_fact_columns(
     return out
 
 
+def read_file_columns(path, dialect: str = "vadalog", calendar=None, **kw) -> FactColumns:
+    """:func:`read_fact_columns` of the fact file ``path``: decompressed as it
+    is read (a file.facts.gz), its byte order mark dropped (as the rows'
+    reading drops it), a file of one block read whole (no reader threads),
+    a larger one in blocks (its text never whole in memory)."""
+    import os
+
+    from .compressed import open_bytes
+    from .source_text import BOM
+
+    bom = BOM.encode("utf-8")
+    with open_bytes(path, "facts file") as fh:
+        fh.seek(len(bom) if fh.read(len(bom)) == bom else 0)
+        try:
+            whole = os.fstat(fh.fileno()).st_size <= BLOCK
+        except OSError:
+            whole = False  # (a compressed file: its size on disk is not its text's)
+        return read_fact_columns(fh.read() if whole else fh, str(path), dialect, calendar, **kw)
+
+
 RELEASE_EVERY = 4  # blocks read between two returns of glibc's free pages (in a command)
 
 

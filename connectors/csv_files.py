@@ -18,6 +18,7 @@ from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.booleans import FALSE, TRUE, Boolean, terms as bool_terms
+from chronolog.language.compressed import decompressed, is_compressed, read_bytes
 from chronolog.language.errors import DataError, counted
 from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, NUMBER_TYPES, STRING_TYPES
 from chronolog.language.nulls import current_table, reading_file
@@ -289,7 +290,6 @@ def held_cells(data: bytes, source: str, use_headers: bool, width: int, pred: st
     reads otherwise (connectors/spark.py)."""
     import io
 
-    from chronolog.language.compressed import decompressed
     from chronolog.language.source_text import decode
 
     what = f"CSV file (bound to {pred})" if pred else "CSV file"
@@ -453,14 +453,17 @@ def note_leading_zeros(cell: str, value, where, column: str, pred: str | None = 
 def note_empty_file(path, pred: str) -> bool:
     """Say aloud (True when said) that a bound file is empty, 0 bytes: an
     export that wrote nothing reads as no facts, which looks like a model
-    where nothing holds."""
-    if path.stat().st_size:
+    where nothing holds; a compressed file holding no bytes too)."""
+    size = path.stat().st_size
+    if size > 512 or (size and not is_compressed(path)):  # (a compressed file of nothing is a few dozen bytes)
+        return False
+    if size and read_bytes(path):
         return False
     import warnings
 
     from chronolog.language.errors import Note
 
-    warnings.warn(Note(f"{path}: the file is empty (0 bytes), so it gives {pred} no facts"), stacklevel=3)
+    warnings.warn(Note(f"{path}: the file is empty (0 bytes{' inside its compression' if size else ''}), so it gives {pred} no facts"), stacklevel=3)
     return True
 
 

@@ -222,3 +222,24 @@ def test_compressed_csv_reads_as_the_plain_file(tmp_path_factory, rows, kind):
     (d / f"r.csv.{kind}").write_bytes(compress(text.encode(), kind))
     got = [chronolog.reason(f'@bind("r", "csv", "{d}", "{name}").\nq(K, V) :- r(K, V).\n').to_text() for name in ("r.csv", f"r.csv.{kind}")]
     assert got[0] == got[1]
+
+
+def test_an_empty_compressed_file_is_noted_and_gzip_members_read_in_turn(tmp_path):
+    """A compressed file of nothing (an export that wrote no rows, then
+    gzipped) is noted as an empty file is; files of several gzip members
+    (``cat a.gz b.gz``) read as their texts one after the other, a byte
+    order mark and CRLF line ends inside as outside."""
+    (tmp_path / "empty.csv.gz").write_bytes(gzip.compress(b""))
+    with pytest.warns(chronolog.Note, match=r"empty\.csv\.gz: the file is empty \(0 bytes inside its compression\)"):
+        chronolog.reason(f'@bind("r", "csv", "{tmp_path}", "empty.csv.gz").\n' + RULES)
+    head = b"\xef\xbb\xbfs,v,start,end\r\n"
+    rows = [b"s%d,%d,%d,%d\r\n" % (i % 30, 91 + i % 9, i // 30, i // 30 + 2) for i in range(6000)]
+    (tmp_path / "r.csv").write_bytes(head + b"".join(rows))
+    (tmp_path / "r.csv.gz").write_bytes(gzip.compress(head + b"".join(rows[:3000])) + gzip.compress(b"".join(rows[3000:])))
+    want = chronolog.reason(f'@bind("r", "csv", "{tmp_path}", "r.csv").\n' + RULES).to_text()
+    assert "long(" in want
+    for engine in ("rows", "columns"):
+        assert chronolog.reason(f'@bind("r", "csv", "{tmp_path}", "r.csv.gz").\n' + RULES, engine=engine).to_text() == want
+    facts = "".join(f"r(s{i % 30},{91 + i % 9})@[{i // 30},{i // 30 + 2}]\n" for i in range(6000)).encode()
+    (tmp_path / "f.facts.gz").write_bytes(gzip.compress(facts[:40_000]) + gzip.compress(facts[40_000:]))
+    assert chronolog.reason(RULES, tmp_path / "f.facts.gz").to_text() == want

@@ -1639,10 +1639,13 @@ class Reasoner:
         return holes_of(self._read_retracted(facts, call), call)
 
     def _read_retracted(self, facts, call: str) -> FactRows:
-        """Facts to take back, read as :meth:`_read_new` reads them, their
-        numbers matching the model's floats (chronolog/float_terms.py)."""
+        """Facts to take back, read as :meth:`_read_new` reads them, the
+        numbers of fact text matching the model's floats
+        (chronolog/float_terms.py); Python rows and tables keep the values
+        they hold (``Fraction(1, 2)`` is the exact number, ``0.5`` the float)."""
         rows = self._read_new(facts, call)
-        self.model._float_columns(call).read_rows(rows)
+        if not isinstance(facts, dict):
+            self.model._float_columns(call).read_rows(rows)
         return rows
 
     def _take_back(self, gone: dict, call: str, adding=()) -> dict:

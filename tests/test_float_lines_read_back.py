@@ -87,6 +87,20 @@ def test_the_float_and_the_exact_number_that_print_alike_are_refused(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_a_python_row_retracts_the_exact_number_beside_its_float(engine):
+    """A Python row names its number: ``Fraction(1, 2)`` the exact number
+    where the argument holds the float 0.5 too (it was refused as
+    ambiguous, as the text ``0.5`` is, though the hint asked for that very
+    row; found by the hunt profile of the corrections' property tests)."""
+    r = chronolog.Reasoner("q(K, N) :- v(K, N).", {"v": [(("a", 0.5), (0, 5)), (("b", Fraction(1, 2)), (0, 5))]}, engine=engine)
+    m = r.update(retract={"v": [(("b", Fraction(1, 2)), (1, 2))]})
+    assert m.facts("q") == [(("a", 0.5), (0, 5, True, True)), (("b", Fraction(1, 2)), (0, 1, True, False)),
+                            (("b", Fraction(1, 2)), (2, 5, False, True))]
+    with pytest.raises(ChronologError, match="ambiguous"):
+        r.retract("v(b, 0.5)@3")  # (the text stays ambiguous)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_a_retraction_file_read_by_the_kernels(engine, tmp_path):
     """A fact file past KERNEL_BYTES goes through the kernel reader on
     columns; its decimals are read against the model's floats all the same."""

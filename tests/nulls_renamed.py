@@ -28,8 +28,8 @@ def renaming(got, want):
     """A one-to-one map of the nulls of ``got`` onto those of ``want``
     (``{pred: iterable of (terms, interval)}``) under which the two are
     equal, or None."""
-    g = {(p, tuple(t), iv) for p, rows in got.items() for t, iv in rows}
-    w = {(p, tuple(t), iv) for p, rows in want.items() for t, iv in rows}
+    g = {(p, _keyed(t), iv) for p, rows in got.items() for t, iv in rows}
+    w = {(p, _keyed(t), iv) for p, rows in want.items() for t, iv in rows}
     if len(g) != len(w) or sorted(map(repr, map(_shape, g))) != sorted(map(repr, map(_shape, w))):
         return None
     gs, ws = _signatures(g), _signatures(w)
@@ -91,8 +91,14 @@ def _term_key(t):
     from fractions import Fraction
 
     if isinstance(t, (int, float, Fraction)) and not isinstance(t, bool):  # (a time point between units is a Fraction's subclass)
-        return (0, t)
+        # the exact value, one repr whatever the type (0.5 and 1/2 alike; 0.1 the binary fraction, not 1/10)
+        return (0, Fraction(t)) if t == t and abs(t) != float("inf") else (0, t)
     return (1, "bool" if isinstance(t, bool) else type(t).__name__, repr(t))
+
+
+def _keyed(terms) -> tuple:
+    """``terms`` with each term but a null as :func:`_term_key` sees it."""
+    return tuple(t if type(t) is Null else _term_key(t) for t in terms)
 
 
 def _canonical(rows) -> list:

@@ -400,30 +400,29 @@ class ColumnMaintenance:
         values = self.ev.values
         changed = [(p, df) for part in (gone_in, new_in, seeds, added) for p, df in part.items()]
         touched = np.unique(np.concatenate([column_codes(as_frame(df)[self.names(p)[key[p]]], values) for p, df in changed]))
-        frames = {p: as_frame(self.current(p)) for p in lower}
-        frames.update({p: as_frame(self.given_frame(p)) for p in own})
-        old = {p: as_frame(self._as_is(p)) for p in own}
-        every = [*frames.items(), *old.items()]
-        if any(df.height and is_values(df[self.names(p)[key[p]]]) for p, df in every):
+        # (what, pred) -> frame: the relations below, the stratum's own given facts and its relations now
+        frames = {("read", p): as_frame(self.current(p)) for p in lower}
+        frames.update({("given", p): as_frame(self.given_frame(p)) for p in own})
+        frames.update({("now", p): as_frame(self._as_is(p)) for p in own})
+        if any(df.height and is_values(df[self.names(p)[key[p]]]) for (_, p), df in frames.items()):
             return None  # (a key column of floats or exact pairs: equal values, other codes)
-        within = {id(df): df[self.names(p)[key[p]]].is_in(pl.Series(touched, dtype=pl.Int64)) for p, df in every}
-        if sum(int(m.sum()) for m in within.values()) > KEYED_SHARE * sum(df.height for _, df in every):
+        within = {k: df[self.names(k[1])[key[k[1]]]].is_in(pl.Series(touched, dtype=pl.Int64)) for k, df in frames.items()}
+        if sum(int(m.sum()) for m in within.values()) > KEYED_SHARE * sum(df.height for df in frames.values()):
             return None  # (most rows touched: the whole stratum costs less than the filtering)
         saved = {p: self.ev._tables.get(p) for p in lower}
         try:
             for p in lower:
-                self.ev._tables[p] = frames[p].filter(within[id(frames[p])])
+                self.ev._tables[p] = frames["read", p].filter(within["read", p])
             for p in own:
-                self._set(p, frames[p].filter(within[id(frames[p])]))
+                self._set(p, frames["given", p].filter(within["given", p]))
             self.ev._run_columns(stratum)
         finally:
             for p in lower:
                 self.ev._tables[p] = saved[p]
         for p in own:
-            fresh = self.ev._tables[p]
-            mask = within[id(old[p])]
-            self.ev._tables[p] = self.concat(p, [old[p].filter(~mask), fresh])
-            self._record(p, old[p].filter(mask), fresh)
+            fresh, now, mask = self.ev._tables[p], frames["now", p], within["now", p]
+            self.ev._tables[p] = self.concat(p, [now.filter(~mask), fresh])
+            self._record(p, now.filter(mask), fresh)
         return len(touched)
 
     # ------------------------------------------------------------ DRed

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from chronolog.language import ast
 from chronolog.language.booleans import FALSE, TRUE, Boolean, terms as bool_terms
-from chronolog.language.compressed import decompressed, is_compressed, read_bytes
+from chronolog.language.compressed import decompressed, is_compressed, read_bytes, text_for_writing
 from chronolog.language.errors import DataError, counted
 from chronolog.language.mapping_types import BOOLEAN_TYPES, DATE_TYPES, NUMBER_TYPES, STRING_TYPES
 from chronolog.language.nulls import current_table, reading_file
@@ -656,8 +656,6 @@ def write_csv_facts(path: Path, facts, names, overwrite: bool = False, calendar=
     unless ``overwrite``.  ``read_back``: a :class:`ReadBack` that sees
     each distinct value of each column."""
     from chronolog.connectors.files import atomic_write
-
-    from chronolog.language.compressed import text_for_writing
 
     def write(tmp):
         with text_for_writing(tmp, path) as fh:  # (compressed as the name says: a file.csv.gz)

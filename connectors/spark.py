@@ -271,11 +271,10 @@ def _refuse_compressed_apart(b: dict) -> None:
     Spark would read its compressed bytes as text (its columns then garbage):
     xz, which Spark does not decompress, or a compressed file whose name
     lacks the suffix by which Spark tells it (``day.csv`` holding gzip)."""
-    from chronolog.language.compressed import HEAD, kind_of
+    from chronolog.language.compressed import kind_of_file
 
     for f in _local_files(b):
-        with open(f, "rb") as fh:
-            kind = kind_of(fh.read(HEAD))
+        kind = kind_of_file(f)
         if kind is None or (kind in _SPARK_SUFFIXES and f.name.endswith(_SPARK_SUFFIXES[kind])):
             continue
         if kind not in _SPARK_SUFFIXES:

@@ -39,10 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from chronolog.language.compressed import open_text
-
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition, WriterCommitMessage
 
+from chronolog.language.compressed import open_text
 from chronolog.engine.term_types import KIND_KEY  # (a term text column's mark: it reads back as the terms it spells)
 
 from .leftovers import running, sweep

@@ -49,13 +49,18 @@ def inner_name(path) -> str:
     return os.path.splitext(name)[0] if kind_of_name(name) else name
 
 
-def is_compressed(path) -> bool:
-    """Whether the file ``path`` is compressed (False when it cannot be read)."""
+def kind_of_file(path) -> str | None:
+    """The compression of the file ``path`` (None: none, or it cannot be read)."""
     try:
         with open(path, "rb") as fh:
-            return kind_of(fh.read(HEAD)) is not None
+            return kind_of(fh.read(HEAD))
     except OSError:
-        return False
+        return None
+
+
+def is_compressed(path) -> bool:
+    """Whether the file ``path`` is compressed (False when it cannot be read)."""
+    return kind_of_file(path) is not None
 
 
 def smaller_than(path, size: int) -> bool:

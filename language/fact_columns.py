@@ -798,11 +798,10 @@ def read_file_columns(path, dialect: str = "vadalog", calendar=None, **kw) -> Fa
     import os
 
     from .compressed import open_bytes
-    from .source_text import BOM
+    from .joined_files import BOM  # (the byte order mark's bytes)
 
-    bom = BOM.encode("utf-8")
     with open_bytes(path, "facts file") as fh:
-        fh.seek(len(bom) if fh.read(len(bom)) == bom else 0)
+        fh.seek(len(BOM) if fh.read(len(BOM)) == BOM else 0)
         try:
             whole = os.fstat(fh.fileno()).st_size <= BLOCK
         except OSError:

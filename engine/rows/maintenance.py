@@ -419,21 +419,30 @@ class Maintenance:
         for p, rows in own_added.items():
             touched.update(terms[key[p]] for terms, _ in rows)
         store, ev = self.store, self.ev
+
+        def of_touched(rel, k) -> list:
+            """``rel``'s atoms of the touched key values, by its index at the
+            key (built once, kept up to date: not a pass over every atom)."""
+            rel.read_ahead((k,), touched)
+            index = rel.index((k,))
+            return [t for v in touched for t in index.get(v, ())]
+
         narrowed, read, kept = {}, 0, 0
         for p in sorted(set(stratum.reads) - set(stratum.preds)):
-            rel, k = store.relation(p), key[p]
+            rel = store.relation(p)
             sub = narrowed[p] = Relation(p)
-            sub.atoms = {t: ivs for t, ivs in rel.atoms.items() if t[k] in touched}
+            sub.atoms = {t: rel.atoms[t] for t in of_touched(rel, key[p])}
             sub.version = fresh_versions()  # (the rows' nodes cache what they read by the relation's version)
             read, kept = read + len(rel.atoms), kept + len(sub.atoms)
         if kept > KEYED_SHARE * read:
             return None
         for p in stratum.preds:
             rel, k = store.relation(p), key[p]
-            for terms in [t for t in rel.atoms if t[k] in touched]:
+            gone = of_touched(rel, k)
+            for terms in gone:
                 self.change.touch(rel, terms)
                 del rel.atoms[terms]
-            rel.clear_indexes()
+            rel.drop_from_indexes(set(gone))
             rel.bulk_add(row for row in ev.base.get(p, ()) if row[0][k] in touched)
         held = {p: store.replace(p, sub) for p, sub in narrowed.items()}
         try:

@@ -716,7 +716,7 @@ def test_an_aggregate_or_negation_recomputes_only_the_key_groups_an_update_touch
     negation of it) whose rules keep one key (planner/partition.py) runs
     over the rows of the key values the update touched alone (adding 500
     readings to 1M recomputed every sensor's count: 1.1 s, now 0.2 s; on
-    rows, adding 2 facts to 40,000: 0.56 s, now 0.004 s): the model of
+    rows, adding 2 facts to 40,000: 0.56 s, now 0.001 s): the model of
     reasoning from scratch after each update, new keys, keys emptied and
     strata above included, on rows and on both paths of the columns; the
     whole stratum otherwise."""

@@ -80,7 +80,7 @@ def write_outputs(model, program, output, overwrite: bool, window) -> None:
                     checks.append((b["location"], p, read_back))
                 if window is None and write_from_columns(model, b["location"], p, fmt, overwrite, staging, read_back):
                     continue
-                what = {"csv": "a CSV file", "parquet": "a Parquet file", "ipc": "an Arrow file"}.get(fmt, "a fact file")
+                what = {"csv": "a CSV file", "parquet": "a Parquet file", "ipc": "an Arrow file", "json": "a JSON Lines file"}.get(fmt, "a fact file")
                 write_facts(b["location"], rows(p, what), model.column_names(p), p, fmt, overwrite, staging=staging, calendar=model.calendar,
                             read_back=read_back, floats=_declared_floats(model, p))
         staging.publish()
@@ -89,11 +89,9 @@ def write_outputs(model, program, output, overwrite: bool, window) -> None:
 
 
 def _declared_floats(model, pred: str) -> list:
-    """The columns of ``pred`` its ``@mapping`` declares ``"float"``."""
-    from chronolog.connectors.bindings import mappings
-    from chronolog.language.mapping_types import FLOAT_TYPES
+    from chronolog.connectors.bindings import declared_floats
 
-    return [name for name, kind in mappings(model.plan.program, pred).values() if kind in FLOAT_TYPES]
+    return declared_floats(model.plan.program, pred)
 
 
 def _read_back(model, pred: str):

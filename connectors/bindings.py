@@ -202,6 +202,14 @@ def _refuse_time_mapping_of_fact_files(program: ast.Program, pred: str, kind: st
     )
 
 
+def declared_floats(program: ast.Program, pred: str) -> list:
+    """The columns of ``pred`` its ``@mapping`` types ``"float"`` (by name:
+    a JSON Lines key, an output's column)."""
+    from chronolog.language.mapping_types import FLOAT_TYPES
+
+    return [name for name, kind in mappings(program, pred).values() if kind in FLOAT_TYPES]
+
+
 def time_mapped_table(program: ast.Program, pred: str, table, where: str):
     """A table bound or given for ``pred`` with its times where the
     program's ``@timeMapping`` places them (as it is without one)."""
@@ -249,7 +257,7 @@ def load_bound_inputs(program: ast.Program, base_dir: Path, spark_inputs=None, c
         if kind not in FILE_KINDS and kind != "spark":
             raise ProgramError(
                 f"@bind of {pred}: unsupported source {kind!r}", a.pos,
-                hint='use "csv", "parquet", "arrow" (IPC), "facts" or "spark <format>"',
+                hint='use "csv", "parquet", "arrow" (IPC), "json" (JSON Lines), "facts" or "spark <format>"',
             )
         if kind != "spark":
             _check_file_options(pred, kind, str(spec), a.pos)
@@ -298,7 +306,7 @@ def _read_bound(program, pred: str, kind: str, opts: dict, path: Path, columns, 
     ``columns`` where kernels read it, else its facts to ``facts``
     (``ticks``: a LARS program's, its columns read at ticks, or as rows
     where one is off them: the rows' reading names it)."""
-    if kind == "csv" and note_empty_file(path, pred):
+    if FILE_KINDS[kind] in ("csv", "json") and note_empty_file(path, pred):
         return
     m = mappings(program, pred)
     if kind == "csv":
@@ -310,11 +318,11 @@ def _read_bound(program, pred: str, kind: str, opts: dict, path: Path, columns, 
         fc = read_csv_columns(path, pred, opts, m, time_mapping(program, pred), getattr(program, "calendar", None), min_rows)
     if FILE_KINDS[kind] == "facts" and columns is not None:
         fc = _fact_file_columns(program, pred, path, facts)
-    if FILE_KINDS[kind] in ("parquet", "ipc") and columns is not None:
+    if FILE_KINDS[kind] in ("parquet", "ipc", "json") and columns is not None:
         from .files import read_table
         from .table_columns import read_table_columns
 
-        table = time_mapped_table(program, pred, read_table(path, FILE_KINDS[kind]), str(path))
+        table = time_mapped_table(program, pred, read_table(path, FILE_KINDS[kind], declared_floats(program, pred)), str(path))
         fc = read_table_columns(table, pred, ast.Pos(str(path), 0, 0), getattr(program, "calendar", None), min_rows)
     if fc is not None and ticks:
         from chronolog.language.lars import columns_in_ticks
@@ -365,7 +373,7 @@ def _fact_file_columns(program, pred: str, path: Path, facts: list):
 
 
 # @bind kinds read and written without Spark, and their file format
-FILE_KINDS = {"csv": "csv", "parquet": "parquet", "arrow": "ipc", "ipc": "ipc", "feather": "ipc", "facts": "facts"}
+FILE_KINDS = {"csv": "csv", "parquet": "parquet", "arrow": "ipc", "ipc": "ipc", "feather": "ipc", "facts": "facts", "json": "json", "jsonl": "json"}
 
 
 def binding_specs(program: ast.Program, base_dir: Path) -> list:

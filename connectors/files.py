@@ -28,14 +28,17 @@ FORMATS = {
     ".csv": "csv",
     ".facts": "facts",
     ".txt": "facts",
+    ".jsonl": "json",
+    ".ndjson": "json",
 }
-_ALIASES = {"parquet": "parquet", "arrow": "ipc", "ipc": "ipc", "feather": "ipc", "csv": "csv", "facts": "facts", "text": "facts"}
+_ALIASES = {"parquet": "parquet", "arrow": "ipc", "ipc": "ipc", "feather": "ipc", "csv": "csv", "facts": "facts", "text": "facts",
+            "json": "json", "jsonl": "json", "ndjson": "json"}
 
 
 def format_of(path, fmt=None) -> str:
     if fmt is not None:
         if fmt.lower() not in _ALIASES:
-            raise DataError(f"unknown file format {fmt!r}", hint="use parquet, arrow (IPC), csv or facts")
+            raise DataError(f"unknown file format {fmt!r}", hint="use parquet, arrow (IPC), csv, json (JSON Lines) or facts")
         return _ALIASES[fmt.lower()]
     kind = FORMATS.get(Path(inner_name(path)).suffix.lower())
     if kind in ("parquet", "ipc") and kind_of_name(path):
@@ -44,19 +47,25 @@ def format_of(path, fmt=None) -> str:
     if kind is None:
         raise DataError(
             f"cannot tell the format of {path} from its name",
-            hint="name it .parquet, .arrow, .csv or .facts, or give the format",
+            hint="name it .parquet, .arrow, .csv, .jsonl or .facts, or give the format",
         )
     return kind
 
 
-def read_table(path, fmt=None):
-    """A ``pyarrow.Table`` from a Parquet or Arrow IPC file (file or stream form)."""
+def read_table(path, fmt=None, floats=()):
+    """A ``pyarrow.Table`` from a Parquet or Arrow IPC file (file or stream
+    form) or a JSON Lines file (connectors/json_lines.py: its numbers exact
+    but in the columns ``floats``)."""
     import pyarrow as pa
 
     path = Path(path)
     kind = format_of(path, fmt)
     if not exists(path, "the file"):
         raise DataError(f"the file {path} does not exist", hint="check the path (relative paths start at the current directory)")
+    if kind == "json":
+        from chronolog.connectors.json_lines import read_json_table
+
+        return read_json_table(path, floats)
     try:
         if kind == "parquet":
             import pyarrow.parquet as pq
@@ -80,12 +89,12 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
 
     path = Path(path)
     kind = format_of(path, fmt)
-    if kind in ("parquet", "ipc"):
-        calendar = getattr(program, "calendar", None)
-        table = read_table(path, kind)
-        if program is not None:
-            from chronolog.connectors.bindings import time_mapped_table
+    if kind in ("parquet", "ipc", "json"):
+        from chronolog.connectors.bindings import declared_floats, time_mapped_table
 
+        calendar = getattr(program, "calendar", None)
+        table = read_table(path, kind, declared_floats(program, pred) if program is not None else ())
+        if program is not None:
             table = time_mapped_table(program, pred, table, str(path))  # (@timeMapping: the times by position)
         try:
             return table_to_rows(table, pred, calendar, timestamps="times")  # date arguments stay dates
@@ -208,6 +217,10 @@ def write_facts(path, facts, names, pred: str = "?", fmt=None, overwrite: bool =
         from chronolog.connectors.csv_files import write_csv_facts
 
         return write_csv_facts(Path(path), facts, names, overwrite, calendar, staging, read_back)
+    if kind == "json":
+        from chronolog.connectors.json_lines import write_json_facts
+
+        return write_json_facts(Path(path), facts, names, overwrite, calendar, staging)
     if kind == "facts":
         from chronolog.language.dates import format_fact
 

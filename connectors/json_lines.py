@@ -1,0 +1,329 @@
+"""JSON Lines files (NDJSON: one JSON object a line, as log shippers,
+``jq -c``, pandas' ``to_json(orient="records", lines=True)`` and DuckDB's
+``COPY ... (FORMAT json)`` write it), read as a table: its keys are the
+columns, in the order they first appear, and the table is then read as a
+bound Parquet or Arrow table is (``start``/``end`` or ``@timeMapping``).
+
+A value keeps its JSON kind: a string is a string (an ISO date among the
+arguments too; in a time column a date on a date timeline), true and false
+booleans, null or a missing key no value (an unbounded end in a time
+column).  A number is the exact number its text writes, as a CSV cell's
+is (``0.1`` is one tenth, not the float nearest it; ``7`` and ``7.0`` one
+number), unless ``@mapping`` types its column ``"float"``.
+
+pyarrow's reader does the work (1M lines in about 0.3 s); it reads a
+number with a fraction as a double, so such a column's texts are read
+again by Polars (the literal text, kept as a string) and made exact
+numbers.  What pyarrow cannot say well is found by reading the lines with
+Python's ``json``, so that each refusal names its line and column: a line
+that is no JSON object, a nested object or array, a key whose values
+change kind between lines.  The writer (:func:`write_json_facts`) writes
+what the reader reads back.
+"""
+
+from __future__ import annotations
+
+import os
+
+from chronolog.language.ast import Pos
+from chronolog.language.errors import DataError
+
+_KINDS = {str: "a string", bool: "a boolean", int: "a number", float: "a number", dict: "an object", list: "an array", type(None): "null"}
+_BOM = b"\xef\xbb\xbf"
+
+
+def read_json_table(path, floats=(), what: str = "JSON Lines file"):
+    """A ``pyarrow.Table`` of the JSON Lines file ``path`` (compressed or
+    not), its numbers exact but in the columns ``floats`` (the keys
+    ``@mapping`` types ``"float"``); a :class:`DataError` at the line and
+    column of a problem."""
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    from chronolog.language.compressed import read_bytes
+
+    data = read_bytes(path, what)
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    source = os.fspath(path)
+    if not data or data.isspace():  # (blank lines only; isspace stops at the first other byte, strip would copy the file)
+        return pa.table({})
+    _refuse_one_document(data, source)
+    try:
+        data.decode("utf-8")  # (pyarrow keeps a string's bytes unchecked: a bad byte would fail far from its line)
+    except UnicodeDecodeError:
+        _refuse_first_problem(data, source)
+    strings = _string_keys_of_first_line(data)
+    while True:  # (again where keys seen past the first line hold strings pyarrow took for dates: their text kept)
+        try:
+            table = pj.read_json(pa.py_buffer(data), parse_options=_schema(strings))
+        except pa.ArrowInvalid as e:
+            kinds = _refuse_first_problem(data, source)  # (raises where a line is at fault)
+            more = [k for k, kind in kinds.items() if kind == "a string" and k not in strings]
+            if not more:
+                raise DataError(f"{source}: cannot read the JSON Lines: {e}", Pos(source),
+                                hint="write one JSON object a line, each key holding values of one kind") from None
+            strings = strings + more
+            continue
+        dated = [f.name for f in table.schema if pa.types.is_timestamp(f.type) and f.name not in strings]
+        if not dated:
+            break
+        strings = strings + dated
+    _check_columns(table, data, source)
+    return _exact_numbers(table, data, source, floats)
+
+
+def _schema(strings):
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    # pyarrow takes a string that spells an ISO date for a timestamp: a key
+    # holding strings is read as strings (a time column's dates are read from
+    # the text as a Parquet file's are)
+    return pj.ParseOptions(explicit_schema=pa.schema([(k, pa.string()) for k in strings]) if strings else None)
+
+
+def _string_keys_of_first_line(data: bytes) -> list:
+    import json
+
+    at = 0
+    while True:  # (the first line not blank, the data not split whole)
+        end = data.find(b"\n", at)
+        first = data[at:] if end < 0 else data[at:end]
+        if first.strip() or end < 0:
+            break
+        at = end + 1
+    try:
+        rec = json.loads(first)
+    except ValueError:
+        return []
+    return [k for k, v in rec.items() if isinstance(v, str)] if isinstance(rec, dict) else []
+
+
+def _refuse_one_document(data: bytes, source: str) -> None:
+    """A file that is one JSON array of records (``to_json(orient="records")``
+    without ``lines``): pyarrow reads no such file, and the line scan would
+    name its second line, which is not the problem."""
+    import re
+
+    if re.match(rb"\s*\[", data):
+        raise DataError(
+            f"{source} is one JSON array, not JSON Lines (one object a line)", Pos(source, 1, 1),
+            hint="write one object a line: pandas to_json(orient='records', lines=True), or jq -c '.[]' FILE > FILE.jsonl")
+
+
+def _lines(data: bytes, source: str):
+    """``(line number, text)`` of each line that is not blank; a line that
+    is not UTF-8 refused at its byte."""
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            yield n, raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError as e:
+            raise DataError(f"not UTF-8 text (byte 0x{raw[e.start]:02x})", Pos(source, n, len(raw[:e.start].decode("utf-8", "replace")) + 1),
+                            hint="write the file as UTF-8 (iconv -f latin1 -t utf-8, or pandas' to_json)") from None
+
+
+def _refuse_first_problem(data: bytes, source: str, key=None, wanted=None) -> dict:
+    """Read the lines one by one and raise the first problem found: a line
+    that is not JSON or not an object, a nested value, a key whose values
+    change kind; with ``key``, also that key's first value ``wanted`` says
+    is a problem (a callable of the value, returning the complaint).  With
+    none, each key's kind (``"a string"``, ``"a number"``, ...)."""
+    import json
+
+    first_kind = {}
+    for n, text in _lines(data, source):
+        try:
+            rec = json.loads(text)  # (NaN and Infinity read as floats, as pyarrow reads them)
+        except json.JSONDecodeError as e:
+            raise DataError(f"not JSON: {e.msg}", Pos(source, n, e.colno), source_line=text,
+                            hint="write one JSON object a line (a string in double quotes, no trailing comma)") from None
+        if not isinstance(rec, dict):
+            raise DataError(f"the line holds {_KINDS.get(type(rec), 'a value')}, not a JSON object", Pos(source, n, 1), source_line=text,
+                            hint='each line is one object of the columns: {"sensor": "s1", "start": 0, "end": 5}')
+        for k, v in rec.items():
+            where = Pos(source, n, _column_of_key(text, k))
+            if isinstance(v, (dict, list)):
+                raise DataError(f"{k} holds {_KINDS[type(v)]}, which is no constant", where, source_line=text,
+                                hint="an argument is a string, a number or a boolean: flatten the record (jq, pandas.json_normalize) or write the value as a string")
+            if v is None:
+                continue
+            kind = _KINDS[type(v)]
+            seen = first_kind.setdefault(k, (kind, n))
+            if seen[0] != kind:
+                raise DataError(f"{k} holds {kind} here, but {seen[0]} on line {seen[1]}", where, source_line=text,
+                                hint=f"write {k} as one kind on every line (a number as a string, \"7\", where others are strings)")
+            if k == key and wanted is not None and (complaint := wanted(v)):
+                raise DataError(complaint, where, source_line=text, hint=f'write it as a string ("{v}") or keep {k} integers')
+    return {k: kind for k, (kind, _) in first_kind.items()}
+
+
+def _column_of_key(text: str, key: str) -> int:
+    import json
+
+    at = text.find(json.dumps(key, ensure_ascii=False))
+    return at + 1 if at >= 0 else 1
+
+
+def _check_columns(table, data: bytes, source: str) -> None:
+    """A nested value, which pyarrow reads as a struct or list column and
+    the table cannot hold: the line scan names its line."""
+    import pyarrow as pa
+
+    if any(pa.types.is_nested(f.type) for f in table.schema):
+        _refuse_first_problem(data, source)
+
+
+def _exact_numbers(table, data: bytes, source: str, floats):
+    """``table`` with each column pyarrow read as doubles (numbers with a
+    fraction or exponent, integers beyond 64 bits, both kinds of numbers in
+    one key) replaced by the exact numbers its texts write: decimals where
+    they fit (the kernels read decimal128 as exact numbers), else the
+    numbers' text marked as term text (the rows' reader parses it)."""
+    import pyarrow as pa
+
+    from chronolog.engine.arrow import term_text_names, with_term_text
+
+    doubles = [f.name for f in table.schema if pa.types.is_floating(f.type) and f.name not in floats]
+    if not doubles:
+        return table
+    texts = _number_texts(data, source, doubles)
+    marked = list(term_text_names(table))
+    for name in doubles:
+        col = _decimals(texts[name])
+        if col is None:
+            col, marked = texts[name], marked + [name]
+        table = table.set_column(table.schema.get_field_index(name), name, col)
+    return with_term_text(table, marked)
+
+
+def _number_texts(data: bytes, source: str, keys) -> dict:
+    """The text of each number of ``keys`` as written (a string column,
+    null where none), by Polars' reader (a column typed as strings keeps a
+    number's text), or line by line where Polars reads no such file."""
+    import io
+
+    import polars as pl
+
+    try:
+        df = pl.read_ndjson(io.BytesIO(data), schema={k: pl.String for k in keys})
+        return {k: df[k].to_arrow() for k in keys}
+    except Exception:  # (Polars' errors have no common class: NaN and Infinity, two objects on a line)
+        return _number_texts_by_lines(data, source, keys)
+
+
+def _number_texts_by_lines(data: bytes, source: str, keys) -> dict:
+    import pyarrow as pa
+
+    out = {k: [] for k in keys}
+    for n, text in _lines(data, source):
+        try:
+            for rec in _objects(text):
+                for k in keys:
+                    v = rec.get(k)
+                    out[k].append(None if v is None else str(v))
+        except _NotANumber as e:
+            raise DataError(f"{e} is no number a JSON Lines file holds exactly", Pos(source, n, 1), source_line=text,
+                            hint='write null for a missing value, or @mapping the column "float" to read floats') from None
+    return {k: pa.array(v, pa.string()) for k, v in out.items()}
+
+
+def _objects(text: str):
+    """The JSON objects of one line (pyarrow reads ``{...}{...}`` as two
+    rows), numbers as their text."""
+    import json
+
+    decoder = json.JSONDecoder(parse_float=str, parse_int=str, parse_constant=_no_constant)
+    at = 0
+    while at < len(text):
+        rec, at = decoder.raw_decode(text, at)
+        while at < len(text) and text[at].isspace():
+            at += 1
+        yield rec
+
+
+class _NotANumber(Exception):
+    """NaN, Infinity or -Infinity, which pyarrow reads but no exact number is."""
+
+
+def _no_constant(name):
+    raise _NotANumber(name)
+
+
+def _decimals(texts):
+    """Number texts as a decimal128 column when each is a plain decimal
+    (``-12.50``) and they fit 38 digits, else None."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    plain = texts.drop_null()
+    if not pc.all(pc.match_substring_regex(plain, r"^-?[0-9]+(\.[0-9]+)?$")).as_py():
+        return None
+    if len(plain) == 0:
+        return texts.cast(pa.int64())
+    point = pc.find_substring(plain, ".")
+    length = pc.utf8_length(plain)
+    scale = pc.max(pc.if_else(pc.less(point, 0), 0, pc.subtract(pc.subtract(length, point), 1))).as_py()
+    whole = pc.max(pc.if_else(pc.less(point, 0), length, point)).as_py()  # (a sign counted: a digit to spare)
+    if whole + scale > 38:
+        return None
+    return texts.cast(pa.decimal128(whole + scale, scale))
+
+
+def write_json_facts(path, facts, names, overwrite: bool = False, calendar=None, staging=None) -> None:
+    """Write ``(terms, interval)`` rows as JSON Lines, atomically: one
+    object a fact, its arguments under ``names``, then ``start``, ``end``,
+    ``start_closed``, ``end_closed``, as a bound JSON Lines input reads it
+    back (and pandas' ``read_json(lines=True)`` or DuckDB's ``read_json``
+    read it).  A number is a JSON number of its exact text (``0.1``, a
+    float's shortest text), which reads back as the same exact number; a
+    rational without a decimal (``1/3``), a date, a set or a labelled null
+    its text, as ``chronolog run --format json`` writes it; an unbounded
+    end null, as a Parquet file's is."""
+    from chronolog.language.compressed import text_for_writing
+
+    from .files import atomic_write
+    from .json_records import json_string
+
+    keys = [json_string(str(n)) + ": " for n in [*names, "start", "end", "start_closed", "end_closed"]]
+    point = _point_json(calendar)
+
+    def write(tmp):
+        with text_for_writing(tmp, path) as fh:  # (compressed as the name says: a file.jsonl.gz)
+            for terms, (lo, hi, lc, hc) in facts:
+                values = [*map(_term_json, terms), point(lo), point(hi), "true" if lc else "false", "true" if hc else "false"]
+                fh.write("{" + ", ".join(k + v for k, v in zip(keys, values)) + "}\n")
+
+    atomic_write(path, write, overwrite, staging)
+
+
+def _term_json(v) -> str:
+    """A term's JSON text: a number as a JSON number where its text is one."""
+    from fractions import Fraction
+
+    from chronolog.language.timeline import format_number
+
+    from .json_records import json_line, json_term
+
+    if type(v) is int or isinstance(v, Fraction) or (type(v) is float and abs(v) != float("inf") and v == v):
+        text = format_number(v)
+        if _JSON_NUMBER.fullmatch(text):
+            return text
+    return json_line(json_term(v))[:-1]
+
+
+def _point_json(calendar):
+    """A time point's JSON text: a number (null where unbounded), or on a
+    date timeline the date's text."""
+    from chronolog.language.timeline import NEG_INF, POS_INF
+
+    from .json_records import json_string
+
+    if calendar is not None:
+        return lambda t: "null" if t == NEG_INF or t == POS_INF else json_string(calendar.format_point(t))
+    return lambda t: "null" if t == NEG_INF or t == POS_INF else _term_json(t)
+
+
+_JSON_NUMBER = __import__("re").compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")

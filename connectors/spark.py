@@ -145,13 +145,16 @@ def read_binding(spark, b: dict):
         _refuse_compressed_apart(b)
     if fmt == "chronolog":
         opts.setdefault("predicate", b["pred"])
+    if fmt == "json":
+        opts.setdefault("prefersDecimal", "true")  # a number exact, as the embedded reader reads it (Spark's default: a double)
     reader = spark.read.format(fmt).options(**opts)
     if fmt == "parquet" and not opts:
         schema = parquet_schema(b["location"])
         if schema is not None:
             reader = reader.schema(schema)
     try:
-        return reader.load(str(b["location"]))
+        df = reader.load(str(b["location"]))
+        return _keys_in_file_order(spark, df, b) if fmt == "json" else df
     except Exception as e:  # Spark's AnalysisException: missing path, unknown format
         location = str(b["location"])
         if "://" not in location and not any(c in location for c in "*?[{") and not Path(location).exists():
@@ -159,6 +162,23 @@ def read_binding(spark, b: dict):
             raise ProgramError(f"@bind of {b['pred']}: the file {location} does not exist", b["pos"],
                                hint="check the directory and file name") from None
         raise ProgramError(f"@bind of {b['pred']}: Spark cannot read {b['location']} as {fmt}: {_first_line(e)}", b["pos"]) from None
+
+
+def _keys_in_file_order(spark, df, b: dict):
+    """A ``spark json`` input's columns in the order its first record
+    writes its keys, as the embedded reader takes them (Spark's inferred
+    schema sorts them by name: ``sensor``, ``reading`` would be read as
+    ``reading``, ``sensor``, the arguments swapped); keys first met later
+    after them, in Spark's order."""
+    import json
+
+    first = spark.read.text(str(b["location"])).filter("trim(value) != ''").limit(1).collect()
+    try:
+        keys = list(json.loads(first[0][0])) if first else []
+    except ValueError:
+        return df  # (Spark's reader says what it made of it: a _corrupt_record column)
+    order = [k for k in keys if k in df.columns] + [c for c in df.columns if c not in keys]
+    return df.select(*[df[f"`{c}`"] for c in order]) if order != df.columns else df
 
 
 # A cell's end characters that the two readers trim apart: Spark's CSV

@@ -9,7 +9,7 @@ The data: ``--rows`` facts ``p(name, val)@[s, e]`` in a bound CSV file
 (names ``n0 .. n4999``, values 0 .. 1000, as issue 37's measurement), and
 variants of it for the cases that change the data (floats beside integers,
 binary floats, a float beside an integer count, times off the integer grid, labelled nulls, dates, quoted cells,
-ends valid until further notice in Parquet and CSV, gzipped), and fact
+ends valid until further notice in Parquet and CSV, gzipped, JSON Lines), and fact
 files of the same draws in the forms users write (open and infinite ends,
 negative and 64-bit-overflowing integers, decimal times, 12 arguments,
 80-character strings, 200 files, 2,000 and 10,000 predicates with a rule each, a
@@ -64,6 +64,21 @@ def gzipped(path: Path) -> Path:
         tmp.write_bytes(gzip.compress(path.read_bytes(), 6))
         os.replace(tmp, out)
     return out
+
+
+def json_lines(path: Path) -> Path:
+    """The rows of the CSV ``path`` as JSON Lines beside it (``NAME.jsonl``),
+    one object a row, as pandas' ``to_json(orient="records", lines=True)``
+    writes a table: the numbers as numbers."""
+    import csv
+    import json
+
+    def lines():
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                yield json.dumps({k: v if k == "name" else int(v) for k, v in row.items()}) + "\n"
+
+    return _write(path.with_suffix(".jsonl"), lines())
 
 
 def csv_rows(n: int, value=str, time=str, seed: int = 1, name="n{}".format, header="name,val,s,e\n"):
@@ -307,6 +322,8 @@ def cases(n: int) -> dict:
                              (BIND.format(file=empty_csv.name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["gzip_csv"] = ("the CSV file gzipped (pandas' to_csv to .csv.gz) against the plain file",
                        (BIND.format(file=gzipped(DATA / ints).name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
+    out["json_lines"] = ('the table as JSON Lines (@bind("p", "json", ...), one object a row) against the CSV file',
+                         (BIND.replace('"csv"', '"json"').format(file=json_lines(DATA / ints).name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["gzip_facts"] = ("the fact file gzipped against the plain file", (ARITH, ["--facts", str(gzipped(names))]), (ARITH, ["--facts", str(names)]))
     out["bound_facts"] = ('the fact file bound (@bind("p", "facts", ...)) against given with --facts',
                           (f'@bind("p","facts","","{names.name}").\n' + ARITH, []), (ARITH, ["--facts", str(names)]))

@@ -210,6 +210,20 @@ def declared_floats(program: ast.Program, pred: str) -> list:
     return [name for name, kind in mappings(program, pred).values() if kind in FLOAT_TYPES]
 
 
+def bound_table(program: ast.Program, pred: str, path: Path, fmt: str):
+    """The table of a Parquet, Arrow or JSON Lines file bound to ``pred``,
+    its times placed by the program's ``@timeMapping`` (a JSON Lines file
+    also read as its ``@mapping`` types floats, and its arguments checked
+    for a value on each line, which a line can leave out)."""
+    from .files import read_table
+
+    if fmt != "json":
+        return time_mapped_table(program, pred, read_table(path, fmt), str(path))
+    from .json_lines import read_json_table
+
+    return time_mapped_table(program, pred, read_json_table(path, declared_floats(program, pred), time_mapping(program, pred), pred), str(path))
+
+
 def time_mapped_table(program: ast.Program, pred: str, table, where: str):
     """A table bound or given for ``pred`` with its times where the
     program's ``@timeMapping`` places them (as it is without one)."""
@@ -319,10 +333,9 @@ def _read_bound(program, pred: str, kind: str, opts: dict, path: Path, columns, 
     if FILE_KINDS[kind] == "facts" and columns is not None:
         fc = _fact_file_columns(program, pred, path, facts)
     if FILE_KINDS[kind] in ("parquet", "ipc", "json") and columns is not None:
-        from .files import read_table
         from .table_columns import read_table_columns
 
-        table = time_mapped_table(program, pred, read_table(path, FILE_KINDS[kind], declared_floats(program, pred)), str(path))
+        table = bound_table(program, pred, path, FILE_KINDS[kind])
         fc = read_table_columns(table, pred, ast.Pos(str(path), 0, 0), getattr(program, "calendar", None), min_rows)
     if fc is not None and ticks:
         from chronolog.language.lars import columns_in_ticks

@@ -52,10 +52,9 @@ def format_of(path, fmt=None) -> str:
     return kind
 
 
-def read_table(path, fmt=None, floats=()):
+def read_table(path, fmt=None):
     """A ``pyarrow.Table`` from a Parquet or Arrow IPC file (file or stream
-    form) or a JSON Lines file (connectors/json_lines.py: its numbers exact
-    but in the columns ``floats``)."""
+    form) or a JSON Lines file (connectors/json_lines.py)."""
     import pyarrow as pa
 
     path = Path(path)
@@ -65,7 +64,7 @@ def read_table(path, fmt=None, floats=()):
     if kind == "json":
         from chronolog.connectors.json_lines import read_json_table
 
-        return read_json_table(path, floats)
+        return read_json_table(path)
     try:
         if kind == "parquet":
             import pyarrow.parquet as pq
@@ -90,12 +89,13 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
     path = Path(path)
     kind = format_of(path, fmt)
     if kind in ("parquet", "ipc", "json"):
-        from chronolog.connectors.bindings import declared_floats, time_mapped_table
-
         calendar = getattr(program, "calendar", None)
-        table = read_table(path, kind, declared_floats(program, pred) if program is not None else ())
         if program is not None:
-            table = time_mapped_table(program, pred, table, str(path))  # (@timeMapping: the times by position)
+            from chronolog.connectors.bindings import bound_table
+
+            table = bound_table(program, pred, path, kind)  # (@timeMapping: the times by position)
+        else:
+            table = read_table(path, kind)
         try:
             return table_to_rows(table, pred, calendar, timestamps="times")  # date arguments stay dates
         except DataError as e:

@@ -32,11 +32,13 @@ _KINDS = {str: "a string", bool: "a boolean", int: "a number", float: "a number"
 _BOM = b"\xef\xbb\xbf"
 
 
-def read_json_table(path, floats=(), what: str = "JSON Lines file"):
+def read_json_table(path, floats=(), time_mapping=None, pred: str = "", what: str = "JSON Lines file"):
     """A ``pyarrow.Table`` of the JSON Lines file ``path`` (compressed or
     not), its numbers exact but in the columns ``floats`` (the keys
     ``@mapping`` types ``"float"``); a :class:`DataError` at the line and
-    column of a problem."""
+    column of a problem.  With ``pred``, an argument left out or null on a
+    line is one (its times: ``start``/``end`` or ``time_mapping``'s
+    columns)."""
     import pyarrow as pa
     import pyarrow.json as pj
 
@@ -70,6 +72,8 @@ def read_json_table(path, floats=(), what: str = "JSON Lines file"):
             break
         strings = strings + dated
     _check_columns(table, data, source)
+    if pred:
+        _refuse_missing_arguments(table, data, source, time_mapping, pred)
     return _exact_numbers(table, data, source, floats)
 
 
@@ -174,6 +178,34 @@ def _check_columns(table, data: bytes, source: str) -> None:
 
     if any(pa.types.is_nested(f.type) for f in table.schema):
         _refuse_first_problem(data, source)
+
+
+def _refuse_missing_arguments(table, data: bytes, source: str, time_mapping, pred: str) -> None:
+    """An argument null or left out on a line, and so a time point (one
+    column as both ends), named at that line (the table's reading would
+    name the row by its values)."""
+    import json
+
+    import pyarrow.compute as pc
+
+    names = table.schema.names
+    times = {"start", "end", "start_closed", "end_closed"}
+    point = None
+    if time_mapping is not None:
+        times |= {names[i] for i in time_mapping[:2] if i < len(names)}
+        point = names[time_mapping[0]] if time_mapping[0] == time_mapping[1] < len(names) else None
+    for name in names:
+        if (name in times and name != point) or not table.column(name).null_count:
+            continue
+        row = pc.index(pc.is_null(table.column(name)), True).as_py()
+        n, text = next(line for i, line in enumerate(_lines(data, source)) if i == row)
+        key = json.dumps(name, ensure_ascii=False)
+        said = "is null" if key in text else "is left out"
+        if name == point:
+            raise DataError(f"{name} {said} here: @timeMapping of {pred} reads it as the line's time point", Pos(source, n, _column_of_key(text, name)),
+                            source_line=text, hint=f"a reading without a time holds at no time point: give {name} a time or leave the line out")
+        raise DataError(f"{name} {said} here: every argument of {pred} needs a value", Pos(source, n, _column_of_key(text, name)), source_line=text,
+                        hint=f"give {name} a value on every line, or leave the line out (only the times may be null: unbounded)")
 
 
 def _exact_numbers(table, data: bytes, source: str, floats):

@@ -167,6 +167,8 @@ BAD = [
     ('{"s": "a", "v": 1, "start": 0, "end": 1}\n\n{"s": "b", "v": "2", "start": 0, "end": 1}\n', "3:12", "v holds a string here, but a number on line 1"),
     ('[{"s": "a", "v": 1, "start": 0, "end": 1}]\n', "1:1", "one JSON array, not JSON Lines"),
     ('{"s": "a", "v": NaN, "start": 0, "end": 1}\n', "1:1", "NaN is no number"),
+    ('{"s": "a", "v": 1, "start": 0, "end": 1}\n{"s": null, "v": 1, "start": 0, "end": 1}\n', "2:2", "s is null here: every argument of r needs a value"),
+    ('{"s": "a", "v": 1, "start": 0, "end": 1}\n{"v": 1, "start": 0, "end": 1}\n', "2:1", "s is left out here: every argument of r needs a value"),
     ('{"s": "a", "v": 1, "start": 0, "end": 1}\n{"s": "\xff", "v": 1, "start": 0, "end": 1}\n', "2:8", "not UTF-8 text (byte 0xff)"),
 ]
 
@@ -186,6 +188,13 @@ def test_a_bad_line_is_refused_at_its_line_and_column(tmp_path, text, where, sai
     assert r.exit_code == 2, r.output
     assert f"r.jsonl:{line}:{col}: data error: " in r.output and said in r.output, r.output
     assert "Traceback" not in r.output and "hint:" in r.output
+
+
+def test_a_reading_without_its_time_point_is_refused_at_its_line(tmp_path):
+    (tmp_path / "r.jsonl").write_text('{"s": "a", "t": 3}\n{"s": "b", "t": null}\n')
+    (tmp_path / "p.vada").write_text('@bind("r", "json", ".", "r.jsonl").\n@timeMapping("r", 1, 1).\nq(S) :- r(S).\n@output("q").\n')
+    r = run("run", tmp_path / "p.vada")
+    assert r.exit_code == 2 and "r.jsonl:2:12: data error: t is null here: @timeMapping of r reads it as the line's time point" in r.output, r.output
 
 
 def test_a_damaged_gzip_is_refused(tmp_path):

@@ -212,16 +212,57 @@ def declared_floats(program: ast.Program, pred: str) -> list:
 
 def bound_table(program: ast.Program, pred: str, path: Path, fmt: str):
     """The table of a Parquet, Arrow or JSON Lines file bound to ``pred``,
-    its times placed by the program's ``@timeMapping`` (a JSON Lines file
-    also read as its ``@mapping`` types floats, and its arguments checked
-    for a value on each line, which a line can leave out)."""
-    from .files import read_table
-
+    its times placed by the program's ``@timeMapping``.  A JSON Lines
+    file's arguments are the keys its ``@mapping`` names (an object's keys
+    have no order a writer must keep; a log line has more keys than a rule
+    reads), each checked for a value on every line, and its numbers read
+    exact but for a ``"float"`` mapping (connectors/json_lines.py)."""
     if fmt != "json":
-        return time_mapped_table(program, pred, read_table(path, fmt), str(path))
-    from .json_lines import read_json_table
+        from .files import read_table
 
-    return time_mapped_table(program, pred, read_json_table(path, declared_floats(program, pred), time_mapping(program, pred), pred), str(path))
+        return time_mapped_table(program, pred, read_table(path, fmt), str(path))
+    from .json_lines import JsonLines
+
+    lines = JsonLines(path)
+    table, tm = lines.table, time_mapping(program, pred)
+    if tm is not None and tm[0] == tm[1] and tm[0] < table.num_columns:  # (before the time mapping, which names the row alone)
+        lines.refuse_nulls(table, [table.schema.names[tm[0]]], lambda name, said: (
+            f"{name} {said} here: @timeMapping of {pred} reads it as the line's time point",
+            f"a reading without a time holds at no time point: give {name} a time or leave the line out"))
+    table = _keys_by_mapping(program, pred, time_mapped_table(program, pred, table, str(path)), path)
+    arguments = [n for n in table.schema.names if n not in ("start", "end", "start_closed", "end_closed")]
+    lines.refuse_nulls(table, arguments, lambda name, said: (
+        f"{name} {said} here: every argument of {pred} needs a value",
+        f"give {name} a value on every line, or leave the line out (only the times may be null: unbounded)"))
+    return lines.exact(table, declared_floats(program, pred))
+
+
+def _keys_by_mapping(program: ast.Program, pred: str, table, path):
+    """A JSON Lines table's arguments chosen by the keys ``@mapping`` names,
+    each at its argument, the keys not named filling the other arguments
+    in the order they first appear, as many as the program's atoms of
+    ``pred`` have (the rest left: a log line has more keys than a rule
+    reads); the table as it is where no name of ``@mapping`` is a key."""
+    from chronolog.planner.validate import collect_arities
+
+    m = mappings(program, pred)
+    times = [n for n in ("start", "end", "start_closed", "end_closed") if n in table.schema.names]
+    names = [n for n in table.schema.names if n not in times]
+    named = {i: name for i, (name, _) in m.items() if name in names}
+    if not named:
+        return table
+    pos = next(a.pos for a in program.annotations if a.name == "mapping" and a.args and a.args[0] == pred)
+    hint = f"name each argument by its key (the keys: {', '.join(names)})"
+    absent = next((i for i in sorted(m) if i not in named), None)
+    if absent is not None:
+        raise ProgramError(f"@mapping of {pred} names argument {absent} {m[absent][0]!r}, which no line of {path} has as a key "
+                           f"(and others by keys: {', '.join(named.values())})", pos, hint=hint)
+    arity = collect_arities(program).get(pred, (len(names), None))[0]
+    rest = [n for n in names if n not in named.values()]
+    if arity > len(named) + len(rest):
+        raise ProgramError(f"{pred} has {counted(arity, 'argument')}, but {path} has {counted(len(names), 'key')} beside its times",
+                           pos, hint=hint)
+    return table.select([named[i] if i in named else rest.pop(0) for i in range(arity)] + times)
 
 
 def time_mapped_table(program: ast.Program, pred: str, table, where: str):

@@ -32,22 +32,55 @@ _KINDS = {str: "a string", bool: "a boolean", int: "a number", float: "a number"
 _BOM = b"\xef\xbb\xbf"
 
 
-def read_json_table(path, floats=(), time_mapping=None, pred: str = "", what: str = "JSON Lines file"):
+def read_json_table(path, floats=()):
     """A ``pyarrow.Table`` of the JSON Lines file ``path`` (compressed or
-    not), its numbers exact but in the columns ``floats`` (the keys
-    ``@mapping`` types ``"float"``); a :class:`DataError` at the line and
-    column of a problem.  With ``pred``, an argument left out or null on a
-    line is one (its times: ``start``/``end`` or ``time_mapping``'s
-    columns)."""
+    not), its numbers exact but in the columns ``floats``; a
+    :class:`DataError` at the line and column of a problem."""
+    lines = JsonLines(path)
+    return lines.exact(lines.table, floats)
+
+
+class JsonLines:
+    """A JSON Lines file read by pyarrow (``table``: its numbers with a
+    fraction still doubles), with its bytes kept for what a caller asks
+    after choosing its columns: the line of a missing value
+    (:meth:`refuse_nulls`) and the exact numbers (:meth:`exact`)."""
+
+    def __init__(self, path, what: str = "JSON Lines file"):
+        from chronolog.language.compressed import read_bytes
+
+        data = read_bytes(path, what)
+        self.data = data[len(_BOM):] if data.startswith(_BOM) else data
+        self.source = os.fspath(path)
+        self.table = _read(self.data, self.source)
+
+    def refuse_nulls(self, table, names, why) -> None:
+        """The first line where a column of ``names`` of ``table`` (rows as
+        the file's) is null or left out, refused there; ``why(name, said)``
+        gives the message and hint."""
+        import json
+
+        import pyarrow.compute as pc
+
+        for name in names:
+            if not table.column(name).null_count:
+                continue
+            row = pc.index(pc.is_null(table.column(name)), True).as_py()
+            n, text = next(line for i, line in enumerate(_lines(self.data, self.source)) if i == row)
+            message, hint = why(name, "is null" if json.dumps(name, ensure_ascii=False) in text else "is left out")
+            raise DataError(message, Pos(self.source, n, _column_of_key(text, name)), source_line=text, hint=hint)
+
+    def exact(self, table, floats=()):
+        """``table`` (this file's columns, any chosen) with each column of
+        doubles but ``floats`` made the exact numbers its texts write
+        (:func:`_exact_numbers`)."""
+        return _exact_numbers(table, self.data, self.source, floats)
+
+
+def _read(data: bytes, source: str):
     import pyarrow as pa
     import pyarrow.json as pj
 
-    from chronolog.language.compressed import read_bytes
-
-    data = read_bytes(path, what)
-    if data.startswith(_BOM):
-        data = data[len(_BOM):]
-    source = os.fspath(path)
     if not data or data.isspace():  # (blank lines only; isspace stops at the first other byte, strip would copy the file)
         return pa.table({})
     _refuse_one_document(data, source)
@@ -55,7 +88,8 @@ def read_json_table(path, floats=(), time_mapping=None, pred: str = "", what: st
         data.decode("utf-8")  # (pyarrow keeps a string's bytes unchecked: a bad byte would fail far from its line)
     except UnicodeDecodeError:
         _refuse_first_problem(data, source)
-    strings = _string_keys_of_first_line(data)
+    first = _first_line_keys(data)
+    strings = [k for k, v in first.items() if isinstance(v, str)]
     while True:  # (again where keys seen past the first line hold strings pyarrow took for dates: their text kept)
         try:
             table = pj.read_json(pa.py_buffer(data), parse_options=_schema(strings))
@@ -63,7 +97,7 @@ def read_json_table(path, floats=(), time_mapping=None, pred: str = "", what: st
             kinds = _refuse_first_problem(data, source)  # (raises where a line is at fault)
             more = [k for k, kind in kinds.items() if kind == "a string" and k not in strings]
             if not more:
-                raise DataError(f"{source}: cannot read the JSON Lines: {e}", Pos(source),
+                raise DataError(f"cannot read the JSON Lines: {e}", Pos(source),
                                 hint="write one JSON object a line, each key holding values of one kind") from None
             strings = strings + more
             continue
@@ -72,9 +106,8 @@ def read_json_table(path, floats=(), time_mapping=None, pred: str = "", what: st
             break
         strings = strings + dated
     _check_columns(table, data, source)
-    if pred:
-        _refuse_missing_arguments(table, data, source, time_mapping, pred)
-    return _exact_numbers(table, data, source, floats)
+    order = [k for k in first if k in table.schema.names] + [k for k in table.schema.names if k not in first]
+    return table.select(order) if order != table.schema.names else table  # (pyarrow puts a schema's keys first)
 
 
 def _schema(strings):
@@ -87,7 +120,9 @@ def _schema(strings):
     return pj.ParseOptions(explicit_schema=pa.schema([(k, pa.string()) for k in strings]) if strings else None)
 
 
-def _string_keys_of_first_line(data: bytes) -> list:
+def _first_line_keys(data: bytes) -> dict:
+    """The object of the first line that is not blank (its keys in their
+    order), or {} where it is not one."""
     import json
 
     at = 0
@@ -100,8 +135,8 @@ def _string_keys_of_first_line(data: bytes) -> list:
     try:
         rec = json.loads(first)
     except ValueError:
-        return []
-    return [k for k, v in rec.items() if isinstance(v, str)] if isinstance(rec, dict) else []
+        return {}
+    return rec if isinstance(rec, dict) else {}
 
 
 def _refuse_one_document(data: bytes, source: str) -> None:
@@ -140,10 +175,15 @@ def _refuse_first_problem(data: bytes, source: str, key=None, wanted=None) -> di
     first_kind = {}
     for n, text in _lines(data, source):
         try:
-            rec = json.loads(text)  # (NaN and Infinity read as floats, as pyarrow reads them)
+            rec = json.loads(text, object_pairs_hook=_once_each)  # (NaN and Infinity read as floats, as pyarrow reads them)
         except json.JSONDecodeError as e:
             raise DataError(f"not JSON: {e.msg}", Pos(source, n, e.colno), source_line=text,
                             hint="write one JSON object a line (a string in double quotes, no trailing comma)") from None
+        except _Twice as e:
+            key = json.dumps(e.key, ensure_ascii=False)
+            at = text.find(key, text.find(key) + 1)
+            raise DataError(f"{e.key} is written twice in one object", Pos(source, n, at + 1 if at >= 0 else 1), source_line=text,
+                            hint=f"write {e.key} once on each line") from None
         if not isinstance(rec, dict):
             raise DataError(f"the line holds {_KINDS.get(type(rec), 'a value')}, not a JSON object", Pos(source, n, 1), source_line=text,
                             hint='each line is one object of the columns: {"sensor": "s1", "start": 0, "end": 5}')
@@ -164,6 +204,20 @@ def _refuse_first_problem(data: bytes, source: str, key=None, wanted=None) -> di
     return {k: kind for k, (kind, _) in first_kind.items()}
 
 
+class _Twice(Exception):
+    def __init__(self, key):
+        self.key = key
+
+
+def _once_each(pairs):
+    """An object's dict, each key once (pyarrow refuses an object that
+    writes one twice, naming no line)."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        raise _Twice(next(k for i, (k, _) in enumerate(pairs) if any(k == j for j, _ in pairs[:i])))
+    return out
+
+
 def _column_of_key(text: str, key: str) -> int:
     import json
 
@@ -178,34 +232,6 @@ def _check_columns(table, data: bytes, source: str) -> None:
 
     if any(pa.types.is_nested(f.type) for f in table.schema):
         _refuse_first_problem(data, source)
-
-
-def _refuse_missing_arguments(table, data: bytes, source: str, time_mapping, pred: str) -> None:
-    """An argument null or left out on a line, and so a time point (one
-    column as both ends), named at that line (the table's reading would
-    name the row by its values)."""
-    import json
-
-    import pyarrow.compute as pc
-
-    names = table.schema.names
-    times = {"start", "end", "start_closed", "end_closed"}
-    point = None
-    if time_mapping is not None:
-        times |= {names[i] for i in time_mapping[:2] if i < len(names)}
-        point = names[time_mapping[0]] if time_mapping[0] == time_mapping[1] < len(names) else None
-    for name in names:
-        if (name in times and name != point) or not table.column(name).null_count:
-            continue
-        row = pc.index(pc.is_null(table.column(name)), True).as_py()
-        n, text = next(line for i, line in enumerate(_lines(data, source)) if i == row)
-        key = json.dumps(name, ensure_ascii=False)
-        said = "is null" if key in text else "is left out"
-        if name == point:
-            raise DataError(f"{name} {said} here: @timeMapping of {pred} reads it as the line's time point", Pos(source, n, _column_of_key(text, name)),
-                            source_line=text, hint=f"a reading without a time holds at no time point: give {name} a time or leave the line out")
-        raise DataError(f"{name} {said} here: every argument of {pred} needs a value", Pos(source, n, _column_of_key(text, name)), source_line=text,
-                        hint=f"give {name} a value on every line, or leave the line out (only the times may be null: unbounded)")
 
 
 def _exact_numbers(table, data: bytes, source: str, floats):

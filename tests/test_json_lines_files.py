@@ -167,6 +167,7 @@ BAD = [
     ('{"s": "a", "v": 1, "start": 0, "end": 1}\n\n{"s": "b", "v": "2", "start": 0, "end": 1}\n', "3:12", "v holds a string here, but a number on line 1"),
     ('[{"s": "a", "v": 1, "start": 0, "end": 1}]\n', "1:1", "one JSON array, not JSON Lines"),
     ('{"s": "a", "v": NaN, "start": 0, "end": 1}\n', "1:1", "NaN is no number"),
+    ('{"s": "a", "v": 1, "start": 0, "end": 1, "s": "b"}\n', "1:42", "s is written twice in one object"),
     ('{"s": "a", "v": 1, "start": 0, "end": 1}\n{"s": null, "v": 1, "start": 0, "end": 1}\n', "2:2", "s is null here: every argument of r needs a value"),
     ('{"s": "a", "v": 1, "start": 0, "end": 1}\n{"v": 1, "start": 0, "end": 1}\n', "2:1", "s is left out here: every argument of r needs a value"),
     ('{"s": "a", "v": 1, "start": 0, "end": 1}\n{"s": "\xff", "v": 1, "start": 0, "end": 1}\n', "2:8", "not UTF-8 text (byte 0xff)"),
@@ -188,6 +189,44 @@ def test_a_bad_line_is_refused_at_its_line_and_column(tmp_path, text, where, sai
     assert r.exit_code == 2, r.output
     assert f"r.jsonl:{line}:{col}: data error: " in r.output and said in r.output, r.output
     assert "Traceback" not in r.output and "hint:" in r.output
+
+
+def test_mapping_names_choose_the_keys(tmp_path):
+    """Log lines hold more keys than a rule reads, in an order of the
+    writer's (Go's encoding/json sorts them), some lines in another (an
+    object's keys have no order): the keys ``@mapping`` names are the
+    arguments, in its order, the others left (a null among them too); the
+    time key at its place among the first line's keys.  The model equals
+    that of the chosen columns given as rows."""
+    rng = random.Random(4)
+    order = ["ts", "user", "action", "ip", "ms", "referrer"]
+    rng.shuffle(order)
+    recs = []
+    for i in range(2000):  # (over 64 KiB: the kernels' reading too)
+        rec = {"ts": 1000 + i, "user": f"u{rng.randrange(30)}", "action": rng.choice(["login", "logout", "view"]),
+               "ip": f"10.0.0.{rng.randrange(9)}", "ms": round(rng.uniform(0, 900), 1), "referrer": None}
+        keys = list(order) if i == 0 or i % 10 else rng.sample(order, len(order))
+        recs.append({k: rec[k] for k in keys})
+    (tmp_path / "ev.jsonl").write_text(jsonl(recs))
+    ts = order.index("ts")
+    rules = (f'@timeMapping("event", {ts}, {ts}).\n@mapping("event", 0, "user").\n@mapping("event", 1, "action").\n@mapping("event", 2, "ms").\n'
+             'slow(U, A) :- event(U, A, M), M > 800.\n@output("slow").\n')
+    want = chronolog.reason('slow(U, A) :- event(U, A, M), M > 800.\n@output("slow").\n',
+                            {"event": [((r["user"], r["action"], Fraction(str(r["ms"]))), (r["ts"], r["ts"])) for r in recs]}, engine="rows")
+    assert "slow(" in want.to_text()
+    for engine in ("rows", "columns"):
+        got = chronolog.reason(f'@bind("event", "json", "{tmp_path}", "ev.jsonl").\n' + rules, engine=engine)
+        assert got.to_text() == want.to_text(), engine
+
+
+def test_a_mapping_name_no_line_has_is_refused(tmp_path):
+    (tmp_path / "ev.jsonl").write_text('{"user": "a", "action": "x", "start": 0, "end": 1}\n')
+    (tmp_path / "p.vada").write_text('@bind("event", "json", ".", "ev.jsonl").\n@mapping("event", 0, "user").\n@mapping("event", 1, "verb").\n'
+                                     'q(U) :- event(U, A).\n@output("q").\n')
+    r = run("run", tmp_path / "p.vada")
+    assert r.exit_code == 2, r.output
+    assert "p.vada:2:1: program error: @mapping of event names argument 1 'verb', which no line of" in r.output
+    assert "(and others by keys: user)" in r.output and "(the keys: user, action)" in r.output
 
 
 def test_a_reading_without_its_time_point_is_refused_at_its_line(tmp_path):

@@ -238,19 +238,26 @@ def bound_table(program: ast.Program, pred: str, path: Path, fmt: str):
 
 
 def _keys_by_mapping(program: ast.Program, pred: str, table, path):
-    """A JSON Lines table's arguments chosen by the keys ``@mapping`` names,
-    each at its argument, the keys not named filling the other arguments
-    in the order they first appear, as many as the program's atoms of
-    ``pred`` have (the rest left: a log line has more keys than a rule
-    reads); the table as it is where no name of ``@mapping`` is a key."""
+    """A JSON Lines table (its times placed) with the arguments
+    :func:`mapped_keys` chooses."""
+    times = [n for n in ("start", "end", "start_closed", "end_closed") if n in table.schema.names]
+    chosen = mapped_keys(program, pred, [n for n in table.schema.names if n not in times], path)
+    return table if chosen is None else table.select(chosen + times)
+
+
+def mapped_keys(program: ast.Program, pred: str, names: list, path) -> list | None:
+    """The argument columns of a JSON Lines input of ``pred`` among its
+    keys ``names`` (in order, its times left out): those ``@mapping``
+    names, each at its argument, the keys not named filling the other
+    arguments in order, as many as the program's atoms of ``pred`` have
+    (the rest left: a log line has more keys than a rule reads); None
+    where no name of ``@mapping`` is a key (the keys are the arguments)."""
     from chronolog.planner.validate import collect_arities
 
     m = mappings(program, pred)
-    times = [n for n in ("start", "end", "start_closed", "end_closed") if n in table.schema.names]
-    names = [n for n in table.schema.names if n not in times]
     named = {i: name for i, (name, _) in m.items() if name in names}
     if not named:
-        return table
+        return None
     pos = next(a.pos for a in program.annotations if a.name == "mapping" and a.args and a.args[0] == pred)
     hint = f"name each argument by its key (the keys: {', '.join(names)})"
     absent = next((i for i in sorted(m) if i not in named), None)
@@ -262,7 +269,7 @@ def _keys_by_mapping(program: ast.Program, pred: str, table, path):
     if arity > len(named) + len(rest):
         raise ProgramError(f"{pred} has {counted(arity, 'argument')}, but {path} has {counted(len(names), 'key')} beside its times",
                            pos, hint=hint)
-    return table.select([named[i] if i in named else rest.pop(0) for i in range(arity)] + times)
+    return [named[i] if i in named else rest.pop(0) for i in range(arity)]
 
 
 def time_mapped_table(program: ast.Program, pred: str, table, where: str):

@@ -164,6 +164,25 @@ def read_binding(spark, b: dict):
         raise ProgramError(f"@bind of {b['pred']}: Spark cannot read {b['location']} as {fmt}: {_first_line(e)}", b["pos"]) from None
 
 
+def _json_arguments(prog, b: dict, df):
+    """A ``spark json`` input with its times placed and its arguments the
+    keys ``@mapping`` names, as the embedded reader chooses them
+    (bindings.mapped_keys: a log line's other keys left)."""
+    from chronolog.connectors.bindings import mapped_keys, time_mapping
+
+    times = ("start", "end", "start_closed", "end_closed")
+    mapping = time_mapping(prog, b["pred"])
+    at_times = set(mapping[:2]) if mapping is not None else set()
+    keys = [c for i, c in enumerate(df.columns) if i not in at_times and c not in times]
+    chosen = mapped_keys(prog, b["pred"], keys, b["location"])
+    df = placed_times(prog, b["pred"], df, None, str(b["location"]))
+    if chosen is None:
+        return df
+    placed = [c for c in df.columns if c not in times]  # (the keys in their order, renamed c0, c1, ... by a time mapping)
+    by_key = dict(zip(keys, placed))
+    return df.select(*[df[f"`{by_key[k]}`"].alias(k) for k in chosen], *[df[f"`{t}`"] for t in times if t in df.columns])
+
+
 def _keys_in_file_order(spark, df, b: dict):
     """A ``spark json`` input's columns in the order its first record
     writes its keys, as the embedded reader takes them (Spark's inferred
@@ -790,6 +809,8 @@ def reason_with(
                     refuse_data_header(header, ast.Pos(str(b["location"]), 1, 1), time_mapping(prog, b["pred"]), prog.calendar)
                     check_mapped_header(prog, b["pred"], header, b["location"])
                 df = _time_mapped(held_by_csv_reader(spark, b, df, prog), time_mapping(prog, b["pred"]), b)
+            elif b["format"] == "json":
+                df = _json_arguments(prog, b, df)
             else:
                 df = placed_times(prog, b["pred"], df, None, str(b["location"]))
             frames.append((b["pred"], df, b["format"] == "csv"))

@@ -45,3 +45,21 @@ def test_spark_json_answers_as_the_embedded_json_reader(spark, tmp_path, distrib
         have = table_to_rows(got[o].toArrow(), o, None)
         assert want and set(have) == want, (o, set(have) - want, want - set(have))
     assert any(type(t[1]) is not int for t, _ in embedded.facts("hot"))  # (decimals among the readings, exact)
+
+
+def test_spark_json_chooses_the_keys_mapping_names(spark, tmp_path):
+    """Log lines of more keys than the rule reads, its time key placed by
+    @timeMapping: Spark reads the keys @mapping names, as the embedded
+    reader does."""
+    from chronolog import spark as cs
+
+    rng = random.Random(2)
+    lines = [json.dumps({"ip": f"10.0.0.{rng.randrange(5)}", "ts": i, "user": f"u{rng.randrange(6)}", "ms": rng.randrange(1000),
+                         "action": rng.choice(["a", "b"])}) + "\n" for i in range(200)]
+    (tmp_path / "ev.jsonl").write_text("".join(lines))
+    rules = ('@timeMapping("event", 1, 1).\n@mapping("event", 0, "user").\n@mapping("event", 1, "ms").\n'
+             'slow(U) :- <->[0,5] event(U, M), M > 900.\n@output("slow").\n')
+    embedded = chronolog.reason(f'@bind("event", "json", "{tmp_path}", "ev.jsonl").\n' + rules)
+    got = cs.reason(spark, f'@bind("event", "spark json", "{tmp_path}", "ev.jsonl").\n' + rules)
+    want = set(embedded.facts("slow"))
+    assert want and set(table_to_rows(got["slow"].toArrow(), "slow", None)) == want

@@ -351,7 +351,11 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
 
     try:
         # (together: 200 files of 22 KB each went through the line reader and the rows, 7x the CPU of one file)
-        if not all(exists(p, "facts file") and os.path.isfile(p) for p in paths) or sum(os.stat(p).st_size for p in paths) < KERNEL_BYTES:
+        if not all(exists(p, "facts file") and os.path.isfile(p) for p in paths):
+            return None
+        from chronolog.language.compressed import is_compressed
+
+        if sum(os.stat(p).st_size for p in paths) < KERNEL_BYTES and not any(map(is_compressed, paths)):  # (a compressed file's text is larger)
             return None
     except (OSError, ChronologError):
         return None  # the rows' reading reports it

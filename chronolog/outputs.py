@@ -111,7 +111,7 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
     run left (connectors/text_out.py: the same bytes or table as from rows);
     False when rows hold it (then the caller writes the rows)."""
     cols = getattr(model, "_columns", None)
-    if cols is None or fmt not in ("csv", "parquet", "ipc") or model.repeating(pred):
+    if cols is None or fmt not in ("csv", "parquet", "ipc", "json") or model.repeating(pred):
         return False
     ticks = model.dialect == "lars"  # (its times shown in ticks)
     names = model.column_names(pred)
@@ -142,6 +142,14 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
     table = columns_arrow_table(cols, pred, names, model.calendar, ticks)
     if table is None:
         return False
+    if fmt == "json":
+        from chronolog.connectors.json_lines import table_json_lines, write_json_lines
+
+        lines = table_json_lines(table, model.calendar)  # (its numbers as the rows write them: a float mapping types Parquet's columns)
+        if lines is None:
+            return False
+        write_json_lines(path, lines, overwrite, staging)
+        return True
     from chronolog.connectors.files import floats_as_declared, write_table
 
     write_table(floats_as_declared(table, _declared_floats(model, pred)), path, fmt, overwrite, staging)

@@ -346,15 +346,31 @@ def write_json_facts(path, facts, names, overwrite: bool = False, calendar=None,
     from .json_records import json_string
 
     keys = [json_string(str(n)) + ": " for n in [*names, "start", "end", "start_closed", "end_closed"]]
-    point = _point_json(calendar)
+    term, point = _memo(_term_json), _memo(_point_json(calendar))
 
     def write(tmp):
         with text_for_writing(tmp, path) as fh:  # (compressed as the name says: a file.jsonl.gz)
             for terms, (lo, hi, lc, hc) in facts:
-                values = [*map(_term_json, terms), point(lo), point(hi), "true" if lc else "false", "true" if hc else "false"]
+                values = [*map(term, terms), point(lo), point(hi), "true" if lc else "false", "true" if hc else "false"]
                 fh.write("{" + ", ".join(k + v for k, v in zip(keys, values)) + "}\n")
 
     atomic_write(path, write, overwrite, staging)
+
+
+def _memo(convert):
+    """``convert`` of each distinct value once (values repeat down a
+    column: a fact each took 60 us converted anew), keyed by the value and
+    its type (1, 1.0 and #T are equal in Python, not in JSON)."""
+    seen: dict = {}
+
+    def converted(v):
+        key = (type(v), v)
+        text = seen.get(key)
+        if text is None:
+            text = seen[key] = convert(v)
+        return text
+
+    return converted
 
 
 def _term_json(v) -> str:
@@ -385,3 +401,110 @@ def _point_json(calendar):
 
 
 _JSON_NUMBER = __import__("re").compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+
+def table_json_lines(table, calendar=None):
+    """The JSON Lines :func:`write_json_facts` writes, from the Arrow table
+    of a relation held as columns (text_out.frame_table: typed as
+    facts_to_arrow types them, rows in the model's order), each column's
+    JSON made by kernels (800,000 facts fact by fact took 35 s, most of it
+    making the facts); a polars String Series of lines, or None where a
+    column holds what only the rows write (term text such as ``1/3``, a
+    float's infinity, a date argument, a time off the second)."""
+    import polars as pl
+    import pyarrow as pa
+
+    from chronolog.engine.arrow import term_text_names
+
+    if term_text_names(table):
+        return None
+    parts = []
+    for i, name in enumerate(table.schema.names):
+        col = table.column(name).combine_chunks()
+        text = _point_texts(col) if name in ("start", "end") and calendar is not None else _value_texts(col)
+        if text is None:
+            return None
+        parts += [pl.lit(("{" if i == 0 else ", ") + json_string_text(name) + ": "), pl.Series(f"c{i}", text, dtype=pl.String)]
+    if not parts:
+        return None
+    parts.append(pl.lit("}\n"))
+    return pl.select(pl.concat_str(parts)).to_series() if table.num_rows else pl.Series([], dtype=pl.String)
+
+
+def json_string_text(text: str) -> str:
+    from .json_records import json_string
+
+    return json_string(text)
+
+
+def _value_texts(col):
+    """A column's values as JSON texts (an Arrow string array), null as
+    ``null``, or None (see :func:`table_json_lines`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = col.type
+    if pa.types.is_boolean(t):
+        text = pc.if_else(col, "true", "false")
+    elif pa.types.is_integer(t):
+        text = col.cast(pa.string())
+    elif pa.types.is_decimal(t):  # (a column's scale: 7.00 beside 10.04, written 7 as its fact's text)
+        text = pc.replace_substring_regex(pc.replace_substring_regex(col.cast(pa.string()), r"(\.[0-9]*?)0+$", r"\1"), r"\.$", "")
+    elif pa.types.is_floating(t):
+        import numpy as np
+
+        from .float_text import float_texts
+
+        values = col.to_numpy(zero_copy_only=False)
+        if not np.isfinite(values[~np.isnan(values)] if col.null_count else values).all() or (not col.null_count and np.isnan(values).any()):
+            return None
+        text = float_texts(values)
+    elif pa.types.is_string(t) or pa.types.is_large_string(t):
+        from .records_out import _escaped
+
+        import polars as pl
+
+        text = ('"' + _escaped(pl.Series(col.cast(pa.string()))) + '"').to_arrow()
+    else:
+        return None
+    return pc.fill_null(text, "null") if col.null_count else text
+
+
+def _point_texts(col):
+    """A date timeline's time points as JSON strings (iso_text's: a date
+    at midnight, else to the second), null where unbounded, or None (a
+    fraction of a second, a year beyond 1..9999)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_timestamp(col.type) or col.type.tz not in (None, "UTC", "+00:00"):
+        return None
+    col = col.cast(pa.timestamp("us", tz=col.type.tz))
+    micros = col.cast(pa.int64())
+    if pc.any(pc.not_equal(pc.remainder(micros, 1_000_000), 0)).as_py():
+        return None
+    years = pc.year(col)
+    if pc.any(pc.or_(pc.less(years, 1), pc.greater(years, 9999))).as_py():
+        return None
+    naive = col.cast(pa.timestamp("s"))  # (whole seconds, checked: Arrow's %S writes a fraction of a finer unit, 04:00:00.000000)
+    midnight = pc.equal(pc.remainder(micros, 86_400_000_000), 0)
+    text = pc.if_else(midnight, pc.strftime(naive, "%Y-%m-%d"), pc.strftime(naive, "%Y-%m-%dT%H:%M:%S"))
+    text = pc.binary_join_element_wise('"', text, '"', "")
+    return pc.fill_null(text, "null") if col.null_count else text
+
+
+def write_json_lines(path, lines, overwrite: bool = False, staging=None) -> None:
+    """Write :func:`table_json_lines`' lines, atomically (compressed as
+    the name says)."""
+    from pathlib import Path
+
+    from chronolog.language.compressed import text_for_writing
+
+    from .files import atomic_write
+
+    def write(tmp):
+        with text_for_writing(tmp, path) as fh:
+            for at in range(0, len(lines), 65_536):
+                fh.write("".join(lines.slice(at, 65_536).to_list()))
+
+    atomic_write(Path(path), write, overwrite, staging)

@@ -244,10 +244,15 @@ def _exact_numbers(table, data: bytes, source: str, floats):
 
     from chronolog.engine.arrow import term_text_names, with_term_text
 
+    for f in table.schema:  # (a key @mapping types "float" whose numbers are all integers: pyarrow read them as such)
+        if f.name in floats and pa.types.is_integer(f.type):
+            table = table.set_column(table.schema.get_field_index(f.name), f.name, table.column(f.name).cast(pa.float64()))
     doubles = [f.name for f in table.schema if pa.types.is_floating(f.type) and f.name not in floats]
     if not doubles:
         return table
     texts = _number_texts(data, source, doubles)
+    if any(len(t) != table.num_rows for t in texts.values()):  # (Polars took the lines apart otherwise than pyarrow)
+        texts = _number_texts_by_lines(data, source, doubles)
     marked = list(term_text_names(table))
     for name in doubles:
         col = _decimals(texts[name])
@@ -412,9 +417,10 @@ def table_json_lines(table, calendar=None):
     column holds what only the rows write (term text such as ``1/3``, a
     float's infinity, a date argument, a time off the second)."""
     import polars as pl
-    import pyarrow as pa
 
     from chronolog.engine.arrow import term_text_names
+
+    from .json_records import json_string
 
     if term_text_names(table):
         return None
@@ -424,17 +430,11 @@ def table_json_lines(table, calendar=None):
         text = _point_texts(col) if name in ("start", "end") and calendar is not None else _value_texts(col)
         if text is None:
             return None
-        parts += [pl.lit(("{" if i == 0 else ", ") + json_string_text(name) + ": "), pl.Series(f"c{i}", text, dtype=pl.String)]
+        parts += [pl.lit(("{" if i == 0 else ", ") + json_string(name) + ": "), pl.Series(f"c{i}", text, dtype=pl.String)]
     if not parts:
         return None
     parts.append(pl.lit("}\n"))
     return pl.select(pl.concat_str(parts)).to_series() if table.num_rows else pl.Series([], dtype=pl.String)
-
-
-def json_string_text(text: str) -> str:
-    from .json_records import json_string
-
-    return json_string(text)
 
 
 def _value_texts(col):

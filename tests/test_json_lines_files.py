@@ -138,6 +138,9 @@ def test_a_key_mapped_float_reads_floats(tmp_path):
     bind = f'@bind("r", "json", "{tmp_path}", "r.jsonl").\n'
     assert chronolog.reason(bind + rules).to_text() == ""
     assert chronolog.reason(bind + '@mapping("r", 1, "v", "float").\n' + rules).to_text() == "big(a)@[1,10]"
+    (tmp_path / "w.jsonl").write_text('{"s": "a", "v": 20, "start": 0, "end": 1}\n')  # (integers alone in the key: floats too)
+    got = chronolog.reason(f'@bind("r", "json", "{tmp_path}", "w.jsonl").\n@mapping("r", 1, "v", "float").\nq(S, V) :- r(S, V).\n')
+    assert got.to_text() == "q(a,20.0)@[0,1]"
 
 
 def test_time_points_of_iso_datetimes(tmp_path):

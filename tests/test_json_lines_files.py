@@ -356,3 +356,28 @@ def _line(rec) -> str:
     """A record as one JSON line, a Decimal as its number text (json.dumps has none)."""
     parts = [f"{json.dumps(k)}: {v if isinstance(v, Decimal) else json.dumps(v, ensure_ascii=False)}" for k, v in rec.items()]
     return "{" + ", ".join(parts) + "}\n"
+
+
+@settings(deadline=None, max_examples=examples(30))
+@given(st.lists(st.tuples(_text, st.one_of(st.integers(-(10**20), 10**20), st.fractions(-50, 50, max_denominator=8)),
+                          st.integers(-5, 50), st.integers(0, 5), st.booleans()), min_size=1, max_size=25))
+def test_any_json_lines_output_reads_back_as_the_model(rows):
+    """Facts of any strings and exact numbers (those with a decimal: a
+    fraction such as 1/3 is written as its text, which a key of numbers
+    does not hold), ends unbounded or not: written to a bound ``.jsonl``
+    output and bound again, the same facts."""
+    import tempfile
+    from pathlib import Path
+
+    from chronolog.language.text import format_term
+
+    rows = [(s, v if not isinstance(v, Fraction) or v.denominator in (1, 2, 4, 5, 8) else v.numerator, t, d, o) for s, v, t, d, o in rows]
+    facts = "".join(f"p({format_term(s)}, {format_term(v)})@[{t},{'+inf' if open_ else t + d}].\n" for s, v, t, d, open_ in rows)
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, "p.vada").write_text(facts + '@bind("q", "json", ".", "q.jsonl").\n@output("q").\nq(S, V) :- p(S, V).\n')
+        assert run("run", Path(d, "p.vada")).exit_code == 0
+        Path(d, "r.vada").write_text('@bind("q", "json", ".", "q.jsonl").\nr(S, V) :- q(S, V).\n@output("r").\n')
+        back = run("run", Path(d, "r.vada"))
+        assert back.exit_code == 0, back.output
+        want = chronolog.reason(facts + 'r(S, V) :- p(S, V).\n@output("r").\n').to_text()
+        assert back.output.strip() == want.strip()

@@ -130,6 +130,32 @@ def test_kinds_stay_as_json_writes_them(tmp_path):
     assert got.holds("q", ("7", 1), 3) and not got.holds("q", (7, 1), 3)
 
 
+@pytest.mark.parametrize("odd", [None, "1.0000000000000000001", "12345678901234567890123", '"id 12345678901234567.5"'])
+def test_numbers_of_many_digits_are_the_numbers_written(tmp_path, odd):
+    """json.dumps' floats (0.30000000000000004: 17 digits, each its
+    double's shortest text) are exact as written, read by kernels; a
+    decimal of more digits than a double holds, an integer past 64 bits
+    beside them, and digits inside a string are exact too (those lines
+    read one by one): the oracle is Python's json reading the decimals."""
+    rng = random.Random(6)
+    recs = [{"s": f"s{i % 9}", "v": rng.uniform(0, 100) if i % 3 else round(rng.uniform(0, 100), 2), "start": i, "end": i + 3}
+            for i in range(3000)]
+    text = jsonl(recs)
+    if odd is not None:
+        lines = text.splitlines(keepends=True)
+        if odd.startswith('"'):
+            lines[1500] = '{"s": ' + odd + ', "v": 0.1, "start": 0, "end": 1}\n'
+        else:
+            lines[1500] = '{"s": "odd", "v": ' + odd + ', "start": 0, "end": 1}\n'
+        text = "".join(lines)
+    (tmp_path / "r.jsonl").write_text(text)
+    rules = 'q(S, V) :- r(S, V).\n@output("q").\n'
+    want = chronolog.reason(rules, {"r": oracle_rows(text)}, engine="rows").to_text()
+    assert "0000000000000" in want or "." in want
+    for engine in ("rows", "columns"):
+        assert chronolog.reason(f'@bind("r", "json", "{tmp_path}", "r.jsonl").\n' + rules, engine=engine).to_text() == want, engine
+
+
 def test_a_key_mapped_float_reads_floats(tmp_path):
     """``@mapping(..., "float")`` of a key reads its numbers as floats, as a
     CSV column mapped so: 0.1 and 0.2 sum past 0.3; exact otherwise."""

@@ -373,7 +373,7 @@ def _read_bound(program, pred: str, kind: str, opts: dict, path: Path, columns, 
     m = mappings(program, pred)
     if kind == "csv":
         check_mapped_columns(program, pred, path, opts)
-    fc = None
+    fc = table = None
     if kind == "csv" and columns is not None:
         from .csv_columns import read_csv_columns
 
@@ -399,10 +399,12 @@ def _read_bound(program, pred: str, kind: str, opts: dict, path: Path, columns, 
 
         facts.extend(read_fact_file(path, pred, program))
     else:
-        from .files import read_facts
+        from .files import table_facts
 
-        pos = ast.Pos(str(path), 0, 0)
-        facts.extend(ast.Fact(pred, t, iv, pos) for t, iv in read_facts(path, pred, FILE_KINDS[kind], program))
+        if table is None:
+            table = bound_table(program, pred, path, FILE_KINDS[kind])
+        pos = ast.Pos(str(path), 0, 0)  # (the table the kernels left, not read again)
+        facts.extend(ast.Fact(pred, t, iv, pos) for t, iv in table_facts(table, pred, path, getattr(program, "calendar", None)))
 
 
 def _fact_file_columns(program, pred: str, path: Path, facts: list):

@@ -84,26 +84,16 @@ def read_table(path, fmt=None):
 
 def read_facts(path, pred: str, fmt=None, program=None) -> list:
     """``(terms, interval)`` rows of ``pred`` from a file of any format."""
-    from chronolog.engine.arrow import table_to_rows
-
     path = Path(path)
     kind = format_of(path, fmt)
     if kind in ("parquet", "ipc", "json"):
-        calendar = getattr(program, "calendar", None)
         if program is not None:
             from chronolog.connectors.bindings import bound_table
 
             table = bound_table(program, pred, path, kind)  # (@timeMapping: the times by position)
         else:
             table = read_table(path, kind)
-        try:
-            return table_to_rows(table, pred, calendar, timestamps="times")  # date arguments stay dates
-        except DataError as e:
-            if e.pos is not None:
-                raise
-            from chronolog.language.ast import Pos
-
-            raise DataError(e.message, Pos(str(path)), hint=e.hint) from None
+        return table_facts(table, pred, path, getattr(program, "calendar", None))
     if kind == "csv":
         from chronolog.connectors.bindings import mappings, time_mapping
         from chronolog.connectors.csv_files import read_csv_facts
@@ -127,6 +117,21 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
     rows = read_fact_rows(read_text(path, "facts file").splitlines(), str(path), getattr(program, "calendar", None))
     refuse_repeating(rows, "a table of rows")
     return list(rows.get(pred, []))
+
+
+def table_facts(table, pred: str, path, calendar=None) -> list:
+    """``(terms, interval)`` rows of ``pred`` from the table of the file
+    ``path`` (its times placed), an error without a place placed at the file."""
+    from chronolog.engine.arrow import table_to_rows
+
+    try:
+        return table_to_rows(table, pred, calendar, timestamps="times")  # date arguments stay dates
+    except DataError as e:
+        if e.pos is not None:
+            raise
+        from chronolog.language.ast import Pos
+
+        raise DataError(e.message, Pos(str(path)), hint=e.hint) from None
 
 
 def _of_many_predicates(path) -> bool:

@@ -257,8 +257,26 @@ def _exact_numbers(table, data: bytes, source: str, floats):
         col = _decimals(texts[name])
         if col is None:
             col, marked = texts[name], marked + [name]
+        if table.num_rows >= _MANY and (col is texts[name] or col.type.precision > 18):
+            _note_long_decimals(source, name, table.num_rows)
         table = table.set_column(table.schema.get_field_index(name), name, col)
     return with_term_text(table, marked)
+
+
+# from this many rows, a key of numbers no 64-bit pair holds is said aloud
+_MANY = 100_000
+
+
+def _note_long_decimals(source: str, name: str, rows: int) -> None:
+    """Say that a key's numbers are exact decimals of many digits (Python's
+    unrounded floats), which only the rows hold (1M: about a minute), and
+    how to read them as the floats they likely are."""
+    import warnings
+
+    from chronolog.language.errors import Note
+
+    warnings.warn(Note(f"{source}: {name} holds numbers of up to 20 digits, read exactly as written ({rows:,} rows: slow); "
+                       f'if they are measured floats, @mapping the key "float" reads them as such'), stacklevel=4)
 
 
 # a number of 16 significant digits or more (leading zeros counted: a

@@ -165,12 +165,11 @@ def _lines(data: bytes, source: str):
                             hint="write the file as UTF-8 (iconv -f latin1 -t utf-8, or pandas' to_json)") from None
 
 
-def _refuse_first_problem(data: bytes, source: str, key=None, wanted=None) -> dict:
+def _refuse_first_problem(data: bytes, source: str) -> dict:
     """Read the lines one by one and raise the first problem found: a line
-    that is not JSON or not an object, a nested value, a key whose values
-    change kind; with ``key``, also that key's first value ``wanted`` says
-    is a problem (a callable of the value, returning the complaint).  With
-    none, each key's kind (``"a string"``, ``"a number"``, ...)."""
+    that is not JSON or not an object, a nested value, a key written twice
+    or whose values change kind; with none, each key's kind (``"a
+    string"``, ``"a number"``, ...)."""
     import json
 
     first_kind = {}
@@ -181,8 +180,8 @@ def _refuse_first_problem(data: bytes, source: str, key=None, wanted=None) -> di
             raise DataError(f"not JSON: {e.msg}", Pos(source, n, e.colno), source_line=text,
                             hint="write one JSON object a line (a string in double quotes, no trailing comma)") from None
         except _Twice as e:
-            key = json.dumps(e.key, ensure_ascii=False)
-            at = text.find(key, text.find(key) + 1)
+            quoted = json.dumps(e.key, ensure_ascii=False)
+            at = text.find(quoted, text.find(quoted) + 1)
             raise DataError(f"{e.key} is written twice in one object", Pos(source, n, at + 1 if at >= 0 else 1), source_line=text,
                             hint=f"write {e.key} once on each line") from None
         if not isinstance(rec, dict):
@@ -200,8 +199,6 @@ def _refuse_first_problem(data: bytes, source: str, key=None, wanted=None) -> di
             if seen[0] != kind:
                 raise DataError(f"{k} holds {kind} here, but {seen[0]} on line {seen[1]}", where, source_line=text,
                                 hint=f"write {k} as one kind on every line (a number as a string, \"7\", where others are strings)")
-            if k == key and wanted is not None and (complaint := wanted(v)):
-                raise DataError(complaint, where, source_line=text, hint=f'write it as a string ("{v}") or keep {k} integers')
     return {k: kind for k, (kind, _) in first_kind.items()}
 
 

@@ -368,7 +368,7 @@ def _read_bound(program, pred: str, kind: str, opts: dict, path: Path, columns, 
     ``columns`` where kernels read it, else its facts to ``facts``
     (``ticks``: a LARS program's, its columns read at ticks, or as rows
     where one is off them: the rows' reading names it)."""
-    if FILE_KINDS[kind] in ("csv", "json") and note_empty_file(path, pred):
+    if FILE_KINDS[kind] in ("csv", "json") and note_empty_file(path, pred, blank_too=FILE_KINDS[kind] == "json"):
         return
     m = mappings(program, pred)
     if kind == "csv":

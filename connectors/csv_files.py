@@ -450,20 +450,24 @@ def note_leading_zeros(cell: str, value, where, column: str, pred: str | None = 
     return True
 
 
-def note_empty_file(path, pred: str) -> bool:
+def note_empty_file(path, pred: str, blank_too: bool = False) -> bool:
     """Say aloud (True when said) that a bound file is empty, 0 bytes: an
     export that wrote nothing reads as no facts, which looks like a model
-    where nothing holds; a compressed file holding no bytes too)."""
+    where nothing holds; a compressed file holding no bytes too, and with
+    ``blank_too`` a small file of blank lines alone (a JSON Lines file has
+    no header to hold)."""
     size = path.stat().st_size
-    if size > 512 or (size and not is_compressed(path)):  # (a compressed file of nothing is a few dozen bytes)
+    if size > 512 or (size and not is_compressed(path) and not blank_too):  # (a compressed file of nothing is a few dozen bytes)
         return False
-    if size and read_bytes(path):
+    data = read_bytes(path) if size else b""
+    if data.strip() if blank_too else data:
         return False
     import warnings
 
     from chronolog.language.errors import Note
 
-    warnings.warn(Note(f"{path}: the file is empty (0 bytes{' inside its compression' if size else ''}), so it gives {pred} no facts"), stacklevel=3)
+    said = "holds blank lines alone" if data else f"is empty (0 bytes{' inside its compression' if size else ''})"
+    warnings.warn(Note(f"{path}: the file {said}, so it gives {pred} no facts"), stacklevel=3)
     return True
 
 

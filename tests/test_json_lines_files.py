@@ -265,6 +265,15 @@ def test_a_reading_without_its_time_point_is_refused_at_its_line(tmp_path):
     assert r.exit_code == 2 and "r.jsonl:2:12: data error: t is null here: @timeMapping of r reads it as the line's time point" in r.output, r.output
 
 
+@pytest.mark.parametrize("data, said", [(b"", "is empty (0 bytes)"), (b"\n  \n\n", "holds blank lines alone"),
+                                        (gzip.compress(b"\n\n"), "holds blank lines alone")])
+def test_an_empty_or_blank_file_gives_no_facts_and_says_so(tmp_path, data, said):
+    (tmp_path / "r.jsonl").write_bytes(data)
+    (tmp_path / "p.vada").write_text('@bind("r", "json", ".", "r.jsonl").\nq(S) :- r(S, V).\n@output("q").\n')
+    r = run("run", tmp_path / "p.vada")
+    assert r.exit_code == 0 and f"r.jsonl: the file {said}, so it gives r no facts" in r.output, r.output
+
+
 def test_a_damaged_gzip_is_refused(tmp_path):
     (tmp_path / "r.jsonl.gz").write_bytes(gzip.compress(jsonl(readings(2000)).encode())[:-200])
     (tmp_path / "p.vada").write_text('@bind("r", "json", ".", "r.jsonl.gz").\nq(S) :- r(S, V).\n@output("q").\n')

@@ -30,7 +30,6 @@ from chronolog.language.ast import Pos
 from chronolog.language.errors import DataError
 
 _KINDS = {str: "a string", bool: "a boolean", int: "a number", float: "a number", dict: "an object", list: "an array", type(None): "null"}
-_BOM = b"\xef\xbb\xbf"
 
 
 def read_json_table(path, floats=()):
@@ -49,9 +48,10 @@ class JsonLines:
 
     def __init__(self, path, what: str = "JSON Lines file"):
         from chronolog.language.compressed import read_bytes
+        from chronolog.language.joined_files import BOM
 
         data = read_bytes(path, what)
-        self.data = data[len(_BOM):] if data.startswith(_BOM) else data
+        self.data = data[len(BOM):] if data.startswith(BOM) else data
         self.source = os.fspath(path)
         self.table = _read(self.data, self.source)
 
@@ -87,8 +87,10 @@ def _read(data: bytes, source: str):
     _refuse_one_document(data, source)
     try:
         data.decode("utf-8")  # (pyarrow keeps a string's bytes unchecked: a bad byte would fail far from its line)
-    except UnicodeDecodeError:
-        _refuse_first_problem(data, source)
+    except UnicodeDecodeError as e:
+        from chronolog.language.source_text import not_utf8
+
+        raise not_utf8(data, e.start, source, "JSON Lines file") from None
     first = _first_line_keys(data)
     strings = [k for k, v in first.items() if isinstance(v, str)]
     while True:  # (again where keys seen past the first line hold strings pyarrow took for dates: their text kept)
@@ -153,16 +155,11 @@ def _refuse_one_document(data: bytes, source: str) -> None:
 
 
 def _lines(data: bytes, source: str):
-    """``(line number, text)`` of each line that is not blank; a line that
-    is not UTF-8 refused at its byte."""
+    """``(line number, text)`` of each line that is not blank (the file's
+    UTF-8 checked before: :func:`_read`)."""
     for n, raw in enumerate(data.split(b"\n"), 1):
-        if not raw.strip():
-            continue
-        try:
+        if raw.strip():
             yield n, raw.decode("utf-8").rstrip("\r")
-        except UnicodeDecodeError as e:
-            raise DataError(f"not UTF-8 text (byte 0x{raw[e.start]:02x})", Pos(source, n, len(raw[:e.start].decode("utf-8", "replace")) + 1),
-                            hint="write the file as UTF-8 (iconv -f latin1 -t utf-8, or pandas' to_json)") from None
 
 
 def _refuse_first_problem(data: bytes, source: str) -> dict:
@@ -254,7 +251,7 @@ def _exact_numbers(table, data: bytes, source: str, floats):
         col = _decimals(texts[name])
         if col is None:
             col, marked = texts[name], marked + [name]
-        if table.num_rows >= _MANY and (col is texts[name] or col.type.precision > 18):
+        if table.num_rows >= _MANY and (name in marked or col.type.precision > 18):
             _note_long_decimals(source, name, table.num_rows)
         table = table.set_column(table.schema.get_field_index(name), name, col)
     return with_term_text(table, marked)
@@ -290,7 +287,6 @@ def _number_texts(table, data: bytes, source: str, keys) -> dict:
     exactly (``0.30000000000000004`` as json.dumps writes it is held; a
     20-digit decimal or a 23-digit integer is not): then, and for NaN and
     Infinity, read line by line."""
-    import numpy as np
     import pyarrow as pa
 
     from .float_text import float_texts
@@ -298,15 +294,21 @@ def _number_texts(table, data: bytes, source: str, keys) -> dict:
     out = {}
     for k in keys:
         col = table.column(k).combine_chunks()
-        values = col.to_numpy(zero_copy_only=False)
-        finite = values[~np.isnan(values)] if col.null_count else values
-        if not np.isfinite(finite).all() or (not col.null_count and np.isnan(values).any()):
+        if not _all_finite(col):
             return _number_texts_by_lines(data, source, keys)
-        text = float_texts(values)
+        text = float_texts(col.to_numpy(zero_copy_only=False))
         out[k] = text if not col.null_count else pa.array(text, pa.string(), mask=col.is_null().to_numpy(zero_copy_only=False))
     if not _held_as_written(data):
         return _number_texts_by_lines(data, source, keys)
     return out
+
+
+def _all_finite(col) -> bool:
+    """Whether a float column's values (its nulls aside) are all finite:
+    no NaN or infinity, which no exact number or JSON number writes."""
+    import pyarrow.compute as pc
+
+    return pc.all(pc.is_finite(col)).as_py() is not False
 
 
 def _held_as_written(data: bytes) -> bool:
@@ -523,14 +525,11 @@ def _value_texts(col):
     elif pa.types.is_decimal(t):  # (a column's scale: 7.00 beside 10.04, written 7 as its fact's text)
         text = pc.replace_substring_regex(pc.replace_substring_regex(col.cast(pa.string()), r"(\.[0-9]*?)0+$", r"\1"), r"\.$", "")
     elif pa.types.is_floating(t):
-        import numpy as np
-
         from .float_text import float_texts
 
-        values = col.to_numpy(zero_copy_only=False)
-        if not np.isfinite(values[~np.isnan(values)] if col.null_count else values).all() or (not col.null_count and np.isnan(values).any()):
+        if not _all_finite(col):
             return None
-        text = float_texts(values)
+        text = float_texts(col.to_numpy(zero_copy_only=False))
     elif pa.types.is_string(t) or pa.types.is_large_string(t):
         from .records_out import _escaped
 

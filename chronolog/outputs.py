@@ -42,7 +42,7 @@ def write_outputs(model, program, output, overwrite: bool, window) -> None:
     import glob
     from pathlib import Path
 
-    from chronolog.connectors.bindings import FILE_KINDS, binding_specs
+    from chronolog.connectors.bindings import FILE_KINDS, binding_specs, declared_floats
     from chronolog.connectors.paths import exists
 
     specs = [b for b in binding_specs(model.plan.program, Path(program).parent) if b["output"]]
@@ -82,16 +82,10 @@ def write_outputs(model, program, output, overwrite: bool, window) -> None:
                     continue
                 what = {"csv": "a CSV file", "parquet": "a Parquet file", "ipc": "an Arrow file", "json": "a JSON Lines file"}.get(fmt, "a fact file")
                 write_facts(b["location"], rows(p, what), model.column_names(p), p, fmt, overwrite, staging=staging, calendar=model.calendar,
-                            read_back=read_back, floats=_declared_floats(model, p))
+                            read_back=read_back, floats=declared_floats(model.plan.program, p))
         staging.publish()
     for path, pred, read_back in checks:
         read_back.note(path, pred, model.column_names(pred))
-
-
-def _declared_floats(model, pred: str) -> list:
-    from chronolog.connectors.bindings import declared_floats
-
-    return declared_floats(model.plan.program, pred)
 
 
 def _read_back(model, pred: str):
@@ -150,7 +144,8 @@ def write_from_columns(model, path, pred: str, fmt: str, overwrite: bool, stagin
             return False
         write_json_lines(path, lines, overwrite, staging)
         return True
+    from chronolog.connectors.bindings import declared_floats
     from chronolog.connectors.files import floats_as_declared, write_table
 
-    write_table(floats_as_declared(table, _declared_floats(model, pred)), path, fmt, overwrite, staging)
+    write_table(floats_as_declared(table, declared_floats(model.plan.program, pred)), path, fmt, overwrite, staging)
     return True

@@ -266,7 +266,8 @@ def test_a_reading_without_its_time_point_is_refused_at_its_line(tmp_path):
 
 
 @pytest.mark.parametrize("data, said", [(b"", "is empty (0 bytes)"), (b"\n  \n\n", "holds blank lines alone"),
-                                        (gzip.compress(b"\n\n"), "holds blank lines alone")])
+                                        (gzip.compress(b"\n\n", mtime=0), "holds blank lines alone")],
+                         ids=["empty", "blank", "blank-gzip"])  # ids: the bytes of a gzip would name the test
 def test_an_empty_or_blank_file_gives_no_facts_and_says_so(tmp_path, data, said):
     (tmp_path / "r.jsonl").write_bytes(data)
     (tmp_path / "p.vada").write_text('@bind("r", "json", ".", "r.jsonl").\nq(S) :- r(S, V).\n@output("q").\n')

@@ -132,16 +132,17 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
     if facts is None:
         return rows
     if isinstance(facts, os.PathLike):
-        from chronolog.connectors import fact_csv
+        from chronolog.connectors.fact_tables import reader_of
 
-        if fact_csv.is_fact_csv(facts):  # (as run --format csv writes them)
-            rows = fact_csv.read(facts, calendar)
+        table = reader_of(facts)
+        if table is not None:  # (a CSV or JSON Lines of facts, as run --format csv|json writes them)
+            rows = table.read(facts, calendar)
             if dialect == "lars":  # ticks, as LARS fact text and bound files are read: start 5, end 7 is ticks 5 to 7
                 from chronolog.language.lars import fact_rows
 
-                fact_rows(rows, "a CSV of facts read by a LARS program holds ticks: whole numbers, "
-                                "the range 5 to 7 as start 5, end 7, both closed (as run --format csv writes them)",
-                          where=lambda pred, i: fact_csv.position_of(facts, calendar, pred, i))
+                fact_rows(rows, "a table of facts read by a LARS program holds ticks: whole numbers, "
+                                "the range 5 to 7 as start 5, end 7, both closed (as run --format csv|json writes them)",
+                          where=lambda pred, i: table.position_of(facts, calendar, pred, i))
             return rows
         from chronolog.language.source_text import read_text
 
@@ -156,6 +157,16 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
 
         named = isinstance(facts, NamedText)  # (standard input's text, naming <stdin>: chronolog/standard_input.py)
         source = facts.source if named else "<facts>"
+        if facts.lstrip()[:1] == "{":  # JSON records, as run --format json writes them (no fact line starts with {)
+            from chronolog.connectors.fact_json import read_text_records
+            from chronolog.language.facts import read_fact_rows
+
+            rows = read_text_records(plain_text(facts), source, calendar, read_fact_rows)
+            if dialect == "lars":
+                from chronolog.language.lars import fact_rows
+
+                fact_rows(rows, "records read by a LARS program hold ticks: whole numbers, the range 5 to 7 as start 5, end 7")
+            return rows
         if named and len(facts) >= KERNEL_BYTES and dialect in ("vadalog", "meteor"):  # (as a large file's)
             from chronolog.language.fact_columns import read_facts_text
 
@@ -336,6 +347,8 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
         return got if all(columns_in_ticks(fc) for fc in got) else None
     if dialect not in ("vadalog", "meteor"):
         return None
+    if isinstance(facts, str) and facts.lstrip()[:1] == "{":  # (JSON records: load_facts reads them)
+        return None
     if isinstance(facts, str) and len(facts) >= KERNEL_BYTES:
         return _text_columns(facts, dialect, calendar, terms)
     if isinstance(facts, (list, tuple)) and len(facts) > 1 and all(type(x) is str for x in facts):
@@ -347,6 +360,7 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     if not paths or not all(isinstance(p, os.PathLike) for p in paths):
         return None
     from chronolog.connectors.fact_csv import is_fact_csv
+    from chronolog.connectors.fact_tables import is_fact_json
     from chronolog.connectors.paths import exists
 
     try:
@@ -362,6 +376,8 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
     from pathlib import Path
 
     paths = [Path(p) for p in paths]  # (the kernel reader's; a small run imports no pathlib)
+    if any(map(is_fact_json, paths)):
+        return _json_columns(paths[0], dialect, calendar, terms) if len(paths) == 1 else None
     from chronolog.language import allocators
 
     kinds = [is_fact_csv(p) for p in paths]
@@ -419,6 +435,22 @@ def _csv_columns(path, calendar, terms):
         fc.terms = terms
         fc.slow = fact_csv.read_rows(path, calendar)
     return fc
+
+
+def _json_columns(path, dialect: str, calendar=None, terms=None):
+    """A file of JSON records (connectors/fact_json.py) read as the fact
+    text they hold, by kernels, the records without a text among its rows;
+    None when the rows' reading applies."""
+    from chronolog.connectors import fact_json
+    from chronolog.language.source_text import read_text
+
+    text = read_text(path, "facts file")
+    lines, rows = fact_json.fact_lines(text, str(path), calendar)
+    with fact_json.placed(text, str(path)):
+        got = _text_columns(NamedText("\n".join(lines), str(path)), dialect, calendar, terms)
+    if got is not None:
+        got[0].slow.merge(rows)
+    return got
 
 
 def _text_columns(text: str, dialect: str, calendar=None, terms=None):

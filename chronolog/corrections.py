@@ -259,11 +259,11 @@ def read_for_columns(facts, dialect: str, calendar, terms=None):
     if paths and all(isinstance(p, Path) for p in paths):
         from chronolog.language.source_text import read_text
 
-        from chronolog.connectors.fact_csv import is_fact_csv
+        from chronolog.connectors.fact_tables import reader_of
 
         columns, rows = [], FactRows()
         for p in paths:
-            if is_fact_csv(p):  # (a CSV of facts, as load_facts reads it)
+            if reader_of(p) is not None:  # (a CSV or JSON Lines of facts, as load_facts reads it)
                 rows.merge(load_facts(p, dialect, calendar))
                 continue
             text = read_text(p, "facts file")  # (decoded once: a bad byte is reported at its place)

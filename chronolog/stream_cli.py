@@ -33,6 +33,7 @@ def _facts(fh, source: str, dialect: str, calendar=None):
         yield from _csv_facts(source, calendar, ticks)
         return
     reader = FactLineReader(source, dialect, calendar)
+    records = None  # (JSON records' reader: connectors/fact_json.py)
     for n, line in enumerate(_lines(fh), 1):
         if isinstance(line, bytes):  # (the command line's input: its lines as they come)
             line = _decoded(line, source, n)
@@ -40,9 +41,28 @@ def _facts(fh, source: str, dialect: str, calendar=None):
         correction = body[:1] if body[:1] in ("-", "+") else ""
         if correction:
             _check_correction_line(body[1:], source, n, len(line) - len(body) + 1)
+        read = line[: len(line) - len(body)] + " " + body[1:] if correction else line  # (the sign read as a blank: a column stays that of the line)
+        if read.lstrip()[:1] == "{":  # a JSON record, as run --format json writes one (no fact line starts with {)
+            if records is None:
+                from chronolog.connectors.fact_json import Records
+
+                records = Records(source, calendar, None)
+            try:
+                pred, terms, iv, every = records.record(read, n)
+            except ChronologError as e:
+                e.source_line = line
+                raise
+            if every is not None:
+                from chronolog.language.ast import Pos
+                from chronolog.language.facts import FactRows, refuse_repeating
+
+                repeating = FactRows()
+                repeating.add(pred, terms, iv, Pos(source, n, 1), every)
+                refuse_repeating(repeating, "a stream")
+            yield n, pred, terms, ticks(iv) if ticks is not None else iv, correction
+            continue
         try:
-            # (the sign read as a blank: a column stays that of the line)
-            facts = reader.read(line[: len(line) - len(body)] + " " + body[1:] if correction else line)
+            facts = reader.read(read)
             if ticks is not None:
                 facts = [(pred, terms, ticks(iv)) for pred, terms, iv in facts]
         except ChronologError as e:
@@ -55,7 +75,8 @@ def _facts(fh, source: str, dialect: str, calendar=None):
 
 def _csv_facts(source: str, calendar, ticks):
     """:func:`_facts` of a CSV file of facts (a ``pred`` column), read whole,
-    its rows in the file's order."""
+    its rows in the file's order (JSON records are read line by line, as
+    they come: :func:`_facts`)."""
     from chronolog.connectors.fact_csv import rows_in_order
     from chronolog.language.facts import FactRows, refuse_repeating
 

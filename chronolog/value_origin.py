@@ -163,10 +163,11 @@ def _in_facts(pred, i, value, facts, dialect, calendar, name="facts"):
     if isinstance(facts, (list, tuple)) and all(isinstance(f, os.PathLike) for f in facts):
         return next((w for f in facts if (w := _in_facts(pred, i, value, f, dialect, calendar)) is not None), None)
     if isinstance(facts, os.PathLike):
-        from chronolog.connectors import fact_csv
+        from chronolog.connectors.fact_tables import reader_of
 
-        if fact_csv.is_fact_csv(facts):
-            for pos, p, terms, _, _ in fact_csv.rows_in_order(facts, calendar):
+        table = reader_of(facts)
+        if table is not None:
+            for pos, p, terms, _, _ in table.rows_in_order(facts, calendar):
                 if p == pred and len(terms) > i and _same(terms[i], value):
                     return pos, _line_of(os.fspath(facts), pos.line)
             return None

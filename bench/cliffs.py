@@ -10,7 +10,7 @@ The data: ``--rows`` facts ``p(name, val)@[s, e]`` in a bound CSV file
 variants of it for the cases that change the data (floats beside integers,
 binary floats, a float beside an integer count, times off the integer grid, labelled nulls, dates, quoted cells,
 ends valid until further notice in Parquet and CSV, gzipped, JSON Lines), and fact
-files of the same draws in the forms users write (open and infinite ends,
+files of the same draws in the forms users write (JSON records, open and infinite ends,
 negative and 64-bit-overflowing integers, decimal times, 12 arguments,
 80-character strings, 200 files, 2,000 and 10,000 predicates with a rule each, a
 recursion around 2,000 predicates, 3,000 recursive rules of one constant each).  Each case is a pair
@@ -77,6 +77,23 @@ def json_lines(path: Path) -> Path:
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
                 yield json.dumps({k: v if k == "name" else int(v) for k, v in row.items()}) + "\n"
+
+    return _write(path.with_suffix(".jsonl"), lines())
+
+
+def fact_records(path: Path) -> Path:
+    """The facts of the fact file ``path`` (``p(name,val)@[s,e]`` lines) as
+    the JSON records ``run --format json`` writes (``NAME.jsonl``)."""
+    import json
+    import re
+
+    def lines():
+        with open(path) as f:
+            for line in f:
+                name, v, s, e = re.match(r"p\((\w+),(\d+)\)@\[(\d+),(\d+)\]", line).groups()
+                rec = {"pred": "p", "terms": [name, int(v)], "start": int(s), "end": int(e),
+                       "start_closed": True, "end_closed": True, "text": line.strip()}
+                yield json.dumps(rec) + "\n"
 
     return _write(path.with_suffix(".jsonl"), lines())
 
@@ -324,6 +341,8 @@ def cases(n: int) -> dict:
                        (BIND.format(file=gzipped(DATA / ints).name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
     out["json_lines"] = ('the table as JSON Lines (@bind("p", "json", ...), one object a row) against the CSV file',
                          (BIND.replace('"csv"', '"json"').format(file=json_lines(DATA / ints).name) + ARITH, []), (BIND.format(file=ints) + ARITH, []))
+    out["fact_records"] = ("the fact file as the JSON records run --format json writes (--facts FILE.jsonl) against the fact text",
+                           (ARITH, ["--facts", str(fact_records(names))]), (ARITH, ["--facts", str(names)]))
     out["gzip_facts"] = ("the fact file gzipped against the plain file", (ARITH, ["--facts", str(gzipped(names))]), (ARITH, ["--facts", str(names)]))
     out["bound_facts"] = ('the fact file bound (@bind("p", "facts", ...)) against given with --facts',
                           (f'@bind("p","facts","","{names.name}").\n' + ARITH, []), (ARITH, ["--facts", str(names)]))

@@ -166,8 +166,9 @@ def test_records_a_json_tool_reformatted_read_as_written(tmp_path):
     (lambda r: r.update(start_closed=False), "start_closed", "start_closed is false but"),
     (lambda r: r.update(every="5"), "every", 'every is "5" but'),
 ])
-def test_a_record_edited_after_it_was_written_is_refused_at_its_key(tmp_path, edit, key, said):
-    model = q_model([(("a", Fraction(1, 2)), (1, 3, True, False))] + [(("b", i), (i, i, True, True)) for i in range(5)])
+@pytest.mark.parametrize("others", [5, 3000])  # (3,000: the whole file's check by Arrow first)
+def test_a_record_edited_after_it_was_written_is_refused_at_its_key(tmp_path, edit, key, said, others):
+    model = q_model([(("a", Fraction(1, 2)), (1, 3, True, False))] + [(("b", i), (i, i, True, True)) for i in range(others)])
     lines = written(model, "json").splitlines()
     rec = json.loads(lines[0])
     edit(rec)
@@ -175,7 +176,7 @@ def test_a_record_edited_after_it_was_written_is_refused_at_its_key(tmp_path, ed
     (tmp_path / "q.jsonl").write_text("\n".join(lines[1:] + lines[:1]) + "\n")
     r = run("run", _program(tmp_path), "--facts", tmp_path / "q.jsonl")
     col = lines[0].index(f'"{key}": ') + len(f'"{key}": ') + 1
-    assert r.exit_code == 2 and f"q.jsonl:6:{col}: data error: {said}" in r.output, r.output
+    assert r.exit_code == 2 and f"q.jsonl:{others + 1}:{col}: data error: {said}" in r.output, r.output
     assert "jq -c 'del(.text)'" in r.output and "Traceback" not in r.output
 
 

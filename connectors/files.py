@@ -86,6 +86,13 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
     """``(terms, interval)`` rows of ``pred`` from a file of any format."""
     path = Path(path)
     kind = format_of(path, fmt)
+    if kind == "json" and not (program is not None and bindings_of(program, pred)) and _of_fact_records(path):
+        from chronolog.connectors import fact_json
+        from chronolog.language.facts import refuse_repeating
+
+        rows = fact_json.read(path, getattr(program, "calendar", None))  # (as run --format json prints them)
+        refuse_repeating(rows, "a table of rows")
+        return list(rows.get(pred, []))
     if kind in ("parquet", "ipc", "json"):
         if program is not None:
             from chronolog.connectors.bindings import bound_table
@@ -132,6 +139,27 @@ def table_facts(table, pred: str, path, calendar=None) -> list:
         from chronolog.language.ast import Pos
 
         raise DataError(e.message, Pos(str(path)), hint=e.hint) from None
+
+
+def bindings_of(program, pred: str) -> bool:
+    """Whether ``program`` maps ``pred``'s columns (``@mapping``,
+    ``@timeMapping``): its file is then a table of ``pred``."""
+    return any(a.name in ("mapping", "timeMapping") and a.args[:1] == [pred] for a in program.annotations)
+
+
+def _of_fact_records(path) -> bool:
+    """Whether a JSON Lines file holds the records of facts ``run --format
+    json`` prints (its first record has ``pred`` and ``terms`` or
+    ``text``: connectors/fact_json.py), not a table of one predicate."""
+    import json
+
+    try:
+        with open_csv_text(path) as fh:
+            first = next((line for line in fh if line.strip()), "")
+        rec = json.loads(first)
+    except (DataError, ValueError, OSError):
+        return False  # (the table's reader says what is wrong)
+    return isinstance(rec, dict) and "pred" in rec and ("terms" in rec or "text" in rec)
 
 
 def _of_many_predicates(path) -> bool:

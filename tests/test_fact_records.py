@@ -251,3 +251,13 @@ def test_explain_finds_a_value_in_records(tmp_path):
     (tmp_path / "q.jsonl").write_text(written(model, "json"))
     r = run("explain", _program(tmp_path), "r(a,7)@[1,3]", "--facts", tmp_path / "q.jsonl")
     assert r.exit_code == 0 and "q(a,7)@[1,3]" in r.output, r.output
+
+
+def test_read_facts_of_a_records_file_gives_the_predicates_rows(tmp_path):
+    from chronolog.connectors.files import read_facts
+
+    model = q_model([(("a", Fraction(1, 2)), (1, 3, True, False)), (("x y", 2), (4, float("inf"), False, False))])
+    (tmp_path / "q.jsonl").write_text(written(model, "json"))
+    assert read_facts(tmp_path / "q.jsonl", "q") == [(("a", Fraction(1, 2)), (1, 3, True, False)),
+                                                      (("x y", 2), (4, float("inf"), False, False))]
+    assert read_facts(tmp_path / "q.jsonl", "p") == []

@@ -16,8 +16,11 @@ record edited after it was written (``jq '.end = 9'``) is refused rather
 than read as it was before the edit.  Any other key is refused (a log
 line's own keys are a table of one predicate: ``@bind("p", "json", ...)``).
 
-Read line by line by Python's ``json``: records of mixed kinds in one list
-(``["a", 0.5]``) are what Arrow's and Polars' JSON readers refuse.
+Records of mixed kinds in one list (``["a", 0.5]``) are what Arrow's and
+Polars' JSON readers refuse, so the texts are checked as texts: the lines
+as the writer writes them by Arrow's RE2 and string kernels for the whole
+file (:func:`written_texts`), the others one by one by Python's ``json``
+(:class:`Records`); the texts are then read as a fact file is.
 """
 
 from __future__ import annotations

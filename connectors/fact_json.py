@@ -474,6 +474,8 @@ def _shown(v) -> str:
         return str(v)
     if type(v) is list:
         return "[" + ", ".join(map(_shown, v)) + "]"
+    if type(v) is dict:
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {_shown(x)}" for k, x in v.items()) + "}"
     return json.dumps(v, ensure_ascii=False)
 
 

@@ -185,6 +185,7 @@ def test_a_record_edited_after_it_was_written_is_refused_at_its_key(tmp_path, ed
     ('[{"pred": "q", "terms": ["a", 1]}]', "the line is not a JSON object", 1),
     ('{"pred": "q", "terms": ["a", 1], "start": 1, "sensor": 3}', "'sensor' is not a key of a fact's record", 56),
     ('{"pred": "q", "terms": ["a", null], "start": 1}', "terms[1] is null: an argument is a string, a number, true or false", 24),
+    ('{"pred": "q", "terms": ["a", {"x": 1.50}], "start": 1}', 'terms[1] is {"x": 1.50}: an argument is', 24),
     ('{"pred": "Q", "terms": ["a", 1], "start": 1}', "key pred: 'Q' is not a predicate name", 10),
     ('{"terms": ["a", 1], "start": 1}', "the record has no pred", 1),
     ('{"pred": "q", "terms": "a", "start": 1}', 'terms is "a", not a list', 24),

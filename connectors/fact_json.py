@@ -84,23 +84,29 @@ def fact_lines(text: str, source: str, calendar=None):
 
 # a file of fewer lines is checked line by line (no pyarrow import)
 QUICK_LINES = 2000
-# a record as the writer writes it whose terms are names and plain numbers:
-# its text is then its keys' texts, compared by Arrow's kernels (RE2) for
-# the whole file at once (200,000 records: 3.4 s line by line, of which
-# json's decoding 1.9 s)
+# a record as the writer writes it whose strings hold no escape: its text
+# is then its keys' texts, compared by Arrow's kernels (RE2) for the whole
+# file at once (200,000 records: 3.4 s line by line, of which json's
+# decoding 1.9 s)
 _NAME = r"[a-z][A-Za-z0-9_]*"
-_PLAIN = rf'(?:"{_NAME}"|-?[0-9]+(?:\.[0-9]+)?)'
+_PLAIN = r'(?:"[^"\\]*"|-?[0-9]+(?:\.[0-9]+)?)'
+# a string the text writes bare: a name (a string), or the text the writer
+# writes for an exact decimal or a date (in its one form: 0.5, never 0.50 or
+# a whole number, which the text reads as another number's JSON); any
+# other string the text writes in the quotes JSON writes
+_BARE = rf'"({_NAME}|-?(?:0|[1-9][0-9]*)\.[0-9]*[1-9]|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})"'
 _POINT = r'(?:-?[0-9]+|"[^"\\]*")'
 _WRITTEN = (rf'^\{{"pred": "(?P<pred>{_NAME})", "terms": \[(?P<terms>(?:{_PLAIN}(?:, {_PLAIN})*)?)\], '
             rf'"start": (?P<start>{_POINT}), "end": (?P<end>{_POINT}), "start_closed": (?P<lc>true|false), '
-            rf'"end_closed": (?P<hc>true|false), "text": "(?P<text>[^"\\]*)"(?:, "every": "(?P<every>[^"\\]+)")?\}}$')
+            rf'"end_closed": (?P<hc>true|false), "text": "(?P<text>(?:[^"\\]|\\")*)"(?:, "every": "(?P<every>[^"\\]+)")?\}}$')
 
 
 def written_texts(lines: list) -> list:
-    """The text of each line that is a record as the writer writes it, of
-    names and plain numbers, whose keys say its text exactly (a quoted name
-    a string, written bare; a number as written); None for the others,
-    which are checked one by one (:meth:`Records.text_of`)."""
+    """The text of each line that is a record as the writer writes it,
+    its strings without escapes, whose keys say its text exactly (a string
+    quoted as JSON quotes it, or bare where it is a name, or the text of a
+    fraction or a date the text writes bare; a number as written); None
+    for the others, which are checked one by one (:meth:`Records.text_of`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -112,15 +118,16 @@ def written_texts(lines: list) -> list:
 
     got = pc.extract_regex(pa.array(lines, pa.large_string()), _WRITTEN)
     part = {name: got.field(name) for name in ("pred", "terms", "start", "end", "lc", "hc", "text", "every")}
-    terms = pc.replace_substring(unquoted(part["terms"]), ", ", ",")
+    terms = pc.replace_substring(pc.replace_substring_regex(part["terms"], _BARE, r"\1"), ", ", ",")
     args = pc.if_else(pc.equal(pc.utf8_length(terms), 0), s(""), pc.binary_join_element_wise(s("("), terms, s(")"), s("")))
     every = pc.if_else(pc.equal(pc.utf8_length(part["every"]), 0), s(""),  # (RE2 gives "" for a group not met)
                        pc.binary_join_element_wise(s(" every "), part["every"], s("")))
     said = pc.binary_join_element_wise(
         part["pred"], args, s("@"), pc.if_else(pc.equal(part["lc"], "true"), s("["), s("(")), unquoted(part["start"]), s(","),
         unquoted(part["end"]), pc.if_else(pc.equal(part["hc"], "true"), s("]"), s(")")), every, s(""))
-    same = pc.fill_null(pc.equal(said, part["text"]), False)
-    return pc.if_else(same, part["text"], s(None)).to_pylist()
+    text = pc.replace_substring(part["text"], '\\"', '"')  # (the text's one escape here: its strings' quotes)
+    same = pc.fill_null(pc.equal(said, text), False)
+    return pc.if_else(same, text, s(None)).to_pylist()
 
 
 @contextmanager

@@ -262,3 +262,42 @@ def test_read_facts_of_a_records_file_gives_the_predicates_rows(tmp_path):
     assert read_facts(tmp_path / "q.jsonl", "q") == [(("a", Fraction(1, 2)), (1, 3, True, False)),
                                                       (("x y", 2), (4, float("inf"), False, False))]
     assert read_facts(tmp_path / "q.jsonl", "p") == []
+
+
+MUTATIONS = [lambda v: str(v), lambda v: [v] if not isinstance(v, list) else v[:-1], lambda v: v + 1 if type(v) is int else v,
+             lambda v: f"{v}.0" if type(v) is int else v, lambda v: v.upper() if isinstance(v, str) else v]
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.lists(st.tuples(st.tuples(TERMS | st.dates().map(str) | st.sampled_from(["x y", "a, b", "Abc", "1/3", "7"]), TERMS),
+                          st.integers(-5, 5), st.integers(0, 3)), min_size=1, max_size=20),
+       st.lists(st.tuples(st.integers(0, 19), st.sampled_from(["pred", "terms", "start", "end", "start_closed"]),
+                          st.integers(0, len(MUTATIONS) - 1), st.integers(0, 1)), max_size=6))
+def test_the_whole_file_check_accepts_only_what_the_exact_check_accepts(rows, edits):
+    """Arrow's check of the lines as written (fact_json.written_texts) may
+    leave a line to the exact one, never accept one the exact one refuses
+    or read it as another fact."""
+    from chronolog.connectors import fact_json
+    from chronolog.language.errors import DataError
+
+    model = q_model([(terms, (lo, lo + d, True, d == 0 or lo % 2 == 0)) for terms, lo, d in rows])
+    lines = written(model, "json").splitlines()
+    for i, key, m, k in edits:
+        if i < len(lines):
+            rec = json.loads(lines[i])
+            if key == "terms" and rec["terms"]:
+                rec["terms"][k] = MUTATIONS[m](rec["terms"][k])
+            elif key != "terms":
+                rec[key] = MUTATIONS[m](rec[key])
+            lines[i] = json.dumps(rec, ensure_ascii=False)
+    quick = fact_json.written_texts(lines)
+    exact = fact_json.Records("<records>", None, chronolog.language.facts.FactRows())
+    for n, (line, text) in enumerate(zip(lines, quick), 1):
+        if text is None:
+            continue
+        rec = exact._decoded(line, n)
+        assert rec["text"] == text
+        try:
+            exact._agree(rec, *exact._text_fact(rec, n, line), n, line)
+        except DataError as e:
+            raise AssertionError(f"{line}: accepted by the whole file's check, refused by the exact one: {e.message}")

@@ -157,7 +157,8 @@ def _plan_spark(program, dialect, horizon, facts, analyze, master, distributed, 
 @click.option("--window", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts from T-W on (bounds a query recursive back in time).")
 @click.option("--delay", type=click.IntRange(min=0), default=None, help="With --hypothetical: an answer at T uses only facts up to T+D (bounds a query recursive forward in time).")
 @click.option("--reach-back", default=None, metavar="SPAN", help="Turn corrections (-p(a)@5 and +p(a)@5 lines meeting input already processed) on: how far before the watermark they may reach, in time units (on a date timeline also an ISO duration such as P3D); off by default: it costs every step.")
-def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay, reach_back):
+@click.option("--format", "out_format", type=click.Choice(["text", "json"]), default="text", help="How answers are printed: fact text, or JSON records as run --format json prints them (a retracted answer with \"retracted\": true).")
+def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay, reach_back, out_format):
     """Run PROGRAM as a continuous query over a stream of facts.
 
     Facts are read one per line; the output facts are printed as soon as
@@ -176,7 +177,8 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
         if (window is not None or delay is not None) and not hypothetical:
             raise ChronologError("--window and --delay go with --hypothetical",
                                  hint="a plain stream's memory is bounded by the program's own operators")
-        ignored = [name for name, given in (("--maximal", maximal), ("--stats", stats), ("--reach-back", reach_back is not None)) if given]
+        ignored = [name for name, given in (("--maximal", maximal), ("--stats", stats), ("--reach-back", reach_back is not None),
+                                            ("--format json", out_format == "json")) if given]
         if hypothetical and ignored:
             raise ChronologError(f"{ignored[0]} does not go with --hypothetical",
                                  hint="hypothetical answers are printed at each time point, and take no corrections")
@@ -189,7 +191,8 @@ def stream(program, input_, dialect, stats, hypothetical, maximal, window, delay
                 if hypothetical:
                     run_hypothetical(program, fh, source, d, window=window, delay=delay)
                 else:
-                    run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces", reach_back=reach_back)
+                    run_stream(program, fh, source, d, stats, emit="maximal" if maximal else "pieces", reach_back=reach_back,
+                               out_format=out_format)
         except ChronologError as e:
             if not hasattr(e, "operands") or input_ is None:
                 raise

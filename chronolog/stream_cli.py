@@ -46,12 +46,17 @@ def _facts(fh, source: str, dialect: str, calendar=None):
             if records is None:
                 from chronolog.connectors.fact_json import Records
 
-                records = Records(source, calendar, None)
+                records = Records(source, calendar, None, stream=True)
             try:
                 pred, terms, iv, every = records.record(read, n)
             except ChronologError as e:
                 e.source_line = line
                 raise
+            if records.retracted:  # (an answer of a stream printed with --format json, taken back: a retraction here)
+                if correction == "+":
+                    raise _at(DataError("a record marked retracted is a retraction, and this line adds it (+)",
+                                        hint="leave out the + or the \"retracted\" key"), source, n)
+                correction = "-"
             if every is not None:
                 from chronolog.language.ast import Pos
                 from chronolog.language.facts import FactRows, refuse_repeating
@@ -167,7 +172,8 @@ def _at(err: ChronologError, source: str, line: int) -> ChronologError:
     return err
 
 
-def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, emit: str = "pieces", reach_back=None) -> None:
+def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, emit: str = "pieces", reach_back=None,
+               out_format: str = "text") -> None:
     from chronolog.stream import Stream
 
     out = out or sys.stdout
@@ -182,6 +188,9 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
 
     def fmt(pred, terms, iv):
         return printer.format_fact(pred, terms, iv, calendar)
+
+    if out_format == "json":
+        fmt = _json_record(printer, calendar)
 
     def point(t):
         return calendar.format_point(t) if calendar is not None else format_number(t)
@@ -201,7 +210,10 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
             raise placed(e) from None
         pending.clear()
         if facts:
-            out.write("".join(f"{'-' if f.retracted else ''}{fmt(f.pred, f.terms, f.interval)}\n" for f in facts))
+            if out_format == "json":
+                out.write("".join(fmt(f.pred, f.terms, f.interval, f.retracted) for f in facts))
+            else:
+                out.write("".join(f"{'-' if f.retracted else ''}{fmt(f.pred, f.terms, f.interval)}\n" for f in facts))
             out.flush()
 
     def report(final=False):
@@ -307,6 +319,32 @@ def run_stream(program, fh, source: str, dialect: str, stats: bool, out=None, em
     emit()
     if stats:
         report(final=True)
+
+
+def _json_record(printer, calendar):
+    """An answer's JSON record, as ``run --format json`` writes one (the
+    times as the dialect shows them: ticks for LARS), with
+    ``"retracted": true`` for one a correction took back (a stream's input
+    reads such a record as a retraction)."""
+    from chronolog.connectors.json_records import json_line, json_point, json_term
+    from chronolog.language.reader import dialect as find_dialect
+
+    text = find_dialect("vadalog")  # (the records' text is the fact text run --facts reads, whatever the dialect)
+    shown = printer.shown_interval or (lambda iv: iv)
+
+    def point(t):
+        return calendar.format_point(t) if calendar is not None else format_number(t)
+
+    def record(pred, terms, iv, retracted=False) -> str:
+        lo, hi, lc, hc = shown(iv)
+        rec = {"pred": pred, "terms": [json_term(v) for v in terms], "start": json_point(lo, point, calendar),
+               "end": json_point(hi, point, calendar), "start_closed": lc, "end_closed": hc,
+               "text": text.format_fact(pred, terms, (lo, hi, lc, hc), calendar)}
+        if retracted:
+            rec["retracted"] = True
+        return json_line(rec)
+
+    return record
 
 
 def _read(rows: dict):

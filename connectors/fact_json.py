@@ -195,10 +195,12 @@ class Records:
     """The reading of records into ``rows`` (a file's, or a stream's one
     :meth:`record` at a time); each distinct term and time read once."""
 
-    def __init__(self, source: str, calendar, rows):
+    def __init__(self, source: str, calendar, rows, stream: bool = False):
         from chronolog.language.facts import FactLineReader
 
         self.source, self.calendar, self.rows = source, calendar, rows
+        self.keys = KEYS + ("retracted",) if stream else KEYS  # (a stream's answer a correction took back: its input reads it so)
+        self.retracted = False  # whether the last record read by :meth:`record` was marked so
         self.terms = _Terms(calendar, source)
         self.facts = FactLineReader(source, "vadalog", calendar)
         self.times: dict = {}  # (key, its value) -> the time point
@@ -211,6 +213,9 @@ class Records:
     def record(self, line: str, n: int):
         """``(pred, terms, interval, every)`` of the record on line ``n``."""
         rec = self._decoded(line, n)
+        self.retracted = rec.get("retracted", False)
+        if type(self.retracted) is not bool:
+            raise self._error(f"retracted is {_shown(self.retracted)}, not true or false", n, self._column(line, "retracted"), line)
         with self._placing(line, n):
             if "text" in rec:
                 fact = self._text_fact(rec, n, line)
@@ -253,8 +258,8 @@ class Records:
             raise self._error("the line is not a JSON object: a fact is one object a line", n, 1, line,
                               hint=hint or 'write {"pred": "p", "terms": ["a", 1], "start": 1, "end": 5}')
         for key in rec:
-            if key not in KEYS:
-                raise self._error(f"{key!r} is not a key of a fact's record (its keys: {', '.join(KEYS)})", n,
+            if key not in self.keys:
+                raise self._error(f"{key!r} is not a key of a fact's record (its keys: {', '.join(self.keys)})", n,
                                   self._column(line, key), line,
                                   hint='a fact\'s arguments are its "terms"; JSON Lines of one predicate, a key an '
                                        'argument, are bound in the program: @bind("p", "json", "dir", "file.jsonl").')

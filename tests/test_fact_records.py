@@ -301,3 +301,38 @@ def test_the_whole_file_check_accepts_only_what_the_exact_check_accepts(rows, ed
             exact._agree(rec, *exact._text_fact(rec, n, line), n, line)
         except DataError as e:
             raise AssertionError(f"{line}: accepted by the whole file's check, refused by the exact one: {e.message}")
+
+
+STREAM = 'q(X) :- p(X).\nr(X) :- <->[0,2] p(X).\n@output("q").\n@output("r").\n'
+STREAM_INPUT = "p(a)@1\np(b)@2\n-p(a)@1\np(c)@3\n+p(a)@2\np(a)@4\n"
+
+
+def test_a_stream_prints_json_records_that_say_its_text_output(tmp_path):
+    (tmp_path / "s.vada").write_text(STREAM)
+    text = run("stream", tmp_path / "s.vada", "--reach-back", 5, input=STREAM_INPUT)
+    got = run("stream", tmp_path / "s.vada", "--reach-back", 5, "--format", "json", input=STREAM_INPUT)
+    assert text.exit_code == 0 and got.exit_code == 0, got.output
+    recs = [json.loads(line) for line in got.output.splitlines()]
+    assert [("-" if r.get("retracted") else "") + r["text"] for r in recs] == text.output.splitlines()
+    assert any(r.get("retracted") for r in recs) and all(set(r) >= {"pred", "terms", "start", "end"} for r in recs)
+
+
+def test_a_streams_json_records_feed_another_stream_retractions_included(tmp_path):
+    (tmp_path / "a.vada").write_text(STREAM)
+    (tmp_path / "b.vada").write_text('s(X) :- q(X).\n@output("s").\n')
+    records = run("stream", tmp_path / "a.vada", "--reach-back", 5, "--format", "json", input=STREAM_INPUT).output
+    lines = run("stream", tmp_path / "a.vada", "--reach-back", 5, input=STREAM_INPUT).output
+    want = run("stream", tmp_path / "b.vada", "--reach-back", 5, input="".join(x + "\n" for x in lines.splitlines() if "q(" in x))
+    got = run("stream", tmp_path / "b.vada", "--reach-back", 5, input="".join(x + "\n" for x in records.splitlines() if '"q"' in x))
+    assert want.exit_code == 0 and got.exit_code == 0 and got.output == want.output, (got.output, want.output)
+    bad = run("stream", tmp_path / "b.vada", input='{"pred": "q", "terms": ["a"], "start": 1, "end": 1, "retracted": "yes"}\n')
+    assert bad.exit_code == 2 and '<stdin>:1:66: data error: retracted is "yes", not true or false' in bad.output, bad.output
+    (tmp_path / "q.jsonl").write_text(records)
+    r = run("run", tmp_path / "b.vada", "--facts", tmp_path / "q.jsonl")
+    assert r.exit_code == 2 and "'retracted' is not a key of a fact's record" in r.output, r.output
+
+
+def test_json_records_of_hypothetical_answers_are_refused(tmp_path):
+    (tmp_path / "s.vada").write_text(STREAM)
+    r = run("stream", tmp_path / "s.vada", "--hypothetical", "--format", "json", input="p(a)@1\n")
+    assert r.exit_code == 2 and "--format json does not go with --hypothetical" in r.output, r.output

@@ -157,7 +157,9 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
 
         named = isinstance(facts, NamedText)  # (standard input's text, naming <stdin>: chronolog/standard_input.py)
         source = facts.source if named else "<facts>"
-        if facts.lstrip()[:1] == "{":  # JSON records, as run --format json writes them (no fact line starts with {)
+        from chronolog.connectors.fact_tables import are_records
+
+        if are_records(facts):  # JSON records, as run --format json writes them
             from chronolog.connectors.fact_json import read_text_records
             from chronolog.language.facts import read_fact_rows
 
@@ -347,8 +349,11 @@ def _fact_columns(facts, dialect: str, calendar=None, terms=None):
         return got if all(columns_in_ticks(fc) for fc in got) else None
     if dialect not in ("vadalog", "meteor"):
         return None
-    if isinstance(facts, str) and facts.lstrip()[:1] == "{":  # (JSON records: load_facts reads them)
-        return None
+    if isinstance(facts, str):
+        from chronolog.connectors.fact_tables import are_records
+
+        if are_records(facts):  # (JSON records: load_facts reads them)
+            return None
     if isinstance(facts, str) and len(facts) >= KERNEL_BYTES:
         return _text_columns(facts, dialect, calendar, terms)
     if isinstance(facts, (list, tuple)) and len(facts) > 1 and all(type(x) is str for x in facts):
@@ -448,8 +453,9 @@ def _json_columns(path, dialect: str, calendar=None, terms=None):
     lines, rows = fact_json.fact_lines(text, str(path), calendar)
     with fact_json.placed(text, str(path)):
         got = _text_columns(NamedText("\n".join(lines), str(path)), dialect, calendar, terms)
-    if got is not None:
-        got[0].slow.merge(rows)
+    if not got:
+        return None  # (the rows' reading)
+    got[0].slow.merge(rows)
     return got
 
 

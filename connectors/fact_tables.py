@@ -6,6 +6,10 @@ stream's order) and ``position_of`` (where a fact is)."""
 
 from __future__ import annotations
 
+import re
+
+_RECORDS = re.compile(r"\s*\{")
+
 
 def reader_of(path):
     """The module that reads the fact file ``path``, or None for fact text."""
@@ -18,6 +22,12 @@ def reader_of(path):
 
         return fact_json
     return None
+
+
+def are_records(text: str) -> bool:
+    """Whether a text of facts is JSON records (standard input's): no line
+    of fact text starts with ``{``."""
+    return _RECORDS.match(text) is not None
 
 
 def is_fact_json(path) -> bool:

@@ -86,7 +86,7 @@ def read_facts(path, pred: str, fmt=None, program=None) -> list:
     """``(terms, interval)`` rows of ``pred`` from a file of any format."""
     path = Path(path)
     kind = format_of(path, fmt)
-    if kind == "json" and not (program is not None and bindings_of(program, pred)) and _of_fact_records(path):
+    if kind == "json" and not (program is not None and _maps_columns(program, pred)) and _of_fact_records(path):
         from chronolog.connectors import fact_json
         from chronolog.language.facts import refuse_repeating
 
@@ -141,10 +141,12 @@ def table_facts(table, pred: str, path, calendar=None) -> list:
         raise DataError(e.message, Pos(str(path)), hint=e.hint) from None
 
 
-def bindings_of(program, pred: str) -> bool:
+def _maps_columns(program, pred: str) -> bool:
     """Whether ``program`` maps ``pred``'s columns (``@mapping``,
     ``@timeMapping``): its file is then a table of ``pred``."""
-    return any(a.name in ("mapping", "timeMapping") and a.args[:1] == [pred] for a in program.annotations)
+    from chronolog.connectors.bindings import mappings, time_mapping
+
+    return bool(mappings(program, pred)) or time_mapping(program, pred) is not None
 
 
 def _of_fact_records(path) -> bool:

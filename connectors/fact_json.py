@@ -334,6 +334,11 @@ class Records:
         if type(text) is not str:
             raise self._error("text is not a string: a record's text is its fact as the language writes it", n,
                               self._column(line, "text"), line)
+        brk = next((i for i, c in enumerate(text) if c in "\n\r"), None)
+        if brk is not None:  # (the texts are read as the lines of a fact file: it would be two)
+            raise self._error("text holds a line break: a record's text is one fact on one line", n,
+                              self._column(line, "text") + len(json_string(text[:brk])) - 1, line,
+                              hint='a line break inside a string is written \\n in the language: "a\\nb"')
         try:
             if " every " in text:  # (a stream's line reader refuses a fact that repeats)
                 from chronolog.language.facts import read_fact_rows

@@ -195,6 +195,7 @@ def test_a_record_edited_after_it_was_written_is_refused_at_its_key(tmp_path, ed
     ('{"pred": "q", "terms": ["a", NaN], "start": 1}', "the line is not a JSON record (NaN is not a JSON number)", 1),
     ('{"pred": "q", "terms": ["a", 1], "text": "q(a,1@[1,3)"}', "text: unexpected '@'", 48),
     ('{"pred": "q", "terms": ["a", 1], "text": 7}', "text is not a string", 42),
+    ('{"text": "q(a,1)@1 % x\\nq(b,2)@2"}', "text holds a line break", 23),
 ])
 def test_bad_records_are_refused_at_their_line_and_column(tmp_path, line, message, col):
     good = "".join(json.dumps({"pred": "q", "terms": ["g", i], "start": i}) + "\n" for i in range(3000))

@@ -454,19 +454,21 @@ def note_empty_file(path, pred: str, blank_too: bool = False) -> bool:
     """Say aloud (True when said) that a bound file is empty, 0 bytes: an
     export that wrote nothing reads as no facts, which looks like a model
     where nothing holds; a compressed file holding no bytes too, and with
-    ``blank_too`` a small file of blank lines alone (a JSON Lines file has
-    no header to hold)."""
+    ``blank_too`` a small file of blank lines alone or an empty array (a
+    JSON file has no header to hold)."""
     size = path.stat().st_size
     if size > 512 or (size and not is_compressed(path) and not blank_too):  # (a compressed file of nothing is a few dozen bytes)
         return False
     data = read_bytes(path) if size else b""
-    if data.strip() if blank_too else data:
+    empty_array = blank_too and data.strip().startswith(b"[") and data.strip()[1:-1].strip() == b"" and data.strip().endswith(b"]")
+    if (data.strip() if blank_too else data) and not empty_array:
         return False
     import warnings
 
     from chronolog.language.errors import Note
 
-    said = "holds blank lines alone" if data else f"is empty (0 bytes{' inside its compression' if size else ''})"
+    said = ("is an empty JSON array" if empty_array else "holds blank lines alone" if data
+            else f"is empty (0 bytes{' inside its compression' if size else ''})")
     warnings.warn(Note(f"{path}: the file {said}, so it gives {pred} no facts"), stacklevel=3)
     return True
 

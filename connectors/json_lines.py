@@ -24,7 +24,9 @@ what the reader reads back.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 
 from chronolog.language.ast import Pos
 from chronolog.language.errors import DataError
@@ -51,11 +53,43 @@ class JsonLines:
         from chronolog.language.joined_files import BOM
 
         data = read_bytes(path, what)
-        self.data = data[len(BOM):] if data.startswith(BOM) else data
+        data = data[len(BOM):] if data.startswith(BOM) else data
         self.source = os.fspath(path)
-        self.table = _read(self.data, self.source)
+        self.array = None  # a file that is one JSON array: its text, and where each of its objects starts
+        if _is_array(data):
+            text = _utf8(data, self.source)
+            starts: list = []
+            data, self.array = _array_as_lines(text, self.source, starts), (text, starts)
+        self.data = data
+        with self._placed():
+            self.table = _read(self.data, self.source)
+
+    @contextlib.contextmanager
+    def _placed(self):
+        """An error at a line of the lines made of a JSON array placed at
+        the array's line and column (each object's line keeps its
+        characters where they were, its line breaks made blanks)."""
+        try:
+            yield
+        except DataError as e:
+            if self.array is None or e.pos is None or e.pos.file != self.source or not e.pos.line:
+                raise
+            text, starts = self.array
+            at = starts[e.pos.line - 1] + max(e.pos.column - 1, 0)
+            line_start = text.rfind("\n", 0, at) + 1
+            n = text.count("\n", 0, at) + 1
+            end = text.find("\n", at)
+            e.pos = Pos(self.source, n, at - line_start + 1)
+            e.message = re.sub(r"on line (\d+)", lambda m: f"on line {text.count(chr(10), 0, starts[int(m.group(1)) - 1]) + 1}",
+                               e.message).replace("the line holds", "the array's element holds")  # (its lines are the array's)
+            e.source_line = text[line_start : end if end >= 0 else len(text)].rstrip("\r")
+            raise
 
     def refuse_nulls(self, table, names, why) -> None:
+        with self._placed():
+            self._refuse_nulls(table, names, why)
+
+    def _refuse_nulls(self, table, names, why) -> None:
         """The first line where a column of ``names`` of ``table`` (rows as
         the file's) is null or left out, refused there; ``why(name, said)``
         gives the message and hint."""
@@ -75,7 +109,8 @@ class JsonLines:
         """``table`` (this file's columns, any chosen) with each column of
         doubles but ``floats`` made the exact numbers its texts write
         (:func:`_exact_numbers`)."""
-        return _exact_numbers(table, self.data, self.source, floats)
+        with self._placed():
+            return _exact_numbers(table, self.data, self.source, floats)
 
 
 def _read(data: bytes, source: str):
@@ -84,13 +119,7 @@ def _read(data: bytes, source: str):
 
     if not data or data.isspace():  # (blank lines only; isspace stops at the first other byte, strip would copy the file)
         return pa.table({})
-    _refuse_one_document(data, source)
-    try:
-        data.decode("utf-8")  # (pyarrow keeps a string's bytes unchecked: a bad byte would fail far from its line)
-    except UnicodeDecodeError as e:
-        from chronolog.language.source_text import not_utf8
-
-        raise not_utf8(data, e.start, source, "JSON Lines file") from None
+    _utf8(data, source)  # (pyarrow keeps a string's bytes unchecked: a bad byte would fail far from its line)
     first = _first_line_keys(data)
     strings = [k for k, v in first.items() if isinstance(v, str)]
     while True:  # (again where keys seen past the first line hold strings pyarrow took for dates: their text kept)
@@ -142,16 +171,63 @@ def _first_line_keys(data: bytes) -> dict:
     return rec if isinstance(rec, dict) else {}
 
 
-def _refuse_one_document(data: bytes, source: str) -> None:
-    """A file that is one JSON array of records (``to_json(orient="records")``
-    without ``lines``): pyarrow reads no such file, and the line scan would
-    name its second line, which is not the problem."""
-    import re
+def _utf8(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        from chronolog.language.source_text import not_utf8
 
-    if re.match(rb"\s*\[", data):
-        raise DataError(
-            f"{source} is one JSON array, not JSON Lines (one object a line)", Pos(source, 1, 1),
-            hint="write one object a line: pandas to_json(orient='records', lines=True), or jq -c '.[]' FILE > FILE.jsonl")
+        raise not_utf8(data, e.start, source, "JSON Lines file") from None
+
+
+def _is_array(data: bytes) -> bool:
+
+    return re.match(rb"\s*\[", data) is not None
+
+
+def _array_as_lines(text: str, source: str, starts: list) -> bytes:
+    """A file that is one JSON array of objects (pandas' ``to_json(orient=
+    "records")`` without ``lines``, ``json.dump`` of a list, an API's
+    response) as JSON Lines: each element's own text (its numbers as
+    written) on a line of its own, its line breaks made blanks; ``starts``
+    gets where each begins in ``text`` (errors are placed there).  pyarrow
+    reads no JSON array, and reading the elements as Python values would
+    lose the texts of their numbers."""
+    import json
+
+    decode = json.JSONDecoder().raw_decode
+    ws = json.decoder.WHITESPACE.match
+    at = ws(text, text.index("[") + 1).end()
+    out = []
+    if text[at : at + 1] == "]":
+        at += 1
+    else:
+        while True:
+            try:
+                _, end = decode(text, at)
+            except json.JSONDecodeError as e:
+                raise _array_error(text, e.pos, source, f"not JSON: {e.msg}") from None
+            starts.append(at)
+            out.append(text[at:end].replace("\r", " ").replace("\n", " "))
+            at = ws(text, end).end()
+            if text[at : at + 1] == "]":
+                at += 1
+                break
+            if text[at : at + 1] != ",":
+                raise _array_error(text, at, source, "expected , or ] after an element of the array")
+            at = ws(text, at + 1).end()
+    at = ws(text, at).end()
+    if at < len(text):
+        raise _array_error(text, at, source, "text after the array's closing ]")
+    return ("\n".join(out) + "\n").encode("utf-8") if out else b""
+
+
+def _array_error(text: str, at: int, source: str, message: str) -> DataError:
+    line_start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return DataError(message, Pos(source, text.count("\n", 0, at) + 1, at - line_start + 1),
+                     source_line=text[line_start : end if end >= 0 else len(text)].rstrip("\r"),
+                     hint="a JSON array of objects: [{\"s\": \"a\", \"start\": 0}, ...]")
 
 
 def _lines(data: bytes, source: str):

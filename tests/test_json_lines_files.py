@@ -194,7 +194,6 @@ BAD = [
     ('{"s": "a", "v": 1, "start": 0, "end": 1}\n[1, 2]\n', "2:1", "holds an array, not a JSON object"),
     ('{"s": "a", "v": 1, "start": 0, "end": 1}\n{"s": {"id": 2}, "v": 1, "start": 0, "end": 1}\n', "2:2", "s holds an object, which is no constant"),
     ('{"s": "a", "v": 1, "start": 0, "end": 1}\n\n{"s": "b", "v": "2", "start": 0, "end": 1}\n', "3:12", "v holds a string here, but a number on line 1"),
-    ('[{"s": "a", "v": 1, "start": 0, "end": 1}]\n', "1:1", "one JSON array, not JSON Lines"),
     ('{"s": "a", "v": NaN, "start": 0, "end": 1}\n', "1:1", "NaN is no number"),
     ('{"s": "a", "v": 1, "start": 0, "end": 1, "s": "b"}\n', "1:42", "s is written twice in one object"),
     ('{"s": "a", "v": 1, "start": 0, "end": 1}\n{"s": null, "v": 1, "start": 0, "end": 1}\n', "2:2", "s is null here: every argument of r needs a value"),
@@ -266,13 +265,60 @@ def test_a_reading_without_its_time_point_is_refused_at_its_line(tmp_path):
 
 
 @pytest.mark.parametrize("data, said", [(b"", "is empty (0 bytes)"), (b"\n  \n\n", "holds blank lines alone"),
-                                        (gzip.compress(b"\n\n", mtime=0), "holds blank lines alone")],
-                         ids=["empty", "blank", "blank-gzip"])  # ids: the bytes of a gzip would name the test
+                                        (gzip.compress(b"\n\n", mtime=0), "holds blank lines alone"),
+                                        (b" [ ]\n", "is an empty JSON array")],
+                         ids=["empty", "blank", "blank-gzip", "empty-array"])  # ids: the bytes of a gzip would name the test
 def test_an_empty_or_blank_file_gives_no_facts_and_says_so(tmp_path, data, said):
     (tmp_path / "r.jsonl").write_bytes(data)
     (tmp_path / "p.vada").write_text('@bind("r", "json", ".", "r.jsonl").\nq(S) :- r(S, V).\n@output("q").\n')
     r = run("run", tmp_path / "p.vada")
     assert r.exit_code == 0 and f"r.jsonl: the file {said}, so it gives r no facts" in r.output, r.output
+
+
+@pytest.mark.parametrize("n", [300, 20_000])  # the row reader; the kernels
+def test_a_json_array_file_reads_as_its_objects(tmp_path, n):
+    """A file that is one JSON array of objects, as pandas' to_json(orient=
+    "records") writes it (one line) and json.dump(..., indent=2) (an object
+    over many lines): the model of Python's json reading it, and of the
+    same objects as JSON Lines; each number the exact number its text
+    writes."""
+    import pandas as pd
+
+    records = readings(n, n + 1)
+    pd.DataFrame(records).to_json(tmp_path / "compact.json", orient="records")
+    (tmp_path / "pretty.json").write_text(json.dumps(records, indent=2) + "\n")
+    (tmp_path / "r.jsonl").write_text(jsonl(records))
+    assert (tmp_path / "compact.json").read_text().startswith("[{")
+    rows = [(tuple(exact(r[a]) for a in ("s", "v")), (r["start"], r["end"], True, True))
+            for r in json.loads((tmp_path / "pretty.json").read_text(), parse_float=Decimal)]
+    want = chronolog.reason(RULES, {"r": rows}, engine="rows").to_text()
+    assert "long(" in want
+    for name in ("compact.json", "pretty.json", "r.jsonl"):
+        for engine in ("columns", "rows"):
+            got = chronolog.reason(f'@bind("r", "json", "{tmp_path}", "{name}").\n' + RULES, engine=engine).to_text()
+            assert got == want, (name, engine)
+
+
+ARRAYS = [
+    ('[\n  {"s": "a", "v": 1, "start": 0, "end": 1},\n  {"s": "b", "v": "x", "start": 0, "end": 1}\n]\n', "3:14",
+     "v holds a string here, but a number on line 2"),
+    ('[\n  {"s": "a", "v": 1, "start": 0, "end": 1},\n  {"s": "b", "v": 2, "start": 0, "end": 1,}\n]\n', "3:43", "not JSON"),
+    ('[\n  {"s": "a",\n   "v": 1, "start": 0, "end": 1},\n  {"s": "b",\n   "start": 0, "end": 1}\n]\n', "4:3",
+     "v is left out here: every argument of r needs a value"),
+    ('[{"s": "a", "v": 1, "start": 0, "end": 1}] x\n', "1:44", "text after the array's closing ]"),
+    ('[{"s": "a", "v": 1, "start": 0, "end": 1} {"s": "b"}]\n', "1:43", "expected , or ] after an element of the array"),
+    ('[{"s": "a", "v": [1], "start": 0, "end": 1}]\n', "1:13", "v holds an array, which is no constant"),
+    ('[{"s": "a", "v": 1, "start": 0, "end": 1}, 7]\n', "1:44", "the array's element holds a number, not a JSON object"),
+]
+
+
+@pytest.mark.parametrize("text,where,said", ARRAYS)
+def test_a_bad_json_array_is_refused_at_its_line_and_column(tmp_path, text, where, said):
+    (tmp_path / "r.json").write_text(text)
+    (tmp_path / "p.vada").write_text('@bind("r", "json", ".", "r.json").\n' + RULES)
+    r = run("run", tmp_path / "p.vada")
+    assert r.exit_code == 2 and f"r.json:{where}: data error: {said}" in r.output, r.output
+    assert "Traceback" not in r.output
 
 
 def test_a_damaged_gzip_is_refused(tmp_path):

@@ -180,6 +180,30 @@ def _utf8(data: bytes, source: str) -> str:
         raise not_utf8(data, e.start, source, "JSON Lines file") from None
 
 
+def is_array_file(path) -> bool:
+    """Whether the file ``path`` is one JSON array (its first character
+    not blank ``[``; compressed or not)."""
+    from chronolog.language.compressed import open_bytes
+
+    with open_bytes(path) as fh:
+        return _is_array(fh.read(4096).lstrip())
+
+
+def first_element_keys(path) -> list:
+    """The keys of the first object of a JSON array file, in its order."""
+    from chronolog.language.compressed import read_bytes
+
+    import json
+
+    text = _utf8(read_bytes(path), str(path))
+    at = json.decoder.WHITESPACE.match(text, text.index("[") + 1).end()
+    try:
+        first, _ = json.JSONDecoder().raw_decode(text, at)
+    except ValueError:
+        return []  # (the reader says what is wrong)
+    return list(first) if isinstance(first, dict) else []
+
+
 def _is_array(data: bytes) -> bool:
 
     return re.match(rb"\s*\[", data) is not None

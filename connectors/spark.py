@@ -147,6 +147,8 @@ def read_binding(spark, b: dict):
         opts.setdefault("predicate", b["pred"])
     if fmt == "json":
         opts.setdefault("prefersDecimal", "true")  # a number exact, as the embedded reader reads it (Spark's default: a double)
+        if _json_array_file(b["location"]):  # (one JSON array, as the embedded reader reads one: Spark reads it as one document)
+            opts.setdefault("multiLine", "true")
     reader = spark.read.format(fmt).options(**opts)
     if fmt == "parquet" and not opts:
         schema = parquet_schema(b["location"])
@@ -183,6 +185,17 @@ def _json_arguments(prog, b: dict, df):
     return df.select(*[df[f"`{by_key[k]}`"].alias(k) for k in chosen], *[df[f"`{t}`"] for t in times if t in df.columns])
 
 
+def _json_array_file(location) -> bool:
+    """Whether a ``spark json`` input is a local file that is one JSON
+    array (``[`` first)."""
+    path = Path(str(location))
+    if "://" in str(location) or not path.is_file():
+        return False
+    from chronolog.connectors.json_lines import is_array_file
+
+    return is_array_file(path)
+
+
 def _keys_in_file_order(spark, df, b: dict):
     """A ``spark json`` input's columns in the order its first record
     writes its keys, as the embedded reader takes them (Spark's inferred
@@ -191,11 +204,16 @@ def _keys_in_file_order(spark, df, b: dict):
     after them, in Spark's order."""
     import json
 
-    first = spark.read.text(str(b["location"])).filter("trim(value) != ''").limit(1).collect()
-    try:
-        keys = list(json.loads(first[0][0])) if first else []
-    except ValueError:
-        return df  # (Spark's reader says what it made of it: a _corrupt_record column)
+    if _json_array_file(b["location"]):
+        from chronolog.connectors.json_lines import first_element_keys
+
+        keys = first_element_keys(Path(str(b["location"])))
+    else:
+        first = spark.read.text(str(b["location"])).filter("trim(value) != ''").limit(1).collect()
+        try:
+            keys = list(json.loads(first[0][0])) if first else []
+        except ValueError:
+            return df  # (Spark's reader says what it made of it: a _corrupt_record column)
     order = [k for k in keys if k in df.columns] + [c for c in df.columns if c not in keys]
     return df.select(*[df[f"`{c}`"] for c in order]) if order != df.columns else df
 

@@ -63,3 +63,20 @@ def test_spark_json_chooses_the_keys_mapping_names(spark, tmp_path):
     got = cs.reason(spark, f'@bind("event", "spark json", "{tmp_path}", "ev.jsonl").\n' + rules)
     want = set(embedded.facts("slow"))
     assert want and set(table_to_rows(got["slow"].toArrow(), "slow", None)) == want
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_spark_json_reads_a_json_array_file_as_the_embedded_reader(spark, tmp_path, indent):
+    """A file that is one JSON array of objects (pandas' to_json(orient=
+    "records"); json.dump(..., indent=2), each object over many lines):
+    Spark reads it as one document, its keys in the first object's order."""
+    from chronolog import spark as cs
+
+    records = [json.loads(line) for line in _records(200, 11).splitlines()]
+    (tmp_path / "r.json").write_text(json.dumps(records, indent=indent) + "\n")
+    embedded = chronolog.reason(f'@bind("r", "json", "{tmp_path}", "r.json").\n' + RULES)
+    got = cs.reason(spark, f'@bind("r", "spark json", "{tmp_path}", "r.json").\n' + RULES)
+    for o in ("hot", "long", "total"):
+        want = set(embedded.facts(o))
+        have = table_to_rows(got[o].toArrow(), o, None)
+        assert want and set(have) == want, (o, set(have) - want, want - set(have))

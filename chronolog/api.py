@@ -449,10 +449,13 @@ def _json_columns(path, dialect: str, calendar=None, terms=None):
     from chronolog.connectors import fact_json
     from chronolog.language.source_text import read_text
 
-    text = read_text(path, "facts file")
-    lines, rows = fact_json.fact_lines(text, str(path), calendar)
-    with fact_json.placed(text, str(path)):
-        got = _text_columns(NamedText("\n".join(lines), str(path)), dialect, calendar, terms)
+    from chronolog.connectors.json_lines import array_lines
+
+    text, in_array = array_lines(read_text(path, "facts file"), str(path))
+    with in_array:
+        lines, rows = fact_json.fact_lines(text, str(path), calendar)
+        with fact_json.placed(text, str(path)):
+            got = _text_columns(NamedText("\n".join(lines), str(path)), dialect, calendar, terms)
     if not got:
         return None  # (the rows' reading)
     got[0].slow.merge(rows)

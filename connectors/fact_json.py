@@ -57,9 +57,13 @@ def read_text_records(text: str, source: str, calendar, read_lines):
     their fact text read by ``read_lines(lines, source, calendar)`` (the
     rows' reader, or the kernels' for a large file), the records without a
     text added to what it gives."""
-    lines, rows = fact_lines(text, source, calendar)
-    with placed(text, source):
-        got = read_lines(lines, source, calendar)
+    from .json_lines import array_lines
+
+    text, in_array = array_lines(text, source)  # (a file that is one JSON array of records, as jq -s writes one)
+    with in_array:
+        lines, rows = fact_lines(text, source, calendar)
+        with placed(text, source):
+            got = read_lines(lines, source, calendar)
     got.merge(rows)
     return got
 
@@ -253,10 +257,9 @@ class Records:
             raise self._error(f"the line is not a JSON record ({why})", n, col, line,
                               hint="one JSON object a line, as chronolog run --format json writes them") from None
         if not isinstance(rec, dict):
-            hint = ("a file that is one JSON array is written one record a line by jq -c '.[]'"
-                    if isinstance(rec, list) else None)
-            raise self._error("the line is not a JSON object: a fact is one object a line", n, 1, line,
-                              hint=hint or 'write {"pred": "p", "terms": ["a", 1], "start": 1, "end": 5}')
+            kind = "an array" if isinstance(rec, list) else "a string" if isinstance(rec, str) else "a value"
+            raise self._error(f"the line holds {kind}, not a JSON object: a fact is one object", n, 1, line,
+                              hint='write {"pred": "p", "terms": ["a", 1], "start": 1, "end": 5}')
         for key in rec:
             if key not in self.keys:
                 raise self._error(f"{key!r} is not a key of a fact's record (its keys: {', '.join(self.keys)})", n,

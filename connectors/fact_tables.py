@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-_RECORDS = re.compile(r"\s*\{")
+_RECORDS = re.compile(r"\s*[{\[]")
 
 
 def reader_of(path):
@@ -25,8 +25,9 @@ def reader_of(path):
 
 
 def are_records(text: str) -> bool:
-    """Whether a text of facts is JSON records (standard input's): no line
-    of fact text starts with ``{``."""
+    """Whether a text of facts is JSON records (standard input's), one a
+    line or one JSON array of them: no line of fact text starts with ``{``
+    or ``[``."""
     return _RECORDS.match(text) is not None
 
 

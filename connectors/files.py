@@ -30,6 +30,7 @@ FORMATS = {
     ".txt": "facts",
     ".jsonl": "json",
     ".ndjson": "json",
+    ".json": "json",  # (JSON Lines, or one JSON array of objects: json_lines.py)
 }
 _ALIASES = {"parquet": "parquet", "arrow": "ipc", "ipc": "ipc", "feather": "ipc", "csv": "csv", "facts": "facts", "text": "facts",
             "json": "json", "jsonl": "json", "ndjson": "json"}
@@ -155,10 +156,15 @@ def _of_fact_records(path) -> bool:
     ``text``: connectors/fact_json.py), not a table of one predicate."""
     import json
 
+    from .json_lines import first_element_keys, is_array_file
+
     try:
-        with open_csv_text(path) as fh:
-            first = next((line for line in fh if line.strip()), "")
-        rec = json.loads(first)
+        if is_array_file(path):
+            rec = dict.fromkeys(first_element_keys(path))
+        else:
+            with open_csv_text(path) as fh:
+                first = next((line for line in fh if line.strip()), "")
+            rec = json.loads(first)
     except (DataError, ValueError, OSError):
         return False  # (the table's reader says what is wrong)
     return isinstance(rec, dict) and "pred" in rec and ("terms" in rec or "text" in rec)

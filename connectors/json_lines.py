@@ -64,26 +64,8 @@ class JsonLines:
         with self._placed():
             self.table = _read(self.data, self.source)
 
-    @contextlib.contextmanager
     def _placed(self):
-        """An error at a line of the lines made of a JSON array placed at
-        the array's line and column (each object's line keeps its
-        characters where they were, its line breaks made blanks)."""
-        try:
-            yield
-        except DataError as e:
-            if self.array is None or e.pos is None or e.pos.file != self.source or not e.pos.line:
-                raise
-            text, starts = self.array
-            at = starts[e.pos.line - 1] + max(e.pos.column - 1, 0)
-            line_start = text.rfind("\n", 0, at) + 1
-            n = text.count("\n", 0, at) + 1
-            end = text.find("\n", at)
-            e.pos = Pos(self.source, n, at - line_start + 1)
-            e.message = re.sub(r"on line (\d+)", lambda m: f"on line {text.count(chr(10), 0, starts[int(m.group(1)) - 1]) + 1}",
-                               e.message).replace("the line holds", "the array's element holds")  # (its lines are the array's)
-            e.source_line = text[line_start : end if end >= 0 else len(text)].rstrip("\r")
-            raise
+        return in_array(self.source, *self.array) if self.array is not None else contextlib.nullcontext()
 
     def refuse_nulls(self, table, names, why) -> None:
         with self._placed():
@@ -202,6 +184,38 @@ def first_element_keys(path) -> list:
     except ValueError:
         return []  # (the reader says what is wrong)
     return list(first) if isinstance(first, dict) else []
+
+
+@contextlib.contextmanager
+def in_array(source: str, text: str, starts: list):
+    """An error at a line of the lines made of a JSON array
+    (:func:`_array_as_lines`) placed at the array's line and column (each
+    object's line keeps its characters where they were, its line breaks
+    made blanks)."""
+    try:
+        yield
+    except DataError as e:
+        if e.pos is None or e.pos.file != source or not e.pos.line or e.pos.line > len(starts):
+            raise
+        at = starts[e.pos.line - 1] + max(e.pos.column - 1, 0)
+        line_start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        e.pos = Pos(source, text.count("\n", 0, at) + 1, at - line_start + 1)
+        e.source_line = text[line_start : end if end >= 0 else len(text)].rstrip("\r")
+        e.message = re.sub(r"on line (\d+)", lambda m: f"on line {text.count(chr(10), 0, starts[int(m.group(1)) - 1]) + 1}",
+                           e.message).replace("the line holds", "the array's element holds")  # (its lines are the array's)
+        raise
+
+
+def array_lines(text: str, source: str):
+    """``(lines, context)``: a text that is one JSON array as the lines of
+    its objects (:func:`_array_as_lines`) and a context that places an
+    error at the array's line and column; any other text as it is."""
+    if not re.match(r"\s*\[", text):
+        return text, contextlib.nullcontext()
+    starts: list = []
+    lines = _array_as_lines(text, source, starts).decode("utf-8")
+    return lines, in_array(source, text, starts)
 
 
 def _is_array(data: bytes) -> bool:

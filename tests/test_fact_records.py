@@ -182,7 +182,7 @@ def test_a_record_edited_after_it_was_written_is_refused_at_its_key(tmp_path, ed
 
 @pytest.mark.parametrize("line, message, col", [
     ('{"pred": "q", "terms": ["a", 1], "start": 5, "end": 3', "the line is not a JSON record (Expecting ',' delimiter)", 54),
-    ('[{"pred": "q", "terms": ["a", 1]}]', "the line is not a JSON object", 1),
+    ('"q(a,1)@1"', "the line holds a string, not a JSON object", 1),
     ('{"pred": "q", "terms": ["a", 1], "start": 1, "sensor": 3}', "'sensor' is not a key of a fact's record", 56),
     ('{"pred": "q", "terms": ["a", null], "start": 1}', "terms[1] is null: an argument is a string, a number, true or false", 24),
     ('{"pred": "q", "terms": ["a", {"x": 1.50}], "start": 1}', 'terms[1] is {"x": 1.50}: an argument is', 24),
@@ -205,6 +205,29 @@ def test_bad_records_are_refused_at_their_line_and_column(tmp_path, line, messag
         n = head.count("\n") + 1
         assert r.exit_code == 2 and f"q.jsonl:{n}:{col}: data error: {message}" in r.output, r.output
         assert "Traceback" not in r.output and "internal error" not in r.output
+
+
+def test_a_json_array_of_records_reads_as_its_records(tmp_path):
+    """One JSON array of records (jq -s, an API's response), an object over
+    many lines: the facts of the same records one a line; an error placed
+    at the array's line and column."""
+    model = q_model([(("a", Fraction(1, 3)), (1, 3, True, False)), (("b c", "0.5"), (2, 2, True, True))]
+                    + [(("n", i), (i, i + 1, True, True)) for i in range(3000)])
+    records = [json.loads(line) for line in written(model, "json").splitlines()]
+    (tmp_path / "q.jsonl").write_text(written(model, "json"))
+    want = facts_of(chronolog.reason(COPY, tmp_path / "q.jsonl"), "r")
+    for n, indent in ((3, None), (3, 2), (3002, 2)):  # (3,002 records: the kernels' reading)
+        (tmp_path / "q.json").write_text(json.dumps(records[:n], indent=indent, ensure_ascii=False))
+        got = facts_of(chronolog.reason(COPY, tmp_path / "q.json"), "r")
+        assert got == (want if n > 3 else [f for f in want if f in got]) and len(got) == min(n, len(want)), (n, indent)
+    records[1]["end"] = 9
+    (tmp_path / "q.json").write_text(json.dumps(records[:3], indent=2))
+    r = run("run", _program(tmp_path), "--facts", tmp_path / "q.json")
+    text = (tmp_path / "q.json").read_text().splitlines()
+    n = next(i for i, line in enumerate(text, 1) if '"end": 9' in line)
+    assert r.exit_code == 2 and f"q.json:{n}:12: data error: end is 9 but the record's text says" in r.output, r.output
+    r = run("run", _program(tmp_path), "--facts", "-", input=json.dumps(records[:1]))
+    assert r.exit_code == 0 and r.output.splitlines() == ["r" + records[0]["text"][1:]], r.output
 
 
 def test_gzipped_records_and_standard_input(tmp_path):
@@ -263,6 +286,8 @@ def test_read_facts_of_a_records_file_gives_the_predicates_rows(tmp_path):
     assert read_facts(tmp_path / "q.jsonl", "q") == [(("a", Fraction(1, 2)), (1, 3, True, False)),
                                                       (("x y", 2), (4, float("inf"), False, False))]
     assert read_facts(tmp_path / "q.jsonl", "p") == []
+    (tmp_path / "q.json").write_text(json.dumps([json.loads(line) for line in written(model, "json").splitlines()], indent=2))
+    assert read_facts(tmp_path / "q.json", "q") == read_facts(tmp_path / "q.jsonl", "q")
 
 
 MUTATIONS = [lambda v: str(v), lambda v: [v] if not isinstance(v, list) else v[:-1], lambda v: v + 1 if type(v) is int else v,

@@ -42,6 +42,9 @@ def _facts(fh, source: str, dialect: str, calendar=None):
         if correction:
             _check_correction_line(body[1:], source, n, len(line) - len(body) + 1)
         read = line[: len(line) - len(body)] + " " + body[1:] if correction else line  # (the sign read as a blank: a column stays that of the line)
+        if body[:1] == "[" and not correction:  # (one JSON array of records: a file, not a stream of lines)
+            raise _at(DataError("a stream reads one JSON record a line, and this line starts a JSON array",
+                                hint="write the records one a line (jq -c '.[]'), or read the array with run --facts"), source, n)
         if read.lstrip()[:1] == "{":  # a JSON record, as run --format json writes one (no fact line starts with {)
             if records is None:
                 from chronolog.connectors.fact_json import Records

@@ -269,6 +269,8 @@ def test_a_stream_reads_records_as_they_come_with_corrections(tmp_path):
     assert run("stream", tmp_path / "s.vada", "--reach-back", 5, "--input", tmp_path / "in.jsonl").output == want.output
     bad = run("stream", tmp_path / "s.vada", input=record("p(a)@1") + '\n{"pred": "p", "terms": ["a"], "start": 3, "every": 4}\n')
     assert bad.exit_code == 2 and "<stdin>:2:1: data error: the fact of p repeats forever" in bad.output, bad.output
+    array = run("stream", tmp_path / "s.vada", input="[" + record("p(a)@1") + "]\n")
+    assert array.exit_code == 2 and "<stdin>:1:1: data error: a stream reads one JSON record a line" in array.output, array.output
 
 
 def test_explain_finds_a_value_in_records(tmp_path):

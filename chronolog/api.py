@@ -161,9 +161,8 @@ def load_facts(facts, dialect: str = "vadalog", calendar=None) -> FactRows:
 
         if are_records(facts):  # JSON records, as run --format json writes them
             from chronolog.connectors.fact_json import read_text_records
-            from chronolog.language.facts import read_fact_rows
 
-            rows = read_text_records(plain_text(facts), source, calendar, read_fact_rows)
+            rows = read_text_records(plain_text(facts), source, calendar)
             if dialect == "lars":
                 from chronolog.language.lars import fact_rows
 
@@ -446,16 +445,13 @@ def _json_columns(path, dialect: str, calendar=None, terms=None):
     """A file of JSON records (connectors/fact_json.py) read as the fact
     text they hold, by kernels, the records without a text among its rows;
     None when the rows' reading applies."""
-    from chronolog.connectors import fact_json
+    from chronolog.connectors.fact_json import read_records
     from chronolog.language.source_text import read_text
 
-    from chronolog.connectors.json_lines import array_lines
+    def kernels(lines, source, calendar):
+        return _text_columns(NamedText("\n".join(lines), source), dialect, calendar, terms)
 
-    text, in_array = array_lines(read_text(path, "facts file"), str(path))
-    with in_array:
-        lines, rows = fact_json.fact_lines(text, str(path), calendar)
-        with fact_json.placed(text, str(path)):
-            got = _text_columns(NamedText("\n".join(lines), str(path)), dialect, calendar, terms)
+    got, rows = read_records(read_text(path, "facts file"), str(path), calendar, kernels)
     if not got:
         return None  # (the rows' reading)
     got[0].slow.merge(rows)

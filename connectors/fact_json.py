@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from chronolog.language import ast
 from chronolog.language.booleans import FALSE, TRUE, public
@@ -46,26 +46,33 @@ KEYS = ("pred", "terms", "start", "end", "start_closed", "end_closed", "every", 
 
 def read(path, calendar=None):
     """The facts of the records of the file ``path`` as FactRows."""
-    from chronolog.language.facts import read_fact_rows
     from chronolog.language.source_text import read_text
 
-    return read_text_records(read_text(path, "facts file"), str(path), calendar, read_fact_rows)
+    return read_text_records(read_text(path, "facts file"), str(path), calendar)
 
 
-def read_text_records(text: str, source: str, calendar, read_lines):
-    """The facts of the records ``text`` (a file's, or standard input's),
-    their fact text read by ``read_lines(lines, source, calendar)`` (the
-    rows' reader, or the kernels' for a large file), the records without a
-    text added to what it gives."""
-    from .json_lines import array_lines
+def read_text_records(text: str, source: str, calendar=None):
+    """The facts of the records ``text`` (a file's, standard input's) as FactRows."""
+    from chronolog.language.facts import read_fact_rows
 
-    text, in_array = array_lines(text, source)  # (a file that is one JSON array of records, as jq -s writes one)
-    with in_array:
-        lines, rows = fact_lines(text, source, calendar)
-        with placed(text, source):
-            got = read_lines(lines, source, calendar)
+    got, rows = read_records(text, source, calendar, read_fact_rows)
     got.merge(rows)
     return got
+
+
+def read_records(text: str, source: str, calendar, read_lines):
+    """``(got, rows)``: the records ``text`` (one a line, or one JSON array
+    of them, as jq -s writes one), their fact texts read by
+    ``read_lines(lines, source, calendar)`` (the rows' reader, or the
+    kernels'), and the FactRows of the records without a text; every
+    error at the file's line and column."""
+    from .json_lines import array_lines
+
+    text, array = array_lines(text, source)
+    with array.errors() if array is not None else nullcontext():
+        lines, rows = fact_lines(text, source, calendar)
+        with placed(text, source):
+            return read_lines(lines, source, calendar), rows
 
 
 def fact_lines(text: str, source: str, calendar=None):
@@ -145,8 +152,7 @@ def placed(text: str, source: str):
         if pos is None or pos.file != source or not pos.line:
             raise
         line = lines_of(text)[pos.line - 1]
-        fact = json.loads(line).get("text")
-        e.pos = ast.Pos(source, pos.line, Records._column(line, "text") + len(json_string(fact[: max(pos.column - 1, 0)])) - 1)
+        e.pos = ast.Pos(source, pos.line, _text_column(line, json.loads(line).get("text"), pos.column - 1))
         e.source_line = line
         e.message = "text: " + e.message
         raise
@@ -163,13 +169,16 @@ def rows_in_order(path, calendar=None) -> list:
         def add(self, p, terms, iv, pos, every=None) -> None:
             out.append((pos, p, terms, iv, every))
 
+    from .json_lines import array_lines
+
     out: list = []
     records = Records(str(path), calendar, InOrder())
-    with reading_file():
-        for n, line in enumerate(lines_of(read_text(path, "facts file")), 1):
+    text, array = array_lines(read_text(path, "facts file"), str(path))
+    with reading_file(), array.errors() if array is not None else nullcontext():
+        for n, line in enumerate(lines_of(text), 1):
             if line.strip():
                 pred, args, iv, every = records.record(line, n)
-                records.rows.add(pred, args, iv, ast.Pos(str(path), n, 1), every)
+                records.rows.add(pred, args, iv, array.pos(n) if array is not None else ast.Pos(str(path), n, 1), every)
     return out
 
 
@@ -340,7 +349,7 @@ class Records:
         brk = next((i for i, c in enumerate(text) if c in "\n\r"), None)
         if brk is not None:  # (the texts are read as the lines of a fact file: it would be two)
             raise self._error("text holds a line break: a record's text is one fact on one line", n,
-                              self._column(line, "text") + len(json_string(text[:brk])) - 1, line,
+                              _text_column(line, text, brk), line,
                               hint='a line break inside a string is written \\n in the language: "a\\nb"')
         try:
             if " every " in text:  # (a stream's line reader refuses a fact that repeats)
@@ -352,8 +361,8 @@ class Records:
             else:
                 facts = [(p, t, iv, None) for p, t, iv in self.facts.read(text)]
         except ChronologError as e:
-            col = self._column(line, "text") + len(json_string(text[: max((e.pos.column if e.pos else 1) - 1, 0)])) - 1
-            raise self._error(f"text: {e.message}", n, col, line, hint=e.hint) from None
+            raise self._error(f"text: {e.message}", n, _text_column(line, text, (e.pos.column if e.pos else 1) - 1), line,
+                              hint=e.hint) from None
         if len(facts) != 1:
             raise self._error(f"text holds {len(facts)} facts: a record's text is one fact", n, self._column(line, "text"), line)
         return facts[0]
@@ -486,6 +495,12 @@ class Records:
         e = DataError(message, ast.Pos(self.source, n, col), hint=hint)
         e.source_line = line
         return e
+
+
+def _text_column(line: str, text: str, i: int) -> int:
+    """The column on a record's ``line`` of character ``i`` of its ``text``
+    (the characters JSON escapes before it counted as written)."""
+    return Records._column(line, "text") + len(json_string(text[: max(i, 0)])) - 1
 
 
 def _shown(v) -> str:

@@ -55,17 +55,17 @@ class JsonLines:
         data = read_bytes(path, what)
         data = data[len(BOM):] if data.startswith(BOM) else data
         self.source = os.fspath(path)
-        self.array = None  # a file that is one JSON array: its text, and where each of its objects starts
+        self.array = None  # a file that is one JSON array: where its objects are (ArrayPlaces)
         if _is_array(data):
             text = _utf8(data, self.source)
             starts: list = []
-            data, self.array = _array_as_lines(text, self.source, starts), (text, starts)
+            data, self.array = _array_as_lines(text, self.source, starts), ArrayPlaces(self.source, text, starts)
         self.data = data
         with self._placed():
             self.table = _read(self.data, self.source)
 
     def _placed(self):
-        return in_array(self.source, *self.array) if self.array is not None else contextlib.nullcontext()
+        return self.array.errors() if self.array is not None else contextlib.nullcontext()
 
     def refuse_nulls(self, table, names, why) -> None:
         with self._placed():
@@ -186,36 +186,48 @@ def first_element_keys(path) -> list:
     return list(first) if isinstance(first, dict) else []
 
 
-@contextlib.contextmanager
-def in_array(source: str, text: str, starts: list):
-    """An error at a line of the lines made of a JSON array
-    (:func:`_array_as_lines`) placed at the array's line and column (each
-    object's line keeps its characters where they were, its line breaks
-    made blanks)."""
-    try:
-        yield
-    except DataError as e:
-        if e.pos is None or e.pos.file != source or not e.pos.line or e.pos.line > len(starts):
+class ArrayPlaces:
+    """Where the objects of a JSON array begin in its text (``starts``), for
+    the lines made of them (:func:`_array_as_lines`): each object's line
+    keeps its characters where they were, its line breaks made blanks, so
+    a place on a made line is a place in the array."""
+
+    def __init__(self, source: str, text: str, starts: list):
+        self.source, self.text, self.starts = source, text, starts
+
+    def pos(self, line: int, column: int = 1) -> Pos:
+        """The array's line and column of ``column`` on made line ``line``."""
+        at = self.starts[line - 1] + max(column - 1, 0)
+        return Pos(self.source, self.text.count("\n", 0, at) + 1, at - self.text.rfind("\n", 0, at))
+
+    def source_line(self, line: int) -> str:
+        """The array's line where the array's line ``line`` is (its text)."""
+        return self.text.split("\n")[line - 1].rstrip("\r")
+
+    @contextlib.contextmanager
+    def errors(self):
+        """An error at a made line placed at the array's line and column."""
+        try:
+            yield
+        except DataError as e:
+            if e.pos is None or e.pos.file != self.source or not e.pos.line or e.pos.line > len(self.starts):
+                raise
+            e.pos = self.pos(e.pos.line, e.pos.column)
+            e.source_line = self.source_line(e.pos.line)
+            e.message = re.sub(r"on line (\d+)", lambda m: f"on line {self.pos(int(m.group(1))).line}",
+                               e.message).replace("the line holds", "the array's element holds")  # (its lines are the array's)
             raise
-        at = starts[e.pos.line - 1] + max(e.pos.column - 1, 0)
-        line_start = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        e.pos = Pos(source, text.count("\n", 0, at) + 1, at - line_start + 1)
-        e.source_line = text[line_start : end if end >= 0 else len(text)].rstrip("\r")
-        e.message = re.sub(r"on line (\d+)", lambda m: f"on line {text.count(chr(10), 0, starts[int(m.group(1)) - 1]) + 1}",
-                           e.message).replace("the line holds", "the array's element holds")  # (its lines are the array's)
-        raise
 
 
 def array_lines(text: str, source: str):
-    """``(lines, context)``: a text that is one JSON array as the lines of
-    its objects (:func:`_array_as_lines`) and a context that places an
-    error at the array's line and column; any other text as it is."""
+    """``(lines, places)``: a text that is one JSON array as the lines of its
+    objects (:func:`_array_as_lines`) and their :class:`ArrayPlaces`; any
+    other text as it is, and None."""
     if not re.match(r"\s*\[", text):
-        return text, contextlib.nullcontext()
+        return text, None
     starts: list = []
     lines = _array_as_lines(text, source, starts).decode("utf-8")
-    return lines, in_array(source, text, starts)
+    return lines, ArrayPlaces(source, text, starts)
 
 
 def _is_array(data: bytes) -> bool:

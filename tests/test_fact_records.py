@@ -220,6 +220,10 @@ def test_a_json_array_of_records_reads_as_its_records(tmp_path):
         (tmp_path / "q.json").write_text(json.dumps(records[:n], indent=indent, ensure_ascii=False))
         got = facts_of(chronolog.reason(COPY, tmp_path / "q.json"), "r")
         assert got == (want if n > 3 else [f for f in want if f in got]) and len(got) == min(n, len(want)), (n, indent)
+    (tmp_path / "v.vada").write_text('r(X, Y) :- q(X, Y), Y > a.\n@output("r").\n')
+    (tmp_path / "q.json").write_text(json.dumps(records[:3], indent=2))
+    r = run("run", tmp_path / "v.vada", "--facts", tmp_path / "q.json")  # (where the value came from: the array's line)
+    assert r.exit_code == 2 and "q.json:2:3: data error: cannot compare" in r.output and "comes from this row of q" in r.output, r.output
     records[1]["end"] = 9
     (tmp_path / "q.json").write_text(json.dumps(records[:3], indent=2))
     r = run("run", _program(tmp_path), "--facts", tmp_path / "q.json")

@@ -206,7 +206,7 @@ def check_annotations(program: ast.Program, arities: dict) -> None:
     settings: dict = {}
     for ann in program.annotations:
         if ann.name not in KNOWN_ANNOTATIONS:
-            close = _close(ann.name, KNOWN_ANNOTATIONS)
+            close = close_name(ann.name, KNOWN_ANNOTATIONS)
             raise ProgramError(
                 f"unknown annotation @{ann.name}",
                 ann.pos,
@@ -250,13 +250,15 @@ def check_mapped_type(ann) -> None:
     if len(ann.args) < 4 or not isinstance(ann.args[3], str):
         return
     kind = ann.args[3].lower()
-    close = _close(kind, MAPPING_TYPES) if kind not in MAPPING_TYPES else None
+    close = close_name(kind, MAPPING_TYPES) if kind not in MAPPING_TYPES else None
     if close is not None:
         raise ProgramError(f'@mapping of {ann.args[0]}: "{ann.args[3]}" is not a type chronolog reads', ann.pos,
                            hint=f'did you mean "{close}"? (types: {", ".join(MAPPING_TYPES)})')
 
 
-def _close(name: str, known):
+def close_name(name: str, known):
+    """The one of ``known`` that ``name`` most likely misspells, or None
+    (an annotation, a type, a function; a column @timeMapping names)."""
     import difflib
 
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
@@ -410,7 +412,7 @@ def check_expression(e, lit, rule: ast.Rule) -> None:
         if problem is not None:
             # (a whole assignment's unknown call, A = mavg(V), is most often a misspelt aggregate)
             whole = isinstance(lit, ast.Assignment) and lit.expr is e and e.name not in FUNCTIONS
-            close = _close(e.name, list(FUNCTIONS) + (sorted(AGGREGATES) if whole else [])) if e.name not in FUNCTIONS else None
+            close = close_name(e.name, list(FUNCTIONS) + (sorted(AGGREGATES) if whole else [])) if e.name not in FUNCTIONS else None
             raise ProgramError(f"{problem}, in {lit}", getattr(lit, "pos", None) or rule.pos,
                                hint=(f"did you mean {close}()? " if close else "") + "available functions: " + ", ".join(sorted(FUNCTIONS))
                                + ("; aggregates: " + ", ".join(sorted(AGGREGATES)) if whole else ""))

@@ -525,7 +525,7 @@ def check_closed_read(facts, closed) -> None:
 
 def place_times(program, facts, closed=None):
     """``facts`` with each table given as ``{pred: table}`` rewritten where
-    the program's ``@timeMapping`` of ``pred`` places its times by position,
+    the program's ``@timeMapping`` of ``pred`` places its times (by position or name),
     or ``closed`` (``"left"``, ... or a dict of them by predicate) gives the
     closedness of a table without closedness columns
     (connectors/table_times.py); a single frame of every predicate (a
@@ -555,6 +555,7 @@ def place_times(program, facts, closed=None):
             if mapping is not None:
                 pos = next(a.pos for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
                 table = as_table(items, pred)
+                mapping = table_times.time_columns(mapping, table.schema.names, f"the table for {pred}")
                 if program.calendar is None and all(0 <= i < table.num_columns for i in mapping[:2]):
                     table_times.refuse_dates_on_numbers(table, {table.schema.names[i] for i in mapping[:2]}, pred, f"the table for {pred}")
                 items = table_times.time_mapped(table, mapping, pred, f"the table for {pred}", pos, program.calendar)

@@ -127,11 +127,13 @@ def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> 
     None: the columns of a table given from Python, whose ``@mapping``
     names only name output columns (one it lacks is no mistake) but may
     not sit at another argument's place."""
-    from .csv_files import _is_closed_col, _time_columns
+    from .csv_files import _is_closed_col, _time_columns, header_time_columns
 
     table = path is None
     path = f"the table for {pred}" if table else Path(str(path))
-    start, end, _, _ = _time_columns(header, len(header), None if table else time_mapping(program, pred), None)
+    tm = None if table else header_time_columns(header, time_mapping(program, pred), ast.Pos(str(path), 1, 1),
+                                                   getattr(program, "calendar", None))
+    start, end, _, _ = _time_columns(header, len(header), tm, None)
     values = [h for i, h in enumerate(header) if i not in (start, end) and not _is_closed_col(header, i)]
     for a in program.annotations:
         if a.name != "mapping" or not a.args or a.args[0] != pred or len(a.args) < 3:
@@ -159,16 +161,21 @@ def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> 
 
 
 def time_mapping(program: ast.Program, pred: str):
+    """``@timeMapping`` of ``pred`` as a table_times.TimeMapping (None:
+    none); a start or end given by a column's name stays a name until a
+    reader resolves it against its columns (table_times.time_columns)."""
+    from .table_times import TimeMapping, point_error
+
     for a in program.annotations:
         if a.name == "timeMapping" and a.args and a.args[0] == pred:
             args = list(a.args[1:]) + [None] * (3 - len(a.args)) + [True, True]  # (a missing end: refused below)
             start, end, sc, ec = args[0], args[1], args[2], args[3]
-            if not (isinstance(start, int) and isinstance(end, int)) or start < 0 or end < 0:
+            if not all(isinstance(c, int) and c >= 0 or isinstance(c, str) and c.strip() for c in (start, end)):
                 raise ProgramError(
-                    "@timeMapping needs the column positions of the interval's start and end",
+                    "@timeMapping needs the column positions of the interval's start and end (or their names)",
                     a.pos,
                     hint='e.g. @timeMapping("p", 2, 3, #T, #F). — start in column 2, end in column 3, closed start, open end; '
-                    '@timeMapping("p", 1, 1). — time points in column 1',
+                    '@timeMapping("p", 1, 1). — time points in column 1; @timeMapping("p", "ts", "ts"). — in the column named ts',
                 )
             if any(type(c) is not bool and c not in (0, 1) for c in (sc, ec)):  # (bool("false") is True)
                 raise ProgramError(
@@ -177,12 +184,8 @@ def time_mapping(program: ast.Program, pred: str):
                     hint='e.g. @timeMapping("p", 2, 3, #T, #F). — a closed start, an open end',
                 )
             if start == end and not (sc and ec):  # (a time point: [t,t], never empty)
-                raise ProgramError(
-                    f"@timeMapping of {pred}: one column {start} for the start and the end is a time point, closed at both ends",
-                    a.pos,
-                    hint=f'@timeMapping("{pred}", {start}, {start}, #T, #T). (or {start}, {start} alone)',
-                )
-            return start, end, bool(sc), bool(ec)
+                raise point_error(pred, start, a.pos)
+            return TimeMapping((start, end, bool(sc), bool(ec)), pred, a.pos)
     return None
 
 
@@ -222,9 +225,11 @@ def bound_table(program: ast.Program, pred: str, path: Path, fmt: str):
 
         return time_mapped_table(program, pred, read_table(path, fmt), str(path))
     from .json_lines import JsonLines
+    from .table_times import time_columns
 
     lines = JsonLines(path)
-    table, tm = lines.table, time_mapping(program, pred)
+    table = lines.table
+    tm = time_columns(time_mapping(program, pred), table.schema.names, str(path))  # (names: the keys)
     if tm is not None and tm[0] == tm[1] and tm[0] < table.num_columns:  # (before the time mapping, which names the row alone)
         lines.refuse_nulls(table, [table.schema.names[tm[0]]], lambda name, said: (
             f"{name} {said} here: @timeMapping of {pred} reads it as the line's time point",

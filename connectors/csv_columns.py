@@ -43,8 +43,9 @@ from chronolog.language.mapping_types import DATE_TYPES, NUMBER_TYPES, STRING_TY
 from chronolog.language.source_text import KERNEL_BYTES  # from this size on a bound CSV file is read by kernels
 
 from . import cell_types
-from .csv_files import _is_closed_col, _time_columns, convert, header_is_data, time_cell, time_label
+from .csv_files import _is_closed_col, _time_columns, convert, header_is_data, header_time_columns, time_cell, time_label
 from .fact_csv_columns import CELL_LIMIT
+from .table_times import is_named
 
 
 def read_csv_columns(path: Path, pred: str, options: dict, mapping: dict, time_mapping, calendar=None, min_rows: int = 0):
@@ -515,8 +516,9 @@ def _read(data: bytes, path, pred, options, mapping, time_mapping, calendar):
     cells = next(csv.reader([first])) if '"' in first else first.split(",")  # (plain quotes: _plain_quotes)
     ncols = len(cells)
     header = [h.strip() for h in cells] if use_headers else None
-    if header is not None and not all(header) and time_mapping is None:
+    if header is not None and not all(header) and (time_mapping is None or is_named(time_mapping)):
         return None  # a column without a name: the row reader says where
+    time_mapping = header_time_columns(header, time_mapping, ast.Pos(str(path), 1, 1), calendar)  # (refused: the row reader says why)
     if header is not None and header_is_data(header, time_mapping, calendar):
         return None  # a row of data read as the header: the row reader says so
     first_line = 2 if use_headers else 1

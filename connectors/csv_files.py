@@ -196,7 +196,10 @@ def _read_csv_facts(path, pred, arity, options, mapping, time_mapping, calendar,
                 _refuse_open_quote(lines[done:], path, done + 1)
             header = [h.strip() for h in header]
             refuse_unnamed_columns(header, ast.Pos(str(path), done + 1, 1), time_mapping)
+            time_mapping = header_time_columns(header, time_mapping, ast.Pos(str(path), done + 1, 1), calendar)
             refuse_data_header(header, ast.Pos(str(path), done + 1, 1), time_mapping, calendar)
+        else:
+            time_mapping = header_time_columns(None, time_mapping, ast.Pos(str(path), 1, 1), calendar)
         done = reader.line_num
         zeros_noted: set = set()  # (the columns whose leading zeros were noted)
         for row in rows:
@@ -415,8 +418,11 @@ def refuse_unnamed_columns(header, where, time_mapping) -> None:
     """A header cell without a name (without @timeMapping, which names the
     time columns by position): pandas' ``to_csv`` writes its index under
     one, and a trailing comma makes one; read as arguments they shift every
-    other one, an answer that may be silently wrong."""
-    if time_mapping is not None or all(header):
+    other one, an answer that may be silently wrong.  (A time mapping by
+    names cannot name it: it is an argument then.)"""
+    from .table_times import is_named
+
+    if (time_mapping is not None and not is_named(time_mapping)) or all(header):
         return
     i = header.index("")
     raise DataError(
@@ -484,6 +490,37 @@ def refuse_data_header(header, where, time_mapping, calendar=None) -> None:
             where,
             hint="for a file without a header write useHeaders=false in its @bind (\"csv useHeaders=false\"); else name the columns in its first line",
         )
+
+
+def header_time_columns(header, time_mapping, where, calendar=None):
+    """``time_mapping`` with the names it gives resolved against a CSV
+    file's ``header`` (None: the file has none, useHeaders=false;
+    ``where``: the header's place) by table_times.time_columns.  A first
+    line of data read as the header (no name of it matches and one of its
+    cells is a time point) is said to be one: its cells listed as the
+    columns would hide why."""
+    from .table_times import is_named, time_columns
+
+    if not is_named(time_mapping):
+        return time_mapping
+    names = [c for c in time_mapping[:2] if isinstance(c, str)]
+    if header is not None and not set(names) & set(header) and any(c and _is_time(c, calendar) for c in header):
+        raise DataError(
+            f"the first line is read as the header, but it holds {', '.join(header)}, a row of data, "
+            f'not the column "{names[0]}" that @timeMapping of {time_mapping.pred} names',
+            where,
+            hint="names need a header: write the column names as the file's first line, or give the positions "
+                 f'of the time columns counting from 0 (@timeMapping("{time_mapping.pred}", 2, 3).) and useHeaders=false in its @bind',
+        )
+    return time_columns(time_mapping, header, where.file if where is not None else "the file")
+
+
+def _is_time(cell: str, calendar) -> bool:
+    try:
+        convert(cell, "time", None, "start", calendar)
+    except DataError:
+        return False
+    return True
 
 
 def header_is_data(header, time_mapping, calendar=None) -> bool:

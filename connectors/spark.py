@@ -171,9 +171,10 @@ def _json_arguments(prog, b: dict, df):
     keys ``@mapping`` names, as the embedded reader chooses them
     (bindings.mapped_keys: a log line's other keys left)."""
     from chronolog.connectors.bindings import mapped_keys, time_mapping
+    from chronolog.connectors.table_times import time_columns
 
     times = ("start", "end", "start_closed", "end_closed")
-    mapping = time_mapping(prog, b["pred"])
+    mapping = time_columns(time_mapping(prog, b["pred"]), df.columns, str(b["location"]))  # (names: the keys)
     at_times = set(mapping[:2]) if mapping is not None else set()
     keys = [c for i, c in enumerate(df.columns) if i not in at_times and c not in times]
     chosen = mapped_keys(prog, b["pred"], keys, b["location"])
@@ -449,12 +450,14 @@ def _time_mapped(df, mapping, b: dict, boolean: bool = False, prog=None):
     not a CSV's text."""
     if mapping is None:
         return df
-    start, end, sc, ec = mapping
+    from chronolog.connectors.table_times import check_positions, time_columns
+
     cols = df.columns
+    mapping = time_columns(mapping, cols, str(b["location"]))
+    start, end, sc, ec = mapping
     pos = b["pos"]
     if pos is None:  # (an input given from Python: the annotation's place)
         pos = next(a.pos for a in prog.annotations if a.name == "timeMapping" and a.args and a.args[0] == b["pred"])
-    from chronolog.connectors.table_times import check_positions
 
     check_positions(cols, mapping, b["pred"], str(b["location"]), pos)
     if getattr(prog, "calendar", None) is not None:  # (numbers there: refused by their own names, as embedded)
@@ -815,6 +818,8 @@ def reason_with(
             if b["format"] == "csv" and not df.columns:
                 continue  # (empty files, or lines of blanks: no facts, as the embedded reader reads them)
             if b["format"] == "csv":
+                from chronolog.connectors.csv_files import header_time_columns
+
                 if str(b["options"].get("header", "true")).lower() == "true":
                     from chronolog.connectors.bindings import check_mapped_header
                     from chronolog.connectors.csv_files import refuse_data_header, refuse_unnamed_columns
@@ -824,9 +829,12 @@ def reason_with(
                     # Spark names a header cell without a name _c<its index>
                     named = ["" if c == f"_c{i}" else c for i, c in enumerate(header)]
                     refuse_unnamed_columns(named, ast.Pos(str(b["location"]), 1, 1), time_mapping(prog, b["pred"]))
-                    refuse_data_header(header, ast.Pos(str(b["location"]), 1, 1), time_mapping(prog, b["pred"]), prog.calendar)
+                    tm = header_time_columns(header, time_mapping(prog, b["pred"]), ast.Pos(str(b["location"]), 1, 1), prog.calendar)
+                    refuse_data_header(header, ast.Pos(str(b["location"]), 1, 1), tm, prog.calendar)
                     check_mapped_header(prog, b["pred"], header, b["location"])
-                df = _time_mapped(held_by_csv_reader(spark, b, df, prog), time_mapping(prog, b["pred"]), b)
+                else:  # (Spark's names _c0, _c1, ... are no header's: names refused)
+                    tm = header_time_columns(None, time_mapping(prog, b["pred"]), ast.Pos(str(b["location"]), 1, 1), prog.calendar)
+                df = _time_mapped(held_by_csv_reader(spark, b, df, prog), tm, b)
             elif b["format"] == "json":
                 df = _json_arguments(prog, b, df)
             else:
@@ -1037,9 +1045,10 @@ def _term_column(prog, pred: str, df, i: int):
     ``i``: the columns but the times, in their order, as ``placed_times``
     and ``_time_mapped`` read them (None: ``df`` has fewer)."""
     from chronolog.connectors.bindings import time_mapping
+    from chronolog.connectors.table_times import time_columns
 
-    mapping = time_mapping(prog, pred)
     cols = list(df.columns)
+    mapping = time_columns(time_mapping(prog, pred), cols, "the input")
     times = set(cols[k] for k in mapping[:2] if k < len(cols)) if mapping is not None else set(TIME_COLUMNS)
     terms = [c for c in cols if c not in times and c not in ("start_closed", "end_closed")]
     return terms[i] if i < len(terms) else None

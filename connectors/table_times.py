@@ -7,7 +7,7 @@ and ``end``, and ``start_closed``/``end_closed`` per row, closed when
 absent.  Two things say otherwise, for a whole table:
 
 - ``@timeMapping("p", S, E, SC, EC).`` places the times by column position
-  (as for CSV files: connectors/csv_files.py), closed as it says;
+  or name (as for CSV files: connectors/csv_files.py), closed as it says;
 - ``closed="left"`` (pandas' word for ``[start, end)``; also ``"right"``,
   ``"both"``, ``"neither"``) gives the closedness of a table that has no
   closedness columns.
@@ -68,6 +68,75 @@ def with_closed(table, ends, pred: str):
     return table
 
 
+class TimeMapping(tuple):
+    """``@timeMapping`` of ``pred`` as ``(start, end, start_closed,
+    end_closed)``; start and end are column positions, or column names
+    until a reader that knows its columns resolves them
+    (:func:`time_columns`); ``pos`` is the annotation's place, for errors."""
+
+    def __new__(cls, values, pred: str = "", pos=None):
+        self = super().__new__(cls, values)
+        self.pred, self.pos = pred, pos
+        return self
+
+
+def is_named(mapping) -> bool:
+    """Whether ``mapping`` gives a time column by name (not resolved yet)."""
+    return mapping is not None and any(isinstance(c, str) for c in mapping[:2])
+
+
+def time_columns(mapping, columns, where: str):
+    """``mapping`` (bindings.time_mapping's) with the column names of its
+    start and end resolved to their positions among ``columns`` (the
+    table's column names in order: a CSV header, an Arrow schema's, a
+    JSON record's keys; None: a CSV file without a header line).  The one
+    place names become positions, called by each reader where it knows
+    its columns: JSON keys and pandas columns have no order a program
+    should count.  ``where`` names the table in errors."""
+    if not is_named(mapping):
+        return mapping
+    pred, pos = getattr(mapping, "pred", "?"), getattr(mapping, "pos", None)
+    how = f'give its position, counting from 0 (@timeMapping("{pred}", 2, 3). for columns 2 and 3)'
+    if columns is None:
+        name = next(c for c in mapping[:2] if isinstance(c, str))
+        raise ProgramError(
+            f'@timeMapping of {pred} names the column "{name}", but {where} has no header line to name its columns',
+            pos, hint=f"names need a header: write the column names as the file's first line (useHeaders=true), or {how}")
+    columns = [str(c) for c in columns]
+
+    def position(name):
+        if columns.count(name) == 1:
+            return columns.index(name)
+        if columns.count(name) > 1:
+            raise ProgramError(
+                f'@timeMapping of {pred} names the column "{name}", but {where} has {columns.count(name)} columns named so',
+                pos, hint=f"rename all but one of them, or {how}")
+        from chronolog.planner.validate import close_name
+
+        alike = [c for c in columns if c.lower() == name.lower()]
+        close = alike[0] if alike else close_name(name, columns)
+        shown = ", ".join(columns[:20]) + (", ..." if len(columns) > 20 else "")
+        raise ProgramError(
+            f'@timeMapping of {pred} names the column "{name}", which {where} does not have (its columns: {shown or "none"})',
+            pos, hint=(f'did you mean "{close}"? ' if close else "") + f"name one of its columns (names match exactly), or {how}")
+
+    start, end = (position(c) if isinstance(c, str) else c for c in mapping[:2])
+    if start == end and not (mapping[2] and mapping[3]):  # (a name and a position of one column)
+        raise point_error(pred, start, pos)
+    return TimeMapping((start, end, mapping[2], mapping[3]), pred, pos)
+
+
+def point_error(pred: str, column, pos):
+    """The error of one column as a start and an end not both closed: its
+    rows are time points, ``[t,t]``, never empty."""
+    said = f'"{column}"' if isinstance(column, str) else column
+    return ProgramError(
+        f"@timeMapping of {pred}: one column {said} for the start and the end is a time point, closed at both ends",
+        pos,
+        hint=f'@timeMapping("{pred}", {said}, {said}, #T, #T). (or {said}, {said} alone)',
+    )
+
+
 def check_positions(names, mapping, pred: str, where: str, pos) -> None:
     """Refuse a ``@timeMapping`` that places a time past the columns ``names``
     of ``where``."""
@@ -81,8 +150,8 @@ def check_positions(names, mapping, pred: str, where: str, pos) -> None:
 
 def time_mapped(table, mapping, pred: str, where: str, pos=None, calendar=None):
     """The Arrow ``table`` with its times where ``@timeMapping`` places them
-    (``mapping``: ``(start, end, start_closed, end_closed)`` positions over
-    the table's columns, counted from 0): those columns named ``start``
+    (``mapping``: ``(start, end, start_closed, end_closed)``, positions over
+    the table's columns counted from 0, or names): those columns named ``start``
     and ``end`` (one column as both for time points), the closedness
     constant columns; the other columns stay the arguments in their order,
     closedness columns dropped as the CSV readers drop them.  ``where``
@@ -90,8 +159,9 @@ def time_mapped(table, mapping, pred: str, where: str, pos=None, calendar=None):
     program's date timeline (None: numeric)."""
     import pyarrow as pa
 
-    start, end, sc, ec = mapping
     names = list(table.schema.names)
+    mapping = time_columns(mapping, names, where)
+    start, end, sc, ec = mapping
     check_positions(names, mapping, pred, where, pos)
     if calendar is not None:
         refuse_numbers_on_dates(table, {names[start], names[end]}, pred, where)

@@ -615,8 +615,9 @@ def _changes(x) -> bool:
 
 
 def _date_columns(program):
-    """``@bind of p`` when a bound input maps a time column as a date (and
-    no ``@temporalType`` says its times are numbers), else None."""
+    """``@bind of p`` when a bound input maps a time column (by its
+    position or its name) as a date (and no ``@temporalType`` says its
+    times are numbers), else None."""
     from .mapping_types import DATE_TYPES
 
     numeric = {a.args[0] for a in program.annotations if a.name == "temporalType" and len(a.args) == 2
@@ -629,7 +630,8 @@ def _date_columns(program):
     for a in program.annotations:
         if a.name == "mapping" and len(a.args) >= 4 and str(a.args[3]).lower() in DATE_TYPES:
             pred = a.args[0]
-            if pred in bound and pred not in numeric and a.args[1] in times.get(pred, ()):
+            named = isinstance(a.args[2], str) and a.args[2] in times.get(pred, ())  # (a named @timeMapping's column)
+            if pred in bound and pred not in numeric and (a.args[1] in times.get(pred, ()) or named):
                 return f"@bind of {pred}"
     return None
 

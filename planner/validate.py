@@ -267,11 +267,13 @@ def close_name(name: str, known):
 
 def check_mapped_position(program: ast.Program, ann, arity: int) -> None:
     """A ``@mapping`` names an argument the predicate has, or a time column
-    its ``@timeMapping`` names (iTemporal maps those as dates): any other
-    position named a column no fact fills, without a word."""
+    its ``@timeMapping`` names, by position or by name (iTemporal maps
+    those as dates): any other position named a column no fact fills,
+    without a word."""
     pred, pos = ann.args[0], ann.args[1]
     times = {t for a in program.annotations if a.name == "timeMapping" and a.args[:1] == [pred] for t in a.args[1:3]}
-    if type(pos) is int and (0 <= pos < arity or pos in times):
+    name = ann.args[2] if len(ann.args) > 2 and isinstance(ann.args[2], str) else None
+    if type(pos) is int and (0 <= pos < arity or pos in times or name in times):
         return
     if type(pos) is not int:
         raise ProgramError(f"@mapping of {pred} names the argument position as a number, not {pos!r}", ann.pos,

@@ -333,14 +333,21 @@ def test_spark_dataframe_and_parquet_binding(spark, tmp_path, pred):
 
 
 @pytest.mark.spark
-def test_spark_csv_binding(spark, tmp_path):
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_spark_csv_and_json_bindings(spark, tmp_path, fmt):
+    """``spark csv`` (names from its header) and ``spark json`` (from its
+    keys, in another order on each line) as the embedded reader with positions."""
     from chronolog import spark as cs
     from chronolog.engine.arrow import table_to_rows
 
-    (tmp_path / "t.csv").write_text(_csv(_rows("stay", 40, 14), STAY_COLUMNS))
+    file = "t.csv" if fmt == "csv" else "t.jsonl"
+    if fmt == "csv":
+        (tmp_path / file).write_text(_csv(_rows("stay", 40, 14), STAY_COLUMNS))
+    else:
+        (tmp_path / file).write_text("".join(json.dumps(r) + "\n" for r in _shuffled_records("stay", 14)))
     rules = STAY_RULES + '@output("overlap"). @output("busy").\n'
-    want = chronolog.reason(f'@bind("stay", "csv", "{tmp_path}", "t.csv").\n' + POSITIONAL["stay"] + rules)
-    got = cs.reason(spark, f'@bind("stay", "spark csv", "{tmp_path}", "t.csv").\n' + NAMED["stay"] + rules)
+    want = chronolog.reason(f'@bind("stay", "{fmt}", "{tmp_path}", "{file}").\n' + POSITIONAL["stay"] + rules)
+    got = cs.reason(spark, f'@bind("stay", "spark {fmt}", "{tmp_path}", "{file}").\n' + NAMED["stay"] + rules)
     for o in ("overlap", "busy"):
         assert set(table_to_rows(got[o].toArrow(), o, None)) == set(want.facts(o)) != set(), o
 

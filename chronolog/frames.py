@@ -523,6 +523,21 @@ def check_closed_read(facts, closed) -> None:
                             hint="write each row's ends: (start, end, True, False) is [start, end), p(a)@[0,5) in text")
 
 
+def _index_read(frame, mapping):
+    """A pandas frame whose named index holds a time column ``mapping``
+    names (a time series' ``DatetimeIndex`` named ``ts``, ``@timeMapping("p",
+    "ts", "ts")``) with its index as columns, in front, as
+    ``df.reset_index()`` gives them; any other frame as it is (a named
+    index the program does not name stays refused: engine.arrow.refuse_named_index)."""
+    if not type(frame).__module__.startswith("pandas"):
+        return frame
+    index = [str(n) for n in frame.index.names if n is not None]
+    named = {c for c in mapping[:2] if isinstance(c, str)}
+    if named & set(index) and not named & {str(c) for c in frame.columns}:
+        return frame.reset_index()
+    return frame
+
+
 def place_times(program, facts, closed=None):
     """``facts`` with each table given as ``{pred: table}`` rewritten where
     the program's ``@timeMapping`` of ``pred`` places its times (by position or name),
@@ -554,7 +569,7 @@ def place_times(program, facts, closed=None):
                 )
             if mapping is not None:
                 pos = next(a.pos for a in program.annotations if a.name == "timeMapping" and a.args and a.args[0] == pred)
-                table = as_table(items, pred)
+                table = as_table(_index_read(items, mapping), pred)
                 mapping = table_times.time_columns(mapping, table.schema.names, f"the table for {pred}")
                 if program.calendar is None and all(0 <= i < table.num_columns for i in mapping[:2]):
                     table_times.refuse_dates_on_numbers(table, {table.schema.names[i] for i in mapping[:2]}, pred, f"the table for {pred}")

@@ -740,9 +740,12 @@ def refuse_named_index(frame, pred: str) -> None:
         from chronolog.language.errors import DataError
 
         shown = ", ".join(map(str, names))
+        index = frame.index
+        times = [str(n) for n, kind in zip(index.names, getattr(index, "dtypes", [index.dtype])) if getattr(kind, "kind", "") == "M"]
+        said = f'; an index of times is read where @timeMapping names it: @timeMapping("{pred}", "{times[0]}", "{times[0]}").' if times else ""
         raise DataError(
             f"facts for {pred}: the DataFrame's index ({shown}) is not read: its columns are the arguments",
-            hint="call df.reset_index() to read the index as columns, or df.reset_index(drop=True) to drop it",
+            hint="call df.reset_index() to read the index as columns, or df.reset_index(drop=True) to drop it" + said,
         )
 
 

@@ -165,6 +165,33 @@ def test_tables_given_from_python(pred, library):
     assert named == positional
 
 
+def test_a_pandas_time_index_the_annotation_names_is_read():
+    """A time series' index (a ``DatetimeIndex`` named ``ts``, or a
+    ``(sensor, ts)`` MultiIndex) that ``@timeMapping`` names is read as
+    ``df.reset_index()`` gives it, with the positional annotation over the
+    reset frame as the oracle; Reasoner updates alike.  An index the
+    program does not name stays refused, as before."""
+    import pandas as pd
+
+    ts = pd.to_datetime(["2024-01-01 10:00", "2024-01-01 10:05", "2024-01-01 10:02", "2024-01-01 10:09"])
+    frame = pd.DataFrame({"sensor": ["s1", "s1", "s2", "s2"], "value": [90, 70, 85, 81]}, index=pd.Index(ts, name="ts"))
+    head = '@timeGranularity("minutes").\n'
+    rules = "hot(S) :- <->[0,3] reading(S, V), V > 80.\nseen(S, V) :- reading(S, V).\n"
+    oracle = chronolog.reason(head + '@timeMapping("reading", 2, 2).\n' + rules,
+                              {"reading": frame.reset_index()[["sensor", "value", "ts"]]}).to_text()
+    assert "hot(s2)@[2024-01-01T10:02:00,2024-01-01T10:05:00]\nhot(s2)@[2024-01-01T10:09:00,2024-01-01T10:12:00]" in oracle
+    named = head + '@timeMapping("reading", "ts", "ts").\n' + rules
+    assert chronolog.reason(named, {"reading": frame}).to_text() == oracle
+    multi = frame.set_index("sensor", append=True).reorder_levels(["sensor", "ts"])  # (sensor, ts) -> value
+    assert chronolog.reason(named, {"reading": multi}).to_text() == oracle
+    r = chronolog.Reasoner(named, {"reading": frame.iloc[:2]})
+    r.add({"reading": frame.iloc[2:]})
+    assert r.model.to_text() == oracle
+    with pytest.raises(ChronologError, match=r"the DataFrame's index \(ts\) is not read") as e:
+        chronolog.reason(head + '@timeMapping("reading", 1, 1).\n' + rules, {"reading": frame})
+    assert '@timeMapping("reading", "ts", "ts")' in e.value.hint  # (how to read it, in the hint)
+
+
 def test_a_time_column_mapped_as_dates_by_its_name(tmp_path):
     """@mapping of a time column (iTemporal maps it as a date, which makes the
     timeline days): by position with a positional @timeMapping, and with a

@@ -14,8 +14,11 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chronolog
+from budget import examples
 from chronolog.language.errors import ChronologError
 
 # stay(guest, room)@[checkin, checkout): an interval in the middle columns,
@@ -395,3 +398,33 @@ def test_spark_errors(spark, tmp_path):
     with pytest.raises(ChronologError) as e:
         cs.reason(spark, f'@bind("stay", "spark csv header=false", "{tmp_path}", "t.csv").\n' + NAMED["stay"] + STAY_RULES)
     assert str(e.value).startswith("<program>:2:1:") and "no header line" in str(e.value), str(e.value)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(order=st.permutations(STAY_COLUMNS + ["note"]), rows=st.lists(
+    st.tuples(st.integers(0, 4), st.integers(0, 30), st.integers(1, 5), st.integers(0, 2), st.sampled_from(["x", "y,z", ""])),
+    min_size=1, max_size=12), closed=st.tuples(st.booleans(), st.booleans()), form=st.sampled_from(["csv", "pandas", "jsonl"]))
+def test_names_are_the_positions_of_their_columns_in_any_order(tmp_path_factory, order, rows, closed, form):
+    """Columns in any order, any closedness: the named annotation's model
+    is the positional one's with the positions of those columns in that
+    order (the other columns the arguments, in their order, both ways)."""
+    import pandas as pd
+
+    frame = pd.DataFrame([{"guest": f"g{g}", "checkin": s, "checkout": s + n, "room": f"r{r}", "note": note}
+                          for g, s, n, r, note in rows])[list(order)]
+    sc, ec = ("#T" if c else "#F" for c in closed)
+    args = ", ".join(c.upper() for c in order if c not in ("checkin", "checkout"))
+    rules = f"seen({args}) :- stay({args}).\nmet(G, H) :- stay({args.replace('GUEST', 'G')}), stay({args.replace('GUEST', 'H')}), G != H.\n"
+    folder = tmp_path_factory.mktemp("order")
+    if form == "csv":
+        frame.to_csv(folder / "t.csv", index=False)
+        head, facts = f'@bind("stay", "csv", "{folder}", "t.csv").\n', None
+    elif form == "jsonl":
+        frame.to_json(folder / "t.jsonl", orient="records", lines=True)
+        head, facts = f'@bind("stay", "json", "{folder}", "t.jsonl").\n', None
+    else:
+        head, facts = "", {"stay": frame}
+    positional = f'@timeMapping("stay", {order.index("checkin")}, {order.index("checkout")}, {sc}, {ec}).\n'
+    named = f'@timeMapping("stay", "checkin", "checkout", {sc}, {ec}).\n'
+    want = chronolog.reason(head + positional + rules, facts).to_text()
+    assert chronolog.reason(head + named + rules, facts).to_text() == want

@@ -201,3 +201,23 @@ def test_exact_numbers_meet_floats_as_on_the_rows(facts, op, flip, table):
         assert str(got.value) == str(e)
         return
     assert chronolog.reason(program, given, engine="columns").to_text() == rows
+
+
+@settings(deadline=None, max_examples=examples(200))
+@given(nums=st.lists(st.one_of(st.integers(-50, 50), st.integers(-2**63, 2**63 - 1)), min_size=1, max_size=60),
+       dens=st.one_of(st.just(None), st.lists(st.integers(1, 4), min_size=60, max_size=60)), den=st.integers(1, 10**18))
+def test_pair_ids_rank_the_distinct_pairs(nums, dens, den):
+    """value_columns.pair_ids (a table of present values for numbers of one
+    denominator over a narrow range, np.unique over a wide one, a sort of
+    the pairs otherwise) against Python's sorted set of the pairs: each
+    row's id is its pair's rank among the distinct pairs."""
+    import numpy as np
+
+    from chronolog.engine.columns.value_columns import pair_ids
+
+    num = np.array(nums, dtype=np.int64)
+    d = np.broadcast_to(np.int64(den), num.shape) if dens is None else np.array(dens[: len(nums)], dtype=np.int64)
+    pairs = list(zip(num.tolist(), d.tolist()))
+    rank = {p: i for i, p in enumerate(sorted(set(pairs)))}
+    got = pair_ids(num, d)
+    assert got.dtype == np.int64 and got.tolist() == [rank[p] for p in pairs]

@@ -115,9 +115,20 @@ def float_keys(series):
 
 
 def pair_ids(num, den):
-    """A dense int64 id per row, equal where the pairs are."""
+    """A dense int64 id per row, equal where the pairs are (in the pairs'
+    order).  Pairs of one denominator (whole numbers: an update's first
+    coding of 1M readings) are ranked by their numerators alone: over a
+    range a few times their count, by a table of the values present, no
+    sort (the sort of the pairs took 0.1 s of 1M)."""
     import numpy as np
 
+    if len(num) and den.min() == den.max():
+        lo, hi = int(num.min()), int(num.max())
+        if hi - lo < 4 * len(num) + 1024:
+            present = np.zeros(hi - lo + 1, dtype=bool)
+            present[num - lo] = True
+            return (np.cumsum(present) - 1)[num - lo]
+        return np.unique(num, return_inverse=True)[1].reshape(-1).astype(np.int64, copy=False)
     order = np.lexsort((den, num))
     n, d = num[order], den[order]
     first = np.empty(len(n), dtype=bool)

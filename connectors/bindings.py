@@ -131,8 +131,8 @@ def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> 
 
     table = path is None
     path = f"the table for {pred}" if table else Path(str(path))
-    tm = None if table else header_time_columns(header, time_mapping(program, pred), ast.Pos(str(path), 1, 1),
-                                                   getattr(program, "calendar", None))
+    given = time_mapping(program, pred)  # (as written: positions or names)
+    tm = None if table else header_time_columns(header, given, ast.Pos(str(path), 1, 1), getattr(program, "calendar", None))
     start, end, _, _ = _time_columns(header, len(header), tm, None)
     values = [h for i, h in enumerate(header) if i not in (start, end) and not _is_closed_col(header, i)]
     for a in program.annotations:
@@ -145,6 +145,8 @@ def check_mapped_header(program: ast.Program, pred: str, header: list, path) -> 
                 + ("put them in the order of the @mapping annotations" if table else f'name one of them, or write the position alone ("{pos}")'))
         if table and (name not in values or pos >= len(values)):
             continue
+        if tm is not None and pos >= len(values) and (pos in given[:2] or name in given[:2]):
+            continue  # (a time column's type, as iTemporal maps them: accepted as planner/validate.check_mapped_position accepts it)
         if name not in header:
             raise ProgramError(f'@mapping of {pred} names the column "{name}", which {path} does not have', a.pos, hint=hint)
         if pos >= len(values):

@@ -209,6 +209,32 @@ def test_a_time_column_mapped_as_dates_by_its_name(tmp_path):
     assert got[0] == "high(s1)@[2024-01-01,2024-01-01]" and got[1] == got[0], got
 
 
+@pytest.mark.parametrize("size", [2, 3000])  # (the row reader; the kernels past KERNEL_BYTES)
+def test_a_time_column_mapped_as_dates_in_a_csv_file(tmp_path, size):
+    """The same @mapping of the time column (by position and by name) on a
+    CSV file: read as the JSON Lines file of the same rows reads it (the
+    CSV header check refused the mapping's position past the arguments,
+    which the program's own check accepts); a position no column has is
+    still refused."""
+    import pandas as pd
+
+    days = pd.date_range("2024-01-01", periods=size, freq="D").strftime("%Y-%m-%d")
+    frame = pd.DataFrame({"sensor": [f"s{i % 3}" for i in range(size)], "value": [82 - 7 * (i % 2) for i in range(size)], "ts": days})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    frame.to_json(tmp_path / "t.jsonl", orient="records", lines=True)
+    rules = "high(S) :- reading(S, V), V > 80.\n"
+    for mapping in (POSITIONAL["reading"], NAMED["reading"]):
+        got = {}
+        for kind, name in (("csv", "t.csv"), ("json", "t.jsonl")):
+            head = f'@bind("reading", "{kind}", "{tmp_path}", "{name}").\n@mapping("reading", 2, "ts", "date").\n'
+            with pytest.warns(UserWarning):  # (the timeline the dates imply, said aloud)
+                got[kind] = chronolog.reason(head + mapping + "\n" + rules).to_text()
+        assert got["csv"] == got["json"] and got["csv"].startswith("high(s0)@[2024-01-01,2024-01-01]"), got
+    text = _refused(f'@bind("reading", "csv", "{tmp_path}", "t.csv").\n@mapping("reading", 5, "ts", "date").\n'
+                    + POSITIONAL["reading"] + "\n" + rules)
+    assert "@mapping of reading names argument 5, but" in text and "has 2 value columns" in text, text
+
+
 def test_a_name_and_a_position(tmp_path):
     """One given by name, the other by position: each resolved alone."""
     (tmp_path / "t.csv").write_text(_csv(_rows("stay", 40, 7), STAY_COLUMNS))

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 
 from chronolog.language import ast
 from chronolog.language.booleans import FALSE, TRUE, public
@@ -68,8 +68,8 @@ def read_records(text: str, source: str, calendar, read_lines):
     error at the file's line and column."""
     from .json_lines import array_lines
 
-    text, array = array_lines(text, source)
-    with array.errors() if array is not None else nullcontext():
+    text, places = array_lines(text, source)
+    with places.errors():
         lines, rows = fact_lines(text, source, calendar)
         with placed(text, source):
             return read_lines(lines, source, calendar), rows
@@ -173,12 +173,12 @@ def rows_in_order(path, calendar=None) -> list:
 
     out: list = []
     records = Records(str(path), calendar, InOrder())
-    text, array = array_lines(read_text(path, "facts file"), str(path))
-    with reading_file(), array.errors() if array is not None else nullcontext():
+    text, places = array_lines(read_text(path, "facts file"), str(path))
+    with reading_file(), places.errors():
         for n, line in enumerate(lines_of(text), 1):
             if line.strip():
                 pred, args, iv, every = records.record(line, n)
-                records.rows.add(pred, args, iv, array.pos(n) if array is not None else ast.Pos(str(path), n, 1), every)
+                records.rows.add(pred, args, iv, places.pos(n), every)
     return out
 
 

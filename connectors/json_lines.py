@@ -55,20 +55,15 @@ class JsonLines:
         data = read_bytes(path, what)
         data = data[len(BOM):] if data.startswith(BOM) else data
         self.source = os.fspath(path)
-        self.array = None  # a file that is one JSON array: where its objects are (ArrayPlaces)
+        self.places = LinePlaces(self.source)  # where a line's error is: the file's line, or the array's (ArrayPlaces)
         if _is_array(data):
-            text = _utf8(data, self.source)
-            starts: list = []
-            data, self.array = _array_as_lines(text, self.source, starts), ArrayPlaces(self.source, text, starts)
+            data, self.places = _as_lines(_utf8(data, self.source), self.source)
         self.data = data
-        with self._placed():
+        with self.places.errors():
             self.table = _read(self.data, self.source)
 
-    def _placed(self):
-        return self.array.errors() if self.array is not None else contextlib.nullcontext()
-
     def refuse_nulls(self, table, names, why) -> None:
-        with self._placed():
+        with self.places.errors():
             self._refuse_nulls(table, names, why)
 
     def _refuse_nulls(self, table, names, why) -> None:
@@ -91,7 +86,7 @@ class JsonLines:
         """``table`` (this file's columns, any chosen) with each column of
         doubles but ``floats`` made the exact numbers its texts write
         (:func:`_exact_numbers`)."""
-        with self._placed():
+        with self.places.errors():
             return _exact_numbers(table, self.data, self.source, floats)
 
 
@@ -219,15 +214,34 @@ class ArrayPlaces:
             raise
 
 
+class LinePlaces:
+    """The places of a text's own lines (:class:`ArrayPlaces`' counterpart
+    for a text that is no JSON array): an error stays where it is."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def pos(self, line: int, column: int = 1) -> Pos:
+        return Pos(self.source, line, column)
+
+    def errors(self):
+        return contextlib.nullcontext()
+
+
 def array_lines(text: str, source: str):
     """``(lines, places)``: a text that is one JSON array as the lines of its
     objects (:func:`_array_as_lines`) and their :class:`ArrayPlaces`; any
-    other text as it is, and None."""
+    other text as it is, and its :class:`LinePlaces`."""
     if not re.match(r"\s*\[", text):
-        return text, None
+        return text, LinePlaces(source)
+    lines, places = _as_lines(text, source)
+    return lines.decode("utf-8"), places
+
+
+def _as_lines(text: str, source: str):
+    """``(bytes, ArrayPlaces)`` of a text that is one JSON array (:func:`_array_as_lines`)."""
     starts: list = []
-    lines = _array_as_lines(text, source, starts).decode("utf-8")
-    return lines, ArrayPlaces(source, text, starts)
+    return _array_as_lines(text, source, starts), ArrayPlaces(source, text, starts)
 
 
 def _is_array(data: bytes) -> bool:

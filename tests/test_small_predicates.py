@@ -170,27 +170,33 @@ OPS = st.lists(st.one_of(
     st.tuples(st.just("encode"), st.lists(st.integers(-20, 20), max_size=12)),  # an assignment's integer results
     st.tuples(st.just("code"), st.lists(st.one_of(st.integers(-20, 20), st.sampled_from([2.0, -3.0, 0.5, "a"])), max_size=6)),
     st.tuples(st.just("build"), st.just([])),  # a column read: the arrays of Values built
+    st.tuples(st.just("floats"), st.lists(st.one_of(  # a float column's values (value_columns.codes)
+        st.sampled_from([2.0, -3.0, 0.5, 0.0, -0.0, 1e-300, 2.0**70]), st.floats(-25, 25, allow_nan=False)), max_size=12)),
 ), max_size=12)
 
 
 @settings(max_examples=examples(300), deadline=None)
 @given(OPS)
-def test_integer_results_coded_by_the_index_as_by_the_dictionary(ops):
-    """Values.encode finds integers coded before by its sorted index
-    (engine/columns/expressions.py, known_ints): the codes and the count of
-    conflations (an int whose code holds a float) are the Dictionary's own."""
+def test_numbers_coded_by_the_index_as_by_the_dictionary(ops):
+    """Values.encode finds integers and floats coded before by its sorted
+    indexes (engine/columns/expressions.py, Values.known): the codes and
+    the count of conflations (an int whose code holds a float, a float
+    whose code holds an int) are the Dictionary's own."""
     import numpy as np
 
-    from chronolog.engine.columns.expressions import INT, Values
+    from chronolog.engine.columns import expressions
+    from chronolog.engine.columns.expressions import FLOAT, INT, Values
 
     fast, plain = Dictionary(), Dictionary()
     values = Values(fast)
     for op, xs in ops:
-        if op == "encode":
-            arr = np.array(xs, dtype=np.int64)
+        if op in ("encode", "floats"):
+            arr = np.array(xs, dtype=np.int64 if op == "encode" else np.float64)
             uniq, inv = np.unique(arr, return_inverse=True)
             want = plain.code_all(uniq.tolist(), distinct=True)[inv.reshape(-1)] if len(xs) else []
-            assert values.encode(INT, arr).tolist() == list(want)
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(expressions, "_MANY", 1)  # (floats found by the index however few: Values.known)
+                assert values.encode(INT if op == "encode" else FLOAT, arr).tolist() == list(want)
         elif op == "code":
             assert fast.code_all(list(xs)).tolist() == plain.code_all(list(xs)).tolist()
         elif len(fast.values):

@@ -44,6 +44,9 @@ from .value_columns import column_codes, is_values
 
 INT, FLOAT, RATIONAL, EXACT = "int", "float", "rational", "exact"  # EXACT: a (num, den) pair of arrays
 _BOUND = 2**62
+# floats at least this many are found among the coded ones in numpy
+# (Values.known: a pass over every float coded), fewer by the Dictionary
+_MANY = 10_000
 _KINDS = defaultdict(int, {int: 1, float: 2, Fraction: 3, Point: 3, Boolean: 4, _dt.datetime: 5})  # a value's type -> its kind (0: other)
 # the order keys of booleans (#F 0, #T 1) and instants (UTC microseconds since 1970; years 1 to 9999 fit int64)
 _EPOCH, _US, _UNKEYED = _dt.datetime(1970, 1, 1), _dt.timedelta(microseconds=1), -(2**63)
@@ -56,7 +59,7 @@ class Values:
     def __init__(self, terms):
         self.terms = terms
         self._n = -1
-        self._int_index = None  # (ints, their codes, sorted by int; the codes below which it is complete): known_ints
+        self._known = {}  # kind (INT, FLOAT) -> (values, their codes, sorted by value; the codes below which it is complete): known
         self._keys = None  # each code's order key once asked (order_keys), else _UNKEYED
 
     def _build(self):
@@ -180,43 +183,53 @@ class Values:
             return FLOAT, self.floats[codes]
         raise Fallback("a value that is not a 64-bit integer or a float, or both kinds in one column")
 
-    def known_ints(self):
-        """``(ints, codes)`` of the integers coded so far (as far as the
-        arrays are built), sorted by value: extended by the codes added since
-        the last call, merged in by ``searchsorted`` (each int has one code)."""
+    def known(self, kind):
+        """``(values, codes)`` of the integers (``kind`` INT) or the floats
+        (FLOAT) coded so far (as far as the arrays are built), sorted by
+        value: extended by the codes added since the last call, merged in
+        by ``searchsorted`` (each number has one code; a float equal to an
+        int coded first shares the int's code, kind 1, so it is not among
+        the floats)."""
         import numpy as np
 
-        vals, codes, n = self._int_index or (np.zeros(0, np.int64), np.zeros(0, np.int64), 0)
+        dtype, mark, numbers = (np.int64, 1, self.ints) if kind == INT else (np.float64, 2, self.floats)
+        vals, codes, n = self._known.get(kind) or (np.zeros(0, dtype), np.zeros(0, np.int64), 0)
         if n < self._n:
-            new = np.flatnonzero(self.kind[n : self._n] == 1) + n
-            order = np.argsort(self.ints[new], kind="stable")
-            new_vals, new_codes = self.ints[new][order], new[order]
+            new = np.flatnonzero(self.kind[n : self._n] == mark) + n
+            order = np.argsort(numbers[new], kind="stable")
+            new_vals, new_codes = numbers[new][order], new[order]
             at = np.searchsorted(vals, new_vals)
             vals, codes = np.insert(vals, at, new_vals), np.insert(codes, at, new_codes)
-            self._int_index = (vals, codes, self._n)
+            self._known[kind] = (vals, codes, self._n)
         return vals, codes
 
     def encode(self, kind, arr):
         """Codes of the numbers ``arr`` (each distinct value coded once):
-        integers coded before are found by :meth:`known_ints` (a Dictionary
-        lookup each cost 200 strata of 1,000 rows 0.1 s), the rest by the
-        Dictionary."""
+        numbers of its kind coded before are found by :meth:`known` (a
+        Dictionary lookup each cost 200 strata of 1,000 rows 0.1 s, and a
+        retraction's coding again of 1M distinct floats 4 s), the rest by
+        the Dictionary."""
         import numpy as np
 
         if arr.size == 0:
             return np.zeros(0, dtype=np.int64)
         uniq, inv = np.unique(arr, return_inverse=True)
         before = len(self.terms.values)
-        if kind == INT and self._n > 0:
-            vals, known = self.known_ints()
+        many = uniq.size >= _MANY
+        if kind == FLOAT and many and self._n != before:
+            self._build()  # (floats coded elsewhere, as a table's read at a session's first update)
+        if self._n > 0 and (kind == INT or many):
+            vals, known = self.known(kind)
             at = np.minimum(np.searchsorted(vals, uniq), max(len(vals) - 1, 0))
             found = vals[at] == uniq if len(vals) else np.zeros(len(uniq), dtype=bool)
             codes = np.where(found, known[at] if len(vals) else 0, -1)
-            if not found.all():  # (an int the Dictionary holds as a float is not among them: it counts as a conflation there)
+            if not found.all():  # (a number the Dictionary holds in the other kind is not among them: it counts as a conflation there)
                 codes[~found] = self.code_list(uniq[~found].tolist())
         else:
             codes = np.asarray(self.code_list(uniq.tolist()), dtype=np.int64)
-        if self._n == before:  # the new codes' numbers are known: no Python pass over them
+        # the new codes' numbers are known: no Python pass over them (a few
+        # floats wait for the next build: a concatenation copies every number)
+        if self._n == before and (kind == INT or many):
             new = uniq[codes >= before]
             m = new.size
             self.ints = np.concatenate([self.ints, new if kind == INT else np.zeros(m, np.int64)])

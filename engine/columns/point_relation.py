@@ -147,7 +147,7 @@ def values_refusal(ev, retracted: dict, added: dict):
     try:
         for rows in added.values():
             for terms, iv in rows:
-                lookup([v for v in terms if type(v) is not str], ev.terms)
+                lookup([v for v in terms if type(v) is not str], ev.terms, found_floats=True)
                 ev._scale.codes(iv)
         for by in retracted.values():
             for ivs in by.values() if isinstance(by, dict) else ():  # (a frame's times are codes already)

@@ -158,22 +158,32 @@ def _rows_codes(rows: list, arity: int, terms, scale):
     return (cols, *interval_codes(lo, hi, lc, hc, scale))
 
 
-def lookup(values: list, terms, absent_ints: bool = True):
+def lookup(values: list, terms, absent_ints: bool = True, found_floats: bool = False):
     """The codes of distinct ``values`` in ``terms`` (numpy int64), -1 for
     one it does not hold; only names and integers, and an integer only
     where it found an integer (else :class:`Fallback`: 1 equals 1.0, and
     the value columns decide such matches).  ``absent_ints=False`` for
     facts to meet the model's (a retraction's): an integer it does not hold
-    may equal a float of a column of floats, which it never holds."""
+    may equal a float of a column of floats, which it never holds.
+    ``found_floats``: a float found holding a float is its code too (for
+    the updates by atoms, whose relations code every value column when
+    first built: point_relation.py, so an equal float of the model has
+    that code)."""
     import numpy as np
 
     # (map over the dict's get: half the CPU of a generator's Python frame per value)
     out = np.array(list(map(terms.codes.get, values, repeat(-1, len(values)))), dtype=np.int64)
+    kinds = (int, float) if found_floats else (int,)
     if not set(map(type, values)) <= {str}:  # (a set of the types: a tenth of a generator's CPU)
         known = terms.values
         for v, c in zip(values, out.tolist()):
-            if type(v) is not str and (type(v) is not int or (type(known[c]) is not int if c >= 0 else not absent_ints)):
-                raise Fallback(f"the term {v!r} may equal a term of another kind")
+            if type(v) is str:
+                continue
+            if c >= 0 and type(v) in kinds and type(known[c]) is type(v):
+                continue  # (found, of its own kind)
+            if c < 0 and type(v) is int and absent_ints:
+                continue
+            raise Fallback(f"the term {v!r} may equal a term of another kind")
     return out
 
 

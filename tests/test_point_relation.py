@@ -429,26 +429,28 @@ def test_a_first_update_by_atoms_reads_a_given_tables_frame_not_its_rows(kind, m
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_floats_the_model_holds_are_added_atom_by_atom(seed, monkeypatch):
-    """Once an update by atoms has coded the model's float columns, readings
-    of floats the model holds are added atom by atom too (they took the
-    frames: 0.2 s an add of three readings to 1M, 0.005 s of integers); a
-    float it does not hold takes the frames (and one equal to an integer
-    it holds, 2.0 beside lim's 2, the rows).  Each model equals the row
-    executor's after the same updates (readings overlap: a retraction
-    takes its points from every reading of the atom), through joins on
-    the floats and across the types."""
+def test_float_readings_are_added_atom_by_atom(seed, monkeypatch):
+    """Once an update by atoms has coded the model's relations, readings of
+    floats are added atom by atom too, those the model holds and new ones
+    (they took the frames: 0.2 s an add of three readings to 1M, against
+    0.005 s for integers); a new float takes the frames while a frame
+    holds a value column (an update on frames leaves twice's), and one equal
+    to a number of another kind (2.75 beside half's 11/4) hands the
+    model to the rows.  Each model equals the row executor's after the
+    same updates (readings overlap: a retraction takes its points from
+    every reading of the atom), through joins on the floats and across
+    the types."""
     import random
 
     import pandas as pd
 
-    from chronolog.engine.columns import maintenance
+    from chronolog.engine.columns import evaluator, maintenance
 
     monkeypatch.setattr(maintenance, "ROWS_AFTER", float("inf"))  # (kept on columns: the paths are what is checked)
     monkeypatch.setattr(maintenance, "ROWS_AFTER_SECONDS", float("inf"))
+    monkeypatch.setattr(evaluator, "POINT_ATOMS", 10)
     rng = random.Random(seed)
     held = [0.5, 1.25, -0.0, 3.75, 1e-300, 2.0**60]
-    n = 3000
 
     def readings(count, values, start=0):
         return pd.DataFrame({"k": [f"k{rng.randrange(300)}" for _ in range(count)],
@@ -457,27 +459,64 @@ def test_floats_the_model_holds_are_added_atom_by_atom(seed, monkeypatch):
             end=lambda d: d.start + 1 + rng.randrange(4), end_closed=False)
 
     program = ('hot(K, V) :- p(K, V).\nwarm(K) :- <->[0,5] hot(K, V).\nmark(K, V) :- p(K, V), lim(V).\n'
-               'pair(K, L) :- p(K, V), p(L, V), K != L, V > 3.\n'
-               '@output("warm"). @output("hot"). @output("mark"). @output("pair").\n')
-    table = readings(n, held)
-    lim = pd.DataFrame({"v": [2, 7], "start": [0, 0], "end": [200, 200]})
-    r = chronolog.Reasoner(program, {"p": table, "lim": lim}, engine="columns")
-    oracle = chronolog.Reasoner(program, {"p": table, "lim": lim}, engine="rows")
-    r.retract({"p": table.iloc[:2]})  # (the first update by atoms: every relation coded)
-    oracle.retract({"p": table.iloc[:2]})
-    now = table.iloc[2:]
-    paths = [{"frames"}, {"atoms"}, {"atoms"}, None, None]  # (6.5 the model does not hold; then floats it holds; then 2.0)
-    for step, values in enumerate([[6.5], held, held, [2.0], held]):
-        added = readings(3, values, start=100 + step)
-        m = r.add({"p": added})
-        now = pd.concat([now, added], ignore_index=True)
-        if paths[step]:
-            assert {s["path"] for s in m.stats["maintenance"]} == paths[step], step
+               'pair(K, L) :- p(K, V), p(L, V), K != L, V > 3.\nhalf(K, H) :- c(K, N), H = N / 4.\n'
+               'same(K, L) :- p(K, V), half(L, V).\ntwice(K, W) :- p(K, V), W = V * 2.\n'
+               '@output("twice"). @output("warm"). @output("hot"). @output("mark"). @output("pair"). @output("half"). @output("same").\n')
+    table = readings(3000, held)
+    given = {"lim": pd.DataFrame({"v": [2, 7], "start": [0, 0], "end": [200, 200]}),
+             "c": pd.DataFrame({"k": ["a", "b", "c"], "n": [1, 7, 11], "start": [0, 0, 0], "end": [300, 300, 300]})}
+    r = chronolog.Reasoner(program, {"p": table, **given}, engine="columns")
+    oracle = chronolog.Reasoner(program, {"p": table, **given}, engine="rows")
+    now = table
+    steps = [  # (what, the values of the readings added, the path expected)
+        ("add", [6.5], {"frames"}),  # (no update by atoms yet: the floats are value columns)
+        ("retract", None, {"atoms"}),  # (the first update by atoms: every relation coded)
+        ("add", held, {"atoms"}),
+        ("add", [7.125, 0.5], {"atoms"}),  # (a new float: every number of the model is coded)
+        ("add", held + [9.0], {"frames"}),  # (more than POINT_ATOMS: on frames, which leave value columns)
+        ("add", [8.5], {"frames"}),
+        ("retract", None, None),
+        ("add", [2.75], "rows"),  # (11/4, of another kind)
+        ("add", held + [4.5], None),
+    ]
+    for step, (what, values, path) in enumerate(steps):
+        if what == "add":
+            change = readings(20 if len(values) > len(held) else 3, values, start=100 + step)
+            m, want = r.add({"p": change}), oracle.add({"p": change})
+            now = pd.concat([now, change], ignore_index=True)
+        else:
+            change = now.sample(2, random_state=step)
+            m, want = r.retract({"p": change}), oracle.retract({"p": change})
+            now = now.drop(index=change.index)
+        if path == "rows":
+            assert m.stats["maintained_on"].startswith("rows (equal numbers of two types"), step
+        elif path:
+            assert {s["path"] for s in m.stats["maintenance"]} == path, step
             assert m.stats["maintained_on"] == "columns"
-        elif step == 3:
-            assert m.stats["maintained_on"].startswith("rows (equal numbers of two types")
-        assert m.to_text() == oracle.add({"p": added}).to_text(), step
-        gone = now.sample(2, random_state=step)
-        m = r.retract({"p": gone})
-        now = now.drop(index=gone.index)
-        assert m.to_text() == oracle.retract({"p": gone}).to_text(), step
+        assert m.to_text() == want.to_text(), step
+
+
+@pytest.mark.parametrize("changed", ["p", "q"])
+@pytest.mark.parametrize("order", ["floats first", "integers first"])
+def test_an_update_by_atoms_keeps_each_numbers_kind(changed, order):
+    """An update by atoms codes the model's value columns; a float equal to
+    an integer the model holds (twice's 1.0 beside q's 1, either coded
+    first) keeps its own kind: twice(a,1.0) came back twice(a,1), one
+    code for both, where reasoning from scratch and the rows keep 1.0.
+    The relation whose values met the other kind is read as rows."""
+    import pandas as pd
+
+    program = 'twice(K, W) :- p(K, V), W = V * 2.\nboth(K, V) :- q(K, V).\nhalf(K, H) :- q(K, V), H = V / 2.\n'
+    p = pd.DataFrame({"k": ["a", "b", "c"], "v": [0.5, 1.0, 3.0], "start": [0, 0, 5], "end": [10, 10, 10]})
+    q = pd.DataFrame({"k": ["x", "y", "z"], "v": [1, 2, 6], "start": [0, 0, 0], "end": [10, 10, 10]})
+    given = {"p": p, "q": q} if order == "floats first" else {"q": q, "p": p}
+    gone = {changed: given[changed].iloc[1:2]}
+    columns = chronolog.Reasoner(program, given, engine="columns")
+    rows = chronolog.Reasoner(program, given, engine="rows")
+    got, want = columns.retract(gone), rows.retract(gone)
+    assert {s["path"] for s in got.stats["maintenance"]} == {"atoms"} and got.stats["maintained_on"] == "columns"
+    assert got.to_text() == want.to_text()
+    assert {type(t[1]) for t, _ in got.facts("twice")} == {float}
+    assert {type(t[1]) for t, _ in got.facts("both")} == {int}
+    added = {changed: given[changed].iloc[1:2]}
+    assert columns.add(added).to_text() == rows.add(added).to_text()

@@ -349,7 +349,6 @@ class HybridEvaluator(Evaluator):
         from .native import int64_without_nulls
         from .point_relation import ColumnRelation
         from .relation import term_columns
-        from .value_columns import codes
 
         if pred not in self._tables and pred not in self.given_tables and pred not in self._column_preds:
             return None
@@ -362,12 +361,27 @@ class HybridEvaluator(Evaluator):
             df = self.table(pred)
             names = term_columns(df.width - 2)
             if not int64_without_nulls(df, names):
-                df = self._tables[pred] = codes(df, names, self.values)
+                df = self._coded(pred, df, names)
         finally:
             self.store.point_relation = store
         self.terms.codes  # (its names looked up too: ColumnRelation reads the dict)
         arity = df.width - 2
         return ColumnRelation(pred, df, arity, self.terms, self._scale) if int64_without_nulls(df, names) else None
+
+    def _coded(self, pred: str, df, cols: list):
+        """``pred``'s relation ``df`` with its value columns among ``cols``
+        coded, kept as its relation; or ``df`` as it is where a value met an
+        equal number of another kind (a float 1.0 beside a given 1: one code
+        would print twice(a,1.0) as twice(a,1), the rows keep each value's
+        own kind), which the updates then read as rows."""
+        from .value_columns import codes
+
+        before = self.terms.conflations
+        coded = codes(df, cols, self.values)
+        if self.terms.conflations != before:
+            return df
+        self._tables[pred] = coded
+        return coded
 
     def _code_whole_numbers(self) -> None:
         """The relations' exact columns of whole numbers (read so from files:
@@ -379,7 +393,6 @@ class HybridEvaluator(Evaluator):
         import polars as pl
 
         from .exact_columns import numerators
-        from .value_columns import codes
 
         seen = self._whole_read  # (each frame read once: 2,000 read again at each update cost 20 ms)
         for pred, df in list(self._tables.items()):
@@ -387,7 +400,7 @@ class HybridEvaluator(Evaluator):
                 continue
             whole = [c for c in df.columns[:-2] if df.height and numerators(df[c]) is not None]
             if whole:
-                df = self._tables[pred] = codes(df, whole, self.values)
+                df = self._coded(pred, df, whole)
             seen[pred] = df
 
     def maintain(self, retracted, added) -> list:

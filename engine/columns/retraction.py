@@ -158,7 +158,7 @@ def _rows_codes(rows: list, arity: int, terms, scale):
     return (cols, *interval_codes(lo, hi, lc, hc, scale))
 
 
-def lookup(values: list, terms, absent_ints: bool = True, found_floats: bool = False):
+def lookup(values: list, terms, absent_ints: bool = True, found_floats: bool = False, absent_floats: bool = False):
     """The codes of distinct ``values`` in ``terms`` (numpy int64), -1 for
     one it does not hold; only names and integers, and an integer only
     where it found an integer (else :class:`Fallback`: 1 equals 1.0, and
@@ -168,7 +168,8 @@ def lookup(values: list, terms, absent_ints: bool = True, found_floats: bool = F
     ``found_floats``: a float found holding a float is its code too (for
     the updates by atoms, whose relations code every value column when
     first built: point_relation.py, so an equal float of the model has
-    that code)."""
+    that code); ``absent_floats``: a float it does not hold equals no term
+    (the caller knows every number of the model is coded)."""
     import numpy as np
 
     # (map over the dict's get: half the CPU of a generator's Python frame per value)
@@ -181,7 +182,7 @@ def lookup(values: list, terms, absent_ints: bool = True, found_floats: bool = F
                 continue
             if c >= 0 and type(v) in kinds and type(known[c]) is type(v):
                 continue  # (found, of its own kind)
-            if c < 0 and type(v) is int and absent_ints:
+            if c < 0 and ((type(v) is int and absent_ints) or (type(v) is float and absent_floats)):
                 continue
             raise Fallback(f"the term {v!r} may equal a term of another kind")
     return out

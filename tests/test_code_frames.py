@@ -4,6 +4,7 @@ cross join, a temporal move against the polars path."""
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -176,6 +177,23 @@ def test_matches_and_kept_rows(df, keys, cols):
     expected = [tuple(r[c] for c in cols) in wanted for r in df.iter_rows(named=True)]
     assert got.tolist() == expected
     assert rows(code_frames.kept_rows(df, got)) == sorted(r for r, hit in zip(df.iter_rows(), expected) if hit)
+
+
+WIDE = st.sampled_from([0, 3, -(2**40), 2**62, int(np.array([-1.25]).view(np.int64)[0]), int(np.array([1e300]).view(np.int64)[0])])
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(frames(["a", "b"], st.sampled_from([0, 1, 2, 5])), frames(["a", "b"], st.sampled_from([0, 1, 2, 5])), st.data())
+def test_matches_a_second_column_of_wide_values(df, keys, data):
+    """A second column of int64 values past the codes' range (a float's
+    bits: value_columns.float_keys; negative, past 2**32) is ranked among
+    the keys' values, not left to a polars join: the membership against
+    Python sets."""
+    df = df.with_columns(pl.Series("b", [data.draw(WIDE) for _ in range(df.height)], dtype=pl.Int64))
+    keys = keys.with_columns(pl.Series("b", [data.draw(WIDE) for _ in range(keys.height)], dtype=pl.Int64))
+    got = code_frames.matches(df, keys, ["a", "b"])
+    wanted = {(r["a"], r["b"]) for r in keys.iter_rows(named=True)}
+    assert got is not None and got.tolist() == [(r["a"], r["b"]) in wanted for r in df.iter_rows(named=True)]
 
 
 def test_matches_leaves_codes_past_its_table_to_polars():

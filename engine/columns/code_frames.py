@@ -98,9 +98,14 @@ def packed(cols: list, height: int = 0):
         return np.zeros(height, dtype=np.int64)
     if len(cols) == 1:
         return cols[0]
-    if all(len(c) == 0 or (c.min() >= 0 and c.max() < _CODE_LIMIT) for c in cols):
+    if all(map(_codes_range, cols)):
         return cols[0] << 32 | cols[1]
     return None
+
+
+def _codes_range(col) -> bool:
+    """Whether an int64 column's values are within the codes' range (packed)."""
+    return len(col) == 0 or (col.min() >= 0 and col.max() < _CODE_LIMIT)
 
 
 def ranges(lo, count):
@@ -560,7 +565,15 @@ def matches(df, keys, cols: list):
     mask = table[first]
     if len(cols) == 2:
         at = np.flatnonzero(mask)
-        probe, mine = packed([wanted, array(keys, cols[1])]), packed([first[at], array(df, cols[1])[at]])
+        theirs, second = array(keys, cols[1]), array(df, cols[1])[at]
+        if second.dtype == np.int64 and theirs.dtype == np.int64 and not (_codes_range(theirs) and _codes_range(second)):
+            # (wide int64 keys, a float's bits: value_columns.float_keys) each
+            # ranked among the keys' (one past them where it is none of
+            # them), so the two pack: a polars join of 1M readings took 0.13 s
+            values = np.unique(theirs)
+            pos = np.minimum(values.searchsorted(second), len(values) - 1)
+            theirs, second = values.searchsorted(theirs), np.where(values[pos] == second, pos, len(values))
+        probe, mine = packed([wanted, theirs]), packed([first[at], second])
         if probe is None or mine is None:
             return None
         probe = np.sort(probe)

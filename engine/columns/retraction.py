@@ -160,9 +160,10 @@ def _rows_codes(rows: list, arity: int, terms, scale):
 
 def lookup(values: list, terms, absent_ints: bool = True, found_floats: bool = False, absent_floats: bool = False):
     """The codes of distinct ``values`` in ``terms`` (numpy int64), -1 for
-    one it does not hold; only names and integers, and an integer only
-    where it found an integer (else :class:`Fallback`: 1 equals 1.0, and
-    the value columns decide such matches).  ``absent_ints=False`` for
+    one it does not hold; only names and integers (and floats, as the
+    flags below say), and an integer only where it found an integer (else
+    :class:`Fallback`: 1 equals 1.0, and the value columns decide such
+    matches).  ``absent_ints=False`` for
     facts to meet the model's (a retraction's): an integer it does not hold
     may equal a float of a column of floats, which it never holds.
     ``found_floats``: a float found holding a float is its code too (for

@@ -1443,7 +1443,7 @@ class Reasoner:
 
             self.evaluator = HybridEvaluator(
                 self.plan, store, run_hz, strategy, explain=explain, base=base, engine=self.engine, max_rounds=self.max_rounds,
-                columns=self._columns,
+                columns=self._columns, updates_follow=self.updates_follow,
             )
         self.evaluator.progress = self._progress
         self.evaluator.analysis = _analysis_under_way()

@@ -66,11 +66,12 @@ def check(spark, program, tables: dict, outputs):
     return model
 
 
-def check_folded(spark, cases: dict) -> dict:
+def check_folded(spark, cases: dict, again=None) -> dict:
     """:func:`check` of several cases, ``{name: (program, tables, outputs)}``,
     in ONE Spark call (tests/folded.py): the rounds ran, and each case's
     answers are the engine's for that case alone, a difference named by its
-    case; returns the engine's model of each."""
+    case; returns the engine's model of each.  ``again``: the stops the
+    rounds ran again after (``stats["ran_again"]``), when given."""
     models = {name: chronolog.reason(prog, {p: table_to_rows(t, p) for p, t in tables.items()})
               for name, (prog, tables, _) in cases.items()}
     folded = fold(cases.values())
@@ -79,6 +80,7 @@ def check_folded(spark, cases: dict) -> dict:
     for (name, (_, _, outputs)), answers in zip(cases.items(), folded.split(got)):
         for p in outputs:
             assert answers[p] == typed(models[name].facts(p)), (name, p)
+    assert again is None or stats.get("ran_again", []) == again, stats.get("ran_again")
     return models
 
 

@@ -47,9 +47,10 @@ is not Spark's: the engine adds floats exactly and rounds once (math.fsum,
 the same whatever the order), Spark rounds each addition in an order of its
 own (1e16 + 1 - 1e16 is 0.0 or 1.0); so each float is an integer of its
 group summed exactly along the segments, then rounded once (float_sums.py),
-and where a group's floats do not fit, each segment collects its floats
-and the engine's own fold computes the value (udfs.EngineFold, an Arrow
-UDF once per segment), as it does a set of floats' text, and a product
+and where a group's floats do not fit, the run stops and goes again with
+each segment collecting its floats and the engine's own fold computing
+the value (udfs.EngineFold, an Arrow UDF once per segment; entry.py), as
+it does a set of floats' text, and a product
 of floats (the engine multiplies them exactly and rounds once, whatever
 the order).  ``munion``: the distinct values per segment as a
 sorted array, then the engine's text of the set (sets.py).  What is not here (sums of strings; contributors beside a
@@ -247,9 +248,9 @@ def aggregate_step(rules, q: Stmt, rule, driver, deltas):
                     own[picked] = own[value]
                 first.append((picked, "count" if f == "count" else "min" if f == "min" else "max", value))
                 then.append((name, f, None if f == "count" else picked))
-            src = _staged(rules, q, _fold(q, body, [*group, *ccols], first, scale, num, own, rules.catalog.spark), group)
+            src = _staged(rules, q, _fold(q, body, [*group, *ccols], first, scale, num, own, rules.catalog.spark, types.engine_float_sums), group)
             some = then
-        parts.append(_fold(q, src, group, some, scale, num, own, rules.catalog.spark))
+        parts.append(_fold(q, src, group, some, scale, num, own, rules.catalog.spark, types.engine_float_sums))
     df = parts[0]
     for part in parts[1:]:  # aggregates of other contributors: each set's values joined per group on their common pieces
         df = _common_pieces(q, df, part, group)
@@ -304,7 +305,7 @@ def _reached_groups(rules, q: Stmt, rule, body, deltas: dict, classes: list):
     return q.add(f"SELECT DISTINCT {', '.join(cols)} FROM {union(q, parts, cols)}", cols)
 
 
-def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=frozenset(), spark=None) -> str:
+def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=frozenset(), spark=None, engine_floats=False) -> str:
     """The aggregates ``specs`` (``[(output column, sum|count|avg|min|max,
     column of body read or None)]``) of the coalesced bindings ``body`` per
     ``group`` (its columns) on each segment, touching segments with equal
@@ -314,28 +315,33 @@ def _fold(q: Stmt, body: str, group: list, specs: list, scale: int, num, own=fro
     Spark orders strings by their UTF-8 bytes, which is the code point
     order of Python's ``<``, and floats as Python does, with no NaN and
     ``-0.0`` written ``0.0``); a sum or a mean of floats is the engine's
-    value exact and rounded once, in SQL where its group's integers fit
-    (float_sums.py), else the engine's own fold of the segment's values
-    (udfs.EngineFold), in ``spark``'s UDF, as a product of floats is."""
+    value exact and rounded once, in SQL (float_sums.py; a group whose
+    integers do not fit stops the run), else, with ``engine_floats``, the
+    engine's own fold of the segment's values (udfs.EngineFold), in
+    ``spark``'s UDF, as a product of floats is."""
     exact = sorted({value for _, f, value in specs if f in ("sum", "avg") and value is not None and own.get(value) == FLOAT})
-    marked = q.shared(float_sums.marked(q, body, group, exact)) if exact else None
+    if not exact or engine_floats:
+        return _values(q, body, group, specs, scale, num, own, spark)
     # a group whose floats do not fit (rare: a span of exponents past the
-    # decimal, a sum near the range's ends) sends the fold to the engine's
-    # UDF, found by a job of its own: a second part of the statement for
-    # those groups computed the bindings again (Spark reused no exchange)
-    if not exact or spark.sql(q.text(q.add(f"SELECT {float_sums.OK} FROM {marked} WHERE NOT {float_sums.OK}", [float_sums.OK]))).take(1):
-        vals = _values(q, body, group, specs, scale, num, own, spark)
-    else:
-        kept = [c for c in q.cols[body] if c not in exact]
-        extra = [x for c in exact for x in (f"fg_{c}", f"fp_{c}", f"fn_{c}")]
-        good = q.add(f"SELECT {', '.join([*kept, *(f'fa_{c} AS {c}' for c in exact), *extra])} FROM {marked}", [*kept, *exact, *extra])
-        integer_sums = {c: (f"fg_{c}", f"fp_{c}", f"fn_{c}") for c in exact}
-        gcols = [f"fg_{c}" for c in exact]  # (one value per group: the partition keeps it)
-        outs = [name for name, _, _ in specs]
-        sums = _values(q, good, [*group, *gcols], specs, scale, num, {k: v for k, v in own.items() if k not in exact}, spark, integer_sums)
-        # (coalesced per group and its least exponent, one per group: so per group)
-        vals = q.add(f"SELECT {', '.join([*group, 's', 'e', *outs])} FROM {sums}", [*group, "s", "e", *outs])
-        q.coalesced.add(vals)
+    # decimal, a sum near the range's ends) stops the run in its own job,
+    # and the run goes again with every float sum and mean by the engine's
+    # fold (float_sums.UNFIT, entry.py).  A probe job per aggregate before
+    # the statement found such groups: six float aggregates over three
+    # rows took 11 jobs and 3.2 s warm, now 1 job and 2.0 s (one unfit
+    # group anywhere: 2.5 s before, 3.8 s now); a second part of the
+    # statement for those groups computed the bindings again (Spark reused
+    # no exchange) and doubled the call (4.7 s)
+    marked = float_sums.marked(q, body, group, exact)
+    kept = [c for c in q.cols[body] if c not in exact]
+    extra = [x for c in exact for x in (f"fg_{c}", f"fp_{c}", f"fn_{c}")]
+    good = q.add(f"SELECT {', '.join([*kept, *(f'fa_{c} AS {c}' for c in exact), *extra])} FROM {marked}", [*kept, *exact, *extra])
+    integer_sums = {c: (f"fg_{c}", f"fp_{c}", f"fn_{c}") for c in exact}
+    gcols = [f"fg_{c}" for c in exact]  # (one value per group: the partition keeps it)
+    outs = [name for name, _, _ in specs]
+    sums = _values(q, good, [*group, *gcols], specs, scale, num, {k: v for k, v in own.items() if k not in exact}, spark, integer_sums)
+    # (coalesced per group and its least exponent, one per group: so per group)
+    vals = q.add(f"SELECT {', '.join([*group, 's', 'e', *outs])} FROM {sums}", [*group, "s", "e", *outs])
+    q.coalesced.add(vals)
     return vals
 
 

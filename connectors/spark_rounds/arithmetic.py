@@ -127,8 +127,8 @@ def stop_sql(why: str, kind: str | None = None) -> str:
     """SQL that stops the run from a row check (arithmetic, aggregation,
     interval terms): an error carrying :data:`MARKER`, ``kind`` and
     ``why``, which :func:`refused` turns into a :class:`NotRelational`
-    (the rounds run again in numbers of that kind, engine/exprs.py; on
-    none, one task)."""
+    (the rounds run again in numbers of that kind, engine/exprs.py, or
+    with the engine's float sums, float_sums.UNFIT; on none, one task)."""
     return f"raise_error({hex_string(MARKER + (f'<{kind}> ' if kind else '') + why)})"
 
 
@@ -176,7 +176,7 @@ def refused(e):
     why = raised(e, MARKER)
     if why is None:
         return None
-    kind = re.match(f"<({PAST_64_BITS}|{NOT_WHOLE}|{MORE_DECIMALS})> ", why)
+    kind = re.match(r"<([^<>]+)> ", why)
     return NotRelational(f"{MARKED}{why[kind.end():] if kind else why}", kind=kind and kind.group(1))
 
 

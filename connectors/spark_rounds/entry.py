@@ -25,6 +25,7 @@ from .classes import (DATE, MAX_SCALE, NUM, SET, TEXT, TS, TwoKinds, decimal_dig
                       past_decimals, rational, spark_class, text_constants, text_positions, time_digits, value_class, works_on_text, writes_floats)
 from .constraints import check as check_constraints
 from .csv_inputs import KEYED
+from .float_sums import UNFIT
 from .fragment import NotRelational, check_rules
 from .grid import LIMIT, Grid
 from .inputs import LITERAL_ROWS, input_facts, literal_facts, local_rows
@@ -389,33 +390,39 @@ def reason(spark, plan, frames: list, local_facts: list, outputs: list, names: d
             continue
         inputs.append((pred, literal_facts(spark, table, rows) or (arrow_frame(spark, table) if naive else spark.createDataFrame(table))))
     rows = None if framed else {pred: len(r) for pred, r in local.items()}
-    decimals, again = None, []
+    decimals, engine_floats, again = None, False, []
     while True:
         try:
-            out = _rounds(spark, plan, inputs, rows, outputs, names, horizon, window, timestamps, stats, decimals)
+            out = _rounds(spark, plan, inputs, rows, outputs, names, horizon, window, timestamps, stats, decimals, engine_floats)
             if stats is not None and again:
                 stats["ran_again"] = again  # (each run's stop: the rounds ran again, exact where it stopped)
             return out
         except NotRelational as r:
             why, exact = r.why, exact_divisions(plan, r)
             wider = wider_numbers(plan, r) if exact is None else None
-            if exact is None and wider is None:
+            unfit = r.kind == UNFIT and not engine_floats  # (floats a sum's integers do not hold: the engine's fold)
+            if exact is None and wider is None and not unfit:
                 raise
         again.append(why)
-        plan, decimals = (exact, decimals) if exact is not None else (plan, wider)
+        if unfit:
+            engine_floats = True
+        else:
+            plan, decimals = (exact, decimals) if exact is not None else (plan, wider)
 
 
 def _rounds(spark, plan, inputs: list, rows, outputs: list, names: dict, horizon, window, timestamps: bool, stats,
-            decimals: int) -> dict:
+            decimals: int, engine_floats: bool = False) -> dict:
     """:func:`reason`'s rounds over its ``inputs`` (``rows``: the count of
     facts of each, where every input's rows are known here; else None),
     in decimals of at least ``decimals`` digits after the point where the
-    run has decimals."""
+    run has decimals; ``engine_floats``: every sum and mean of floats by
+    the engine's fold (terms.TermTypes.engine_float_sums)."""
     from pyspark.errors import ArithmeticException
 
     from .sql import expected_failures
 
     rounds = prepare(spark, plan, inputs, horizon, window, timestamps, decimals)
+    rounds.types.engine_float_sums = engine_floats
     done = False
     try:
         try:

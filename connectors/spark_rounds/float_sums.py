@@ -20,9 +20,10 @@ reports it), else the infinity is the value.  ``-0.0`` and ``0.0`` sum to
 
 Exact only where the integers fit: where a group's values span more than
 ``125 - 53 - log2(count)`` bits of exponent, or its sums may leave the
-normal range of doubles (below 2^-1021 or near 2^1023), which a job finds
-first, the aggregation takes the engine's own fold in a UDF
-(udfs.EngineFold) for every group (aggregate.py).
+normal range of doubles (below 2^-1021 or near 2^1023), a value's integer
+stops the run (:data:`UNFIT`), which goes again with every sum and mean
+of floats by the engine's own fold in a UDF (udfs.EngineFold; entry.py,
+aggregate.py).
 tests/test_spark_rounds_float_sums.py checks the values bit for bit against
 the engine's on random floats of wide and narrow ranges.
 """
@@ -34,6 +35,7 @@ from .arithmetic import magnitude, stop_sql
 INF = "CAST('Infinity' AS DOUBLE)"
 DEC = "DECIMAL(38, 0)"
 OK = "_fok"  # the column: the row's group sums exactly here
+UNFIT = "floats unfit"  # a stop's kind (arithmetic.stop_sql): a group's floats do not fit the integer sums
 
 
 def exponent(x: str, e0: str) -> str:
@@ -81,9 +83,10 @@ def marked(q, body: str, group: list, cols) -> str:
     ...) with, per float column ``c`` of ``cols``: ``fg_c`` the least
     exponent of the group's nonzero finite values (0 where there is
     none), ``fa_c`` the value as the integer ``m·2^(e - fg_c)`` in
-    ``decimal(38, 0)`` (0 for a zero or an infinity, and in a group that
-    does not sum exactly), ``fp_c``, ``fn_c``; and :data:`OK`, whether
-    every such column of the group sums exactly here (:func:`rounded`)."""
+    ``decimal(38, 0)`` (0 for a zero or an infinity; in a group that does
+    not sum exactly, a stop of kind :data:`UNFIT`: every sum reads
+    ``fa_c``, so no value of such a group is computed), ``fp_c`` and
+    ``fn_c``."""
     bcols = q.cols[body]
     split_ = split(q, body, cols)
     over = f"OVER (PARTITION BY {', '.join(group)})" if group else "OVER ()"
@@ -98,11 +101,11 @@ def marked(q, body: str, group: list, cols) -> str:
     fits = " AND ".join(f"fh_{c} - fg_{c} + 53 + {bits} <= 125 AND fg_{c} - {bits} >= -1021 AND fh_{c} + 53 + {bits} <= 1022"
                         for c in cols)
     step = q.add(f"SELECT *, {fits} AS {OK} FROM {step}", [*q.cols[step], OK])
-    out = [*bcols, OK]
-    sel = [*bcols, OK]
+    out, sel = list(bcols), list(bcols)
+    unfit = stop_sql("a sum of floats past the exact integer sums", UNFIT)
     for c in cols:
-        sel += [f"CASE WHEN {OK} AND fe_{c} IS NOT NULL THEN CAST(fm_{c} AS {DEC}) * {two_to(f'fe_{c} - fg_{c}')} "
-                f"ELSE CAST(0 AS {DEC}) END AS fa_{c}", f"fg_{c}", f"fp_{c}", f"fn_{c}"]
+        sel += [f"CASE WHEN fe_{c} IS NULL THEN CAST(0 AS {DEC}) WHEN {OK} THEN CAST(fm_{c} AS {DEC}) * {two_to(f'fe_{c} - fg_{c}')} "
+                f"ELSE {unfit} END AS fa_{c}", f"fg_{c}", f"fp_{c}", f"fn_{c}"]
         out += [f"fa_{c}", f"fg_{c}", f"fp_{c}", f"fn_{c}"]
     return q.add(f"SELECT {', '.join(sel)} FROM {step}", out)
 

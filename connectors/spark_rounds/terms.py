@@ -35,6 +35,9 @@ class TermTypes:
         self.classes = classes
         self.num_type = num_type  # LongType, or DecimalType(38, S) when a decimal term occurs
         self.spark = spark  # (where the engine's key_text of a float is registered: udfs.KeyText)
+        # every sum and mean of floats by the engine's fold, not in SQL's integers (aggregate.py): a
+        # first run stopped at a group whose floats do not fit them (float_sums.UNFIT, entry.py)
+        self.engine_float_sums = False
 
     def arity(self, pred: str) -> int:
         return len(self.classes.get(pred) or [])

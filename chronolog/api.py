@@ -593,6 +593,31 @@ def check_tables(program, facts) -> None:
             check_mapped_header(program, pred, [str(c) for c in names], None)
 
 
+def note_zoned_times(program, facts) -> None:
+    """A note for a table given with times in a zone other than UTC to a
+    program that groups by days, weeks, months or years: the times are
+    read as UTC instants and the periods are UTC's, so such a day is not
+    the zone's (pandas' resample of a zoned index groups the zone's)."""
+    from chronolog import frames
+    from chronolog.language.dates import calendar_groupings
+
+    if not isinstance(facts, dict):
+        return
+    grouped = calendar_groupings(program)
+    for pred, items in facts.items() if grouped else ():
+        zoned = frames.zoned_column(items) if frames.is_table(items) else None
+        if zoned is not None:
+            import warnings
+
+            from chronolog.language.errors import Note
+
+            col, zone = zoned
+            warnings.warn(Note(
+                f"facts[{pred!r}]: the column {col} holds times in {zone}, read as UTC instants, and the program groups "
+                f"by {grouped[0]}, whose periods are UTC's, not {zone}'s (for {zone}'s periods, as pandas' resample gives "
+                f"them, pass the wall clock: df[{col!r}].dt.tz_convert({zone!r}).dt.tz_localize(None))"), stacklevel=4)
+
+
 def _refuse_empty_of_other_arity(program, pred: str, table) -> None:
     """An empty table whose argument columns are not ``pred``'s arity, as
     one with rows is refused (it was taken as no facts), by its columns (a
@@ -1238,6 +1263,7 @@ class Reasoner:
             from chronolog.frames import check_closed_read
 
             check_closed_read(facts, closed)
+        note_zoned_times(prog, facts)
         facts = placed_times(prog, facts, closed)  # (@timeMapping and closed= of tables: their times by name)
         check_tables(prog, facts)
         # large fact files stay in the kernel reader's columns (no Python row
@@ -1551,6 +1577,7 @@ class Reasoner:
 
         if isinstance(retract, Iterator):
             retract = list(retract)  # (read once here, and again to name a fact that met nothing)
+        note_zoned_times(self.plan.program, add)
         # (@timeMapping and the session's closed= of tables, once: their times by name from here on)
         retract, add = (placed_times(self.plan.program, x, getattr(self, "_closed", None)) for x in (retract, add))
         for facts in (retract, add):  # (tables read by column order, as reason() checks them)

@@ -446,6 +446,19 @@ def is_frame(x) -> bool:
     return mod.startswith(("pandas", "polars", "pyarrow"))
 
 
+def zoned_column(frame):
+    """``(column, zone)`` of a table's first timestamp column in a time
+    zone other than UTC, else None."""
+    mod = type(frame).__module__
+    if mod.startswith("pandas"):
+        zones = [(str(c), str(getattr(t, "tz", None) or "")) for c, t in frame.dtypes.items()]
+    elif mod.startswith("polars"):
+        zones = [(c, getattr(t, "time_zone", None) or "") for c, t in frame.schema.items()]
+    else:
+        zones = [(f.name, getattr(f.type, "tz", None) or "") for f in frame.schema]
+    return next(((c, z) for c, z in zones if z and z not in ("UTC", "Etc/UTC", "Z", "+00:00")), None)
+
+
 def is_table(x) -> bool:
     """An Arrow table or record batch, or a pandas or Polars DataFrame (what
     :func:`as_table` takes as one predicate's facts)."""

@@ -29,7 +29,7 @@ from itertools import chain, islice, repeat
 from operator import itemgetter, not_
 from typing import NamedTuple, Optional
 
-from chronolog.api import check_tables, load_facts, load_program, placed_times
+from chronolog.api import check_tables, load_facts, load_program, note_zoned_times, placed_times
 from chronolog.language.booleans import any_changed, public_terms, terms as as_terms
 from chronolog.engine.rows.stream_eval import StreamEvaluator
 from chronolog.language.errors import DataError, LateCorrection, Note, ProgramError, counted, failure_text
@@ -438,6 +438,7 @@ class Stream:
 
     @in_dialect  # (a date given to a LARS stream)
     def _rows_of(self, facts):
+        note_zoned_times(self.plan.program, facts)
         facts = placed_times(self.plan.program, facts)  # (@timeMapping of a table: its times by name)
         check_tables(self.plan.program, facts)  # (a table's columns in the @mapping order, as reason checks them)
         return load_facts(facts, self.dialect, self.calendar)

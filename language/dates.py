@@ -656,6 +656,16 @@ def _temporal_nodes(x):
         yield from _temporal_nodes(x.inner)
 
 
+def calendar_groupings(program) -> list:
+    """The units of the program's groupings by days, weeks, months and
+    years, whose periods are UTC's (a zoned time given for them groups by
+    its UTC day: chronolog.api.check_tables' note)."""
+    from . import ast
+
+    return sorted({n.unit for rule in program.rules for lit in (rule.head, *rule.body) for n in _temporal_nodes(lit)
+                   if type(n) is ast.TimeGroup and n.unit in ("days", "weeks", "months", "years")})
+
+
 def _windows(rule):
     from . import ast
 

@@ -598,13 +598,16 @@ def note_zoned_times(program, facts) -> None:
     program that groups by days, weeks, months or years: the times are
     read as UTC instants and the periods are UTC's, so such a day is not
     the zone's (pandas' resample of a zoned index groups the zone's)."""
-    from chronolog import frames
-    from chronolog.language.dates import calendar_groupings
-
     if not isinstance(facts, dict):
         return
+    from chronolog.language.dates import calendar_groupings
+
     grouped = calendar_groupings(program)
-    for pred, items in facts.items() if grouped else ():
+    if not grouped:
+        return
+    from chronolog import frames  # (only here: a ten-fact run imports no frames, tests/test_start_up.py)
+
+    for pred, items in facts.items():
         zoned = frames.zoned_column(items) if frames.is_table(items) else None
         if zoned is not None:
             import warnings

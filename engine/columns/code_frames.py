@@ -567,12 +567,11 @@ def matches(df, keys, cols: list):
         at = np.flatnonzero(mask)
         theirs, second = array(keys, cols[1]), array(df, cols[1])[at]
         if second.dtype == np.int64 and theirs.dtype == np.int64 and not (_codes_range(theirs) and _codes_range(second)):
-            # (wide int64 keys, a float's bits: value_columns.float_keys) each
-            # ranked among the keys' (one past them where it is none of
-            # them), so the two pack: a polars join of 1M readings took 0.13 s
-            values = np.unique(theirs)
-            pos = np.minimum(values.searchsorted(second), len(values) - 1)
-            theirs, second = values.searchsorted(theirs), np.where(values[pos] == second, pos, len(values))
+            # (wide int64 keys, a float's bits: value_columns.float_keys) both
+            # sides' values as dense ids, equal where they are, so the two
+            # pack: a polars join of 1M readings took 0.13 s
+            ids = row_ids([np.concatenate([theirs, second])])
+            theirs, second = ids[: len(theirs)], ids[len(theirs):]
         probe, mine = packed([wanted, theirs]), packed([first[at], second])
         if probe is None or mine is None:
             return None
